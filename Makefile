@@ -1,0 +1,163 @@
+# mantra - thin wrapper around CMake/CTest. `make demo` and `make test` are the two commands.
+#
+#   make deps    install what is missing (apt): cmake, pkg-config, check, libyaml-dev, Python
+#                jinja2 + yaml; with FUZZ=1 also clang + its libFuzzer runtime
+#   make build   configure build/ (RelWithDebInfo) and build
+#   make demo    deps, build, run the generator into build/demo-gen, run the demo program
+#   make test    deps, generated/ freshness, build + ctest, ASan+UBSan build + ctest,
+#                install into build/prefix and build + run examples/downstream against it
+#   make bench   build and run the benchmarks
+#   make fuzz    clang libFuzzer build in build-fuzz/, each target for FUZZ_SECONDS seconds
+#   make clean   remove every build folder
+#
+# Variables: BUILD_DIR ASAN_DIR FUZZ_DIR JOBS CTEST_JOBS CMAKE_ARGS FUZZ_SECONDS PYTHON
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+MAKEFLAGS += --no-print-directory
+
+BUILD_DIR    ?= build
+ASAN_DIR     ?= build-asan
+FUZZ_DIR     ?= build-fuzz
+PREFIX_DIR   ?= $(BUILD_DIR)/prefix
+DOWNSTREAM_DIR ?= $(BUILD_DIR)/downstream
+JOBS         ?= 2
+CTEST_JOBS   ?= $(JOBS)
+CMAKE_ARGS   ?=
+FUZZ_SECONDS ?= 30
+FUZZ         ?=
+
+# A Python that has jinja2 and yaml (evaluated when used, i.e. after `deps` has run).
+PYTHON ?= $(shell for p in python3 /usr/bin/python3; do \
+            if command -v $$p >/dev/null 2>&1 && $$p -c 'import jinja2, yaml' >/dev/null 2>&1; then \
+              $$p -c 'import sys; print(sys.executable)'; exit 0; fi; done; echo python3)
+MANIFESTS = $(sort $(wildcard manifest/*.yaml))
+CTEST = ctest --output-on-failure --no-tests=error -j $(CTEST_JOBS)
+
+say = printf '\n\033[1m==> %s\033[0m\n' "$(1)"
+
+.PHONY: deps build demo test test-gen test-build test-asan test-downstream bench fuzz clean help
+
+help:
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
+
+# ---------------------------------------------------------------------------------------------
+deps:
+	@missing=(); \
+	command -v cmake >/dev/null 2>&1 || missing+=(cmake); \
+	command -v cc >/dev/null 2>&1 || missing+=(gcc); \
+	command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config); \
+	{ dpkg -s check >/dev/null 2>&1 && pkg-config --exists check 2>/dev/null; } || missing+=(check); \
+	pkg-config --exists yaml-0.1 2>/dev/null || missing+=(libyaml-dev); \
+	pyok=; for p in python3 /usr/bin/python3; do \
+	  if command -v $$p >/dev/null 2>&1 && $$p -c 'import jinja2, yaml' >/dev/null 2>&1; then pyok=1; break; fi; \
+	done; \
+	[ -n "$$pyok" ] || missing+=(python3 python3-jinja2 python3-yaml); \
+	if [ -n "$(FUZZ)" ]; then \
+	  command -v clang >/dev/null 2>&1 || command -v clang-14 >/dev/null 2>&1 || missing+=(clang); \
+	  ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev); \
+	fi; \
+	if [ $${#missing[@]} -eq 0 ]; then \
+	  echo "deps: all present"; \
+	else \
+	  echo "deps: installing ${missing[*]}" | sed "s/\$${missing\[\*\]}/$${missing[*]}/"; \
+	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$sudo apt-get update -qq </dev/null; \
+	  $$sudo apt-get install -y -qq --no-install-recommends "$${missing[@]}" </dev/null; \
+	fi
+
+# ---------------------------------------------------------------------------------------------
+build:
+	@$(call say,configure + build $(BUILD_DIR)/ (RelWithDebInfo))
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANTRA_PYTHON=$(PYTHON) $(CMAKE_ARGS) >$(BUILD_DIR).configure.log 2>&1 \
+	  || { cat $(BUILD_DIR).configure.log; exit 1; }
+	@grep -E '^-- mantra' $(BUILD_DIR).configure.log || true
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+demo: deps
+	@$(MAKE) build
+	@$(call say,generator: manifest/dotnet.yaml -> $(BUILD_DIR)/demo-gen)
+	$(PYTHON) tools/mantra-gen -o $(BUILD_DIR)/demo-gen manifest/dotnet.yaml
+	@ls -l $(BUILD_DIR)/demo-gen | awk 'NR > 1 { printf "  %8d  %s\n", $$5, $$9 }'
+	@if [ -x $(BUILD_DIR)/examples/demo/mantra-demo ]; then \
+	  $(call say,$(BUILD_DIR)/examples/demo/mantra-demo); \
+	  $(BUILD_DIR)/examples/demo/mantra-demo; \
+	else \
+	  echo "(no demo program yet: examples/demo/demo.c)"; \
+	fi
+
+# ---------------------------------------------------------------------------------------------
+test: deps
+	@$(MAKE) test-gen
+	@$(MAKE) test-build
+	@$(MAKE) test-asan
+	@$(MAKE) test-downstream
+	@$(call say,make test: all passed)
+
+test-gen:
+	@$(call say,generated/ is up to date with manifest/*.yaml)
+	@[ -n "$(MANIFESTS)" ] || { echo "no manifest/*.yaml"; exit 1; }
+	$(PYTHON) tools/mantra-gen --check -o generated $(MANIFESTS)
+
+test-build: build
+	@$(call say,ctest in $(BUILD_DIR)/)
+	cd $(BUILD_DIR) && $(CTEST)
+
+test-asan:
+	@$(call say,ASan + UBSan build in $(ASAN_DIR)/)
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DMANTRA_SANITIZE=ON -DMANTRA_BUILD_BENCH=OFF \
+	  -DMANTRA_BUILD_SHARED=OFF -DMANTRA_PYTHON=$(PYTHON) $(CMAKE_ARGS) >$(ASAN_DIR).configure.log 2>&1 \
+	  || { cat $(ASAN_DIR).configure.log; exit 1; }
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	@$(call say,ctest in $(ASAN_DIR)/)
+	cd $(ASAN_DIR) && $(CTEST)
+
+test-downstream: build
+	@$(call say,install into $(PREFIX_DIR)/)
+	rm -rf $(PREFIX_DIR) $(DOWNSTREAM_DIR)
+	cmake --install $(BUILD_DIR) --prefix $(abspath $(PREFIX_DIR)) >$(BUILD_DIR)/install.log \
+	  || { cat $(BUILD_DIR)/install.log; exit 1; }
+	@$(call say,pkg-config mantra: compile + link a program)
+	@pc=$$(ls -d $(abspath $(PREFIX_DIR))/lib*/pkgconfig $(abspath $(PREFIX_DIR))/lib/*/pkgconfig 2>/dev/null | head -1); \
+	flags=$$(PKG_CONFIG_PATH=$$pc pkg-config --cflags --libs --static mantra); \
+	echo "  pkg-config --cflags --libs --static mantra: $$flags"; \
+	printf '#include <mantra/event.h>\nint main(void) { mantra_set_listener(NULL, NULL); return 0; }\n' \
+	  | cc -std=c11 -Wall -Werror -x c - -o $(BUILD_DIR)/pkgconfig-check $$flags; \
+	$(BUILD_DIR)/pkgconfig-check && echo "  ok"
+	@$(call say,examples/downstream against $(PREFIX_DIR)/)
+	cmake -S examples/downstream -B $(DOWNSTREAM_DIR) -DCMAKE_PREFIX_PATH=$(abspath $(PREFIX_DIR)) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo >$(DOWNSTREAM_DIR).configure.log 2>&1 \
+	  || { cat $(DOWNSTREAM_DIR).configure.log; exit 1; }
+	cmake --build $(DOWNSTREAM_DIR) -j $(JOBS)
+	$(DOWNSTREAM_DIR)/downstream_app
+
+# ---------------------------------------------------------------------------------------------
+bench: deps
+	@$(MAKE) build CMAKE_ARGS="$(CMAKE_ARGS) -DMANTRA_BUILD_BENCH=ON"
+	@$(call say,benchmarks)
+	cmake --build $(BUILD_DIR) --target bench-run
+
+fuzz:
+	@$(MAKE) deps FUZZ=1
+	@$(call say,libFuzzer build in $(FUZZ_DIR)/)
+	cc=$$(command -v clang || command -v clang-14); \
+	cmake -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=$$cc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANTRA_FUZZ=ON \
+	  -DMANTRA_BUILD_TESTS=OFF -DMANTRA_BUILD_BENCH=OFF -DMANTRA_BUILD_EXAMPLES=OFF -DMANTRA_BUILD_SHARED=OFF \
+	  -DMANTRA_PYTHON=$(PYTHON) $(CMAKE_ARGS) >$(FUZZ_DIR).configure.log 2>&1 \
+	  || { cat $(FUZZ_DIR).configure.log; exit 1; }
+	cmake --build $(FUZZ_DIR) -j $(JOBS)
+	@targets=$$(find $(FUZZ_DIR)/tests/fuzz -maxdepth 2 -type f -executable -name 'fuzz*' 2>/dev/null | sort); \
+	[ -n "$$targets" ] || { echo "no fuzz targets (tests/fuzz/CMakeLists.txt, mantra_add_fuzz_target)"; exit 0; }; \
+	for t in $$targets; do \
+	  name=$$(basename $$t); corpus=$(FUZZ_DIR)/corpus/$$name; mkdir -p $$corpus; \
+	  seeds=; [ -d tests/fuzz/corpus/$$name ] && seeds=tests/fuzz/corpus/$$name; \
+	  $(call say,$$name for $(FUZZ_SECONDS)s); \
+	  $$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_DIR)/ $$corpus $$seeds; \
+	done
+
+# ---------------------------------------------------------------------------------------------
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(BUILD_DIR).configure.log $(ASAN_DIR).configure.log \
+	  $(FUZZ_DIR).configure.log

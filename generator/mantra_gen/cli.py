@@ -1,0 +1,126 @@
+"""Command line of mantra-gen. Exit status: 0 ok, 1 bad input or stale output, 2 usage."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import List, Optional, TextIO
+
+from . import __version__
+from .errors import ManifestError
+
+USAGE_EXIT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2, as every mantra tool
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"mantra-gen: error: {message}\n")
+        sys.exit(USAGE_EXIT)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="mantra-gen",
+        description="Turn event manifests (YAML, or ETW instrumentation-manifest XML such as "
+                    "ClrEtwAll.man) into C event writers, typed readers, nettrace metadata, "
+                    "registration tables and an events reference.",
+        epilog="Exit status: 0 ok, 1 invalid manifest / stale output / breaking change, 2 usage. "
+               "Diagnostics are FILE:LINE:COL: error: MESSAGE on stderr.")
+    p.add_argument("manifests", nargs="*", metavar="MANIFEST", help="manifest files (.yaml/.yml or .man/.xml)")
+    p.add_argument("-o", "--output", default="generated", metavar="DIR",
+                   help="directory for generated files (default: generated)")
+    p.add_argument("--docs", metavar="DIR", help="directory for the events reference (default: the output directory)")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 naming each generated file that is missing or stale")
+    p.add_argument("--validate", action="store_true", help="load and validate only")
+    p.add_argument("--list-outputs", action="store_true", help="print the paths that would be generated")
+    p.add_argument("--emit-yaml", action="store_true", help="print the manifest in the YAML spelling")
+    p.add_argument("--emit-xml", action="store_true", help="print the manifest in the ETW XML spelling")
+    p.add_argument("--compat", nargs=2, metavar=("OLD", "NEW"),
+                   help="report changes from OLD to NEW that break readers or writers of existing events")
+    p.add_argument("--version", action="version", version=f"mantra-gen {__version__}")
+    return p
+
+
+def _report(err: ManifestError, stream: TextIO) -> None:
+    for d in err.diagnostics:
+        stream.write(d.format() + "\n")
+
+
+def _write_if_changed(path: str, content: str) -> bool:
+    data = content.encode("utf-8")
+    try:
+        with open(path, "rb") as f:
+            if f.read() == data:
+                return False
+    except FileNotFoundError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return True
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    from .load import load_manifest
+
+    if args.compat:
+        if args.manifests:
+            _parser().error("--compat takes exactly OLD and NEW")
+        from .compat import compat_main
+        return compat_main(args.compat[0], args.compat[1], sys.stdout, sys.stderr)
+
+    if not args.manifests:
+        _parser().error("no manifest given")
+    if (args.emit_yaml or args.emit_xml) and len(args.manifests) != 1:
+        _parser().error("--emit-yaml/--emit-xml take exactly one manifest")
+
+    manifests = []
+    failed = False
+    for path in args.manifests:
+        try:
+            manifests.append(load_manifest(path))
+        except ManifestError as e:
+            _report(e, sys.stderr)
+            failed = True
+    if failed:
+        return 1
+    if args.validate:
+        return 0
+    if args.emit_yaml:
+        from .emit_yaml import emit_yaml
+        sys.stdout.write(emit_yaml(manifests[0]))
+        return 0
+    if args.emit_xml:
+        from .emit_xml import emit_xml
+        sys.stdout.write(emit_xml(manifests[0]))
+        return 0
+
+    from .render import render_manifest
+    docs_dir = args.docs or args.output
+    stale = []
+    for m in manifests:
+        for name, content in render_manifest(m).items():
+            directory = docs_dir if name.endswith(".md") else args.output
+            path = os.path.join(directory, name)
+            if args.list_outputs:
+                print(path)
+            elif args.check:
+                try:
+                    with open(path, "rb") as f:
+                        current = f.read()
+                except FileNotFoundError:
+                    current = None
+                if current != content.encode("utf-8"):
+                    stale.append((path, "missing" if current is None else "stale"))
+            else:
+                os.makedirs(directory, exist_ok=True)
+                if _write_if_changed(path, content):
+                    print(f"mantra-gen: wrote {path}")
+    for path, why in stale:
+        sys.stderr.write(f"mantra-gen: {path}: {why} (regenerate with tools/mantra-gen -o {args.output} "
+                         f"{' '.join(args.manifests)})\n")
+    return 1 if stale else 0

@@ -1,0 +1,151 @@
+/* mantra/event.h - what generated writers and registration tables need from libmantra.
+ *
+ * Generated code (mantra-gen) describes every event with a constant mantra_event_desc and one
+ * mutable mantra_event_state. The runtime keeps state->enabled up to date (non-zero while at
+ * least one session wants the event); a generated `_enabled()` check is a single relaxed load of
+ * that word and a branch. Writers hand the payload to mantra_event_write() as a list of data
+ * descriptors, exactly in the order of the manifest's template, so that no allocation and no copy
+ * happens before the runtime places the bytes in its buffer.
+ */
+#ifndef MANTRA_EVENT_H
+#define MANTRA_EVENT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "mantra writes little-endian payloads and supports little-endian hosts only"
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MANTRA_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define MANTRA_UNLIKELY(x) (x)
+#endif
+
+/* A GUID in the .NET layout (Data1..Data3 little-endian, Data4 as bytes): 16 bytes on the wire. */
+typedef struct mantra_guid {
+    uint32_t data1;
+    uint16_t data2;
+    uint16_t data3;
+    uint8_t data4[8];
+} mantra_guid;
+
+/* Event levels (ETW numbering). */
+enum mantra_level {
+    MANTRA_LEVEL_LOG_ALWAYS = 0,
+    MANTRA_LEVEL_CRITICAL = 1,
+    MANTRA_LEVEL_ERROR = 2,
+    MANTRA_LEVEL_WARNING = 3,
+    MANTRA_LEVEL_INFORMATIONAL = 4,
+    MANTRA_LEVEL_VERBOSE = 5
+};
+
+/* mantra_event_desc.flags */
+#define MANTRA_EVENT_STACK 0x1u            /* capture a stack with each instance */
+#define MANTRA_EVENT_PARTIAL_METADATA 0x2u /* metadata describes only the leading fields */
+
+/* Constant description of one event version (generated). */
+typedef struct mantra_event_desc {
+    const char *name;         /* base name, e.g. "MethodLoadVerbose" */
+    const char *symbol;       /* e.g. "MethodLoadVerbose_V2" */
+    uint64_t keywords;        /* OR of the event's keyword masks */
+    uint32_t id;              /* event id */
+    uint8_t version;
+    uint8_t level;            /* enum mantra_level */
+    uint8_t opcode;
+    uint8_t flags;            /* MANTRA_EVENT_* */
+    uint16_t task;
+    uint16_t field_count;     /* top-level fields of the template */
+    const uint8_t *metadata;  /* nettrace V5 metadata blob from EventId on (see registry.c) */
+    uint32_t metadata_size;
+} mantra_event_desc;
+
+/* Mutable per-event state (generated as zero, maintained by the runtime). */
+typedef struct mantra_event_state {
+    _Atomic uint64_t enabled; /* bit n set: session n wants this event */
+    void *runtime;            /* runtime-private */
+} mantra_event_state;
+
+/* A provider's constant description (generated). */
+typedef struct mantra_provider_desc {
+    const char *name;                 /* e.g. "Microsoft-Windows-DotNETRuntime" */
+    const char *prefix;               /* C prefix, e.g. "DotNETRuntime" */
+    mantra_guid guid;
+    const mantra_event_desc *events;
+    mantra_event_state *states;       /* parallel to events */
+    uint32_t event_count;
+} mantra_provider_desc;
+
+/* Payload data descriptors: what a generated writer passes to mantra_event_write(). */
+enum mantra_data_kind {
+    MANTRA_DATA_BYTES = 0, /* size bytes at ptr, copied as they are */
+    MANTRA_DATA_UTF8_AS_UTF16Z = 1, /* NUL-terminated UTF-8 at ptr (NULL = ""), written as UTF-16LE + NUL */
+    MANTRA_DATA_UTF16Z = 2,         /* NUL-terminated UTF-16 at ptr (NULL = ""), written with its NUL */
+    MANTRA_DATA_UTF8Z = 3           /* NUL-terminated UTF-8 at ptr (NULL = ""), written with its NUL */
+};
+
+typedef struct mantra_data {
+    const void *ptr; /* MANTRA_DATA_BYTES with ptr NULL: size zero bytes */
+    uint64_t size;   /* MANTRA_DATA_BYTES only */
+    uint32_t kind;   /* enum mantra_data_kind */
+} mantra_data;
+
+/* n * elem, saturating at UINT64_MAX (which the runtime then refuses as too large). */
+static inline uint64_t mantra_array_bytes(uint64_t n, uint64_t elem) {
+    return (elem != 0 && n > UINT64_MAX / elem) ? UINT64_MAX : n * elem;
+}
+
+/* Largest payload an event may carry (as EventPipe: 64 KB); larger ones are refused and counted. */
+#define MANTRA_MAX_PAYLOAD 65536u
+
+/* Status codes of writers and of mantra_event_write(). */
+enum mantra_write_status {
+    MANTRA_WRITE_OK = 0,
+    MANTRA_WRITE_DISABLED = 1,     /* no session wants the event: nothing done */
+    MANTRA_WRITE_TOO_LARGE = -1,   /* payload over MANTRA_MAX_PAYLOAD: refused and counted */
+    MANTRA_WRITE_BAD_STRING = -2,  /* a UTF-8 argument is not valid UTF-8: refused and counted */
+    MANTRA_WRITE_DROPPED = -3      /* no buffer space: dropped and counted */
+};
+
+/* Serialises data[0..count) and hands the payload to every session that wants the event.
+ * Called by generated writers after their _enabled() check. Never allocates. */
+int mantra_event_write(const mantra_event_desc *desc, mantra_event_state *state, const mantra_data *data,
+                       uint32_t count);
+
+/* The size mantra_event_write() would produce for these descriptors, or a negative
+ * enum mantra_write_status when a string is invalid. */
+int64_t mantra_payload_size(const mantra_data *data, uint32_t count);
+
+/* Serialises the descriptors into out (out_size >= mantra_payload_size()). Returns bytes written
+ * or a negative enum mantra_write_status. */
+int64_t mantra_payload_serialize(const mantra_data *data, uint32_t count, uint8_t *out, size_t out_size);
+
+/* A listener that receives every written payload (for in-process consumers and tests). Setting
+ * one enables every registered event for the listener's session bit (bit 63). NULL removes it. */
+typedef void (*mantra_listener_fn)(void *ctx, const mantra_event_desc *desc, const uint8_t *payload, size_t size);
+void mantra_set_listener(mantra_listener_fn fn, void *ctx);
+
+/* Registers a provider so that sessions can enable its events. Returns 0, or -1 when the
+ * registry is full. Registering the same provider twice is harmless. */
+int mantra_register_provider(const mantra_provider_desc *provider);
+
+/* Events refused since start (too large, bad strings) and dropped. */
+typedef struct mantra_write_counters {
+    uint64_t written;
+    uint64_t too_large;
+    uint64_t bad_string;
+    uint64_t dropped;
+} mantra_write_counters;
+void mantra_get_write_counters(mantra_write_counters *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MANTRA_EVENT_H */
