@@ -4,8 +4,9 @@
 #                jinja2 + yaml; with FUZZ=1 also clang + its libFuzzer runtime
 #   make build   configure build/ (RelWithDebInfo) and build
 #   make demo    deps, build, run the generator into build/demo-gen, run the demo program
-#   make test    deps, generated/ freshness, build + ctest, ASan+UBSan build + ctest,
-#                install into build/prefix and build + run examples/downstream against it
+#   make test    deps, then: test-gen (generated/ fresh), test-build (build/ + ctest),
+#                test-asan (ASan+UBSan build in build-asan/ + ctest), test-downstream (install
+#                build/ into build/prefix, check mantra.pc, build + run examples/downstream)
 #   make bench   build and run the benchmarks
 #   make fuzz    clang libFuzzer build in build-fuzz/, each target for FUZZ_SECONDS seconds
 #   make clean   remove every build folder
@@ -35,7 +36,7 @@ PYTHON ?= $(shell for p in python3 /usr/bin/python3; do \
 MANIFESTS = $(sort $(wildcard manifest/*.yaml))
 CTEST = ctest --output-on-failure --no-tests=error -j $(CTEST_JOBS)
 
-say = printf '\n\033[1m==> %s\033[0m\n' "$(1)"
+say = printf '\n==> %s\n' "$(1)"
 
 .PHONY: deps build demo test test-gen test-build test-asan test-downstream bench fuzz clean help
 
@@ -61,19 +62,23 @@ deps:
 	if [ $${#missing[@]} -eq 0 ]; then \
 	  echo "deps: all present"; \
 	else \
-	  echo "deps: installing ${missing[*]}" | sed "s/\$${missing\[\*\]}/$${missing[*]}/"; \
+	  echo "deps: installing $${missing[*]}"; \
 	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  $$sudo apt-get update -qq </dev/null; \
 	  $$sudo apt-get install -y -qq --no-install-recommends "$${missing[@]}" </dev/null; \
 	fi
 
+# configure DIR ARGS: runs cmake quietly (log in DIR/configure.log), shows mantra's summary
+# lines and any CMake warning; the whole log on failure.
+configure = mkdir -p $(1) && if cmake -S . -B $(1) -DMANTRA_PYTHON=$(PYTHON) $(2) $(CMAKE_ARGS) >$(1)/configure.log 2>&1; \
+  then grep -E '^-- mantra' $(1)/configure.log || true; sed -n '/^CMake Warning/,/^$$/p' $(1)/configure.log; \
+  else cat $(1)/configure.log; exit 1; fi
+
 # ---------------------------------------------------------------------------------------------
 build:
 	@$(call say,configure + build $(BUILD_DIR)/ (RelWithDebInfo))
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANTRA_PYTHON=$(PYTHON) $(CMAKE_ARGS) >$(BUILD_DIR).configure.log 2>&1 \
-	  || { cat $(BUILD_DIR).configure.log; exit 1; }
-	@grep -E '^-- mantra' $(BUILD_DIR).configure.log || true
+	@$(call configure,$(BUILD_DIR),-DCMAKE_BUILD_TYPE=RelWithDebInfo)
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 demo: deps
@@ -107,29 +112,30 @@ test-build: build
 
 test-asan:
 	@$(call say,ASan + UBSan build in $(ASAN_DIR)/)
-	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DMANTRA_SANITIZE=ON -DMANTRA_BUILD_BENCH=OFF \
-	  -DMANTRA_BUILD_SHARED=OFF -DMANTRA_PYTHON=$(PYTHON) $(CMAKE_ARGS) >$(ASAN_DIR).configure.log 2>&1 \
-	  || { cat $(ASAN_DIR).configure.log; exit 1; }
+	@$(call configure,$(ASAN_DIR),-DCMAKE_BUILD_TYPE=Debug -DMANTRA_SANITIZE=ON -DMANTRA_BUILD_BENCH=OFF -DMANTRA_BUILD_SHARED=OFF)
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	@$(call say,ctest in $(ASAN_DIR)/)
 	cd $(ASAN_DIR) && $(CTEST)
 
-test-downstream: build
+test-downstream:
+	@[ -f $(BUILD_DIR)/CMakeCache.txt ] || $(MAKE) build
 	@$(call say,install into $(PREFIX_DIR)/)
 	rm -rf $(PREFIX_DIR) $(DOWNSTREAM_DIR)
 	cmake --install $(BUILD_DIR) --prefix $(abspath $(PREFIX_DIR)) >$(BUILD_DIR)/install.log \
 	  || { cat $(BUILD_DIR)/install.log; exit 1; }
 	@$(call say,pkg-config mantra: compile + link a program)
-	@pc=$$(ls -d $(abspath $(PREFIX_DIR))/lib*/pkgconfig $(abspath $(PREFIX_DIR))/lib/*/pkgconfig 2>/dev/null | head -1); \
+	@pc=$$(dirname $$(find $(abspath $(PREFIX_DIR)) -name mantra.pc | head -1)); \
 	flags=$$(PKG_CONFIG_PATH=$$pc pkg-config --cflags --libs --static mantra); \
 	echo "  pkg-config --cflags --libs --static mantra: $$flags"; \
 	printf '#include <mantra/event.h>\nint main(void) { mantra_set_listener(NULL, NULL); return 0; }\n' \
-	  | cc -std=c11 -Wall -Werror -x c - -o $(BUILD_DIR)/pkgconfig-check $$flags; \
-	$(BUILD_DIR)/pkgconfig-check && echo "  ok"
+	  | $(CC) -std=c11 -Wall -Werror -x c - -o $(BUILD_DIR)/pkgconfig-check $$flags; \
+	LD_LIBRARY_PATH=$$(PKG_CONFIG_PATH=$$pc pkg-config --variable=libdir mantra) $(BUILD_DIR)/pkgconfig-check; \
+	echo "  ok"
 	@$(call say,examples/downstream against $(PREFIX_DIR)/)
+	mkdir -p $(DOWNSTREAM_DIR)
 	cmake -S examples/downstream -B $(DOWNSTREAM_DIR) -DCMAKE_PREFIX_PATH=$(abspath $(PREFIX_DIR)) \
-	  -DCMAKE_BUILD_TYPE=RelWithDebInfo >$(DOWNSTREAM_DIR).configure.log 2>&1 \
-	  || { cat $(DOWNSTREAM_DIR).configure.log; exit 1; }
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo >$(DOWNSTREAM_DIR)/configure.log 2>&1 \
+	  || { cat $(DOWNSTREAM_DIR)/configure.log; exit 1; }
 	cmake --build $(DOWNSTREAM_DIR) -j $(JOBS)
 	$(DOWNSTREAM_DIR)/downstream_app
 
@@ -142,11 +148,8 @@ bench: deps
 fuzz:
 	@$(MAKE) deps FUZZ=1
 	@$(call say,libFuzzer build in $(FUZZ_DIR)/)
-	cc=$$(command -v clang || command -v clang-14); \
-	cmake -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=$$cc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANTRA_FUZZ=ON \
-	  -DMANTRA_BUILD_TESTS=OFF -DMANTRA_BUILD_BENCH=OFF -DMANTRA_BUILD_EXAMPLES=OFF -DMANTRA_BUILD_SHARED=OFF \
-	  -DMANTRA_PYTHON=$(PYTHON) $(CMAKE_ARGS) >$(FUZZ_DIR).configure.log 2>&1 \
-	  || { cat $(FUZZ_DIR).configure.log; exit 1; }
+	@cc=$$(command -v clang || command -v clang-14); \
+	$(call configure,$(FUZZ_DIR),-DCMAKE_C_COMPILER=$$cc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANTRA_FUZZ=ON -DMANTRA_BUILD_TESTS=OFF -DMANTRA_BUILD_BENCH=OFF -DMANTRA_BUILD_EXAMPLES=OFF -DMANTRA_BUILD_SHARED=OFF)
 	cmake --build $(FUZZ_DIR) -j $(JOBS)
 	@targets=$$(find $(FUZZ_DIR)/tests/fuzz -maxdepth 2 -type f -executable -name 'fuzz*' 2>/dev/null | sort); \
 	[ -n "$$targets" ] || { echo "no fuzz targets (tests/fuzz/CMakeLists.txt, mantra_add_fuzz_target)"; exit 0; }; \
@@ -159,5 +162,4 @@ fuzz:
 
 # ---------------------------------------------------------------------------------------------
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(BUILD_DIR).configure.log $(ASAN_DIR).configure.log \
-	  $(FUZZ_DIR).configure.log
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)

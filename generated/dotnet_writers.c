@@ -7,8 +7,13 @@
 
 /* ---- Microsoft-Windows-DotNETRuntime ---- */
 
-int mantra_DotNETRuntime_MethodLoad_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags)
-{
+int mantra_DotNETRuntime_MethodLoad_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags) {
     if (!MANTRA_DotNETRuntime_MethodLoad_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[6] = {
@@ -22,8 +27,14 @@ int mantra_DotNETRuntime_MethodLoad_write(uint64_t MethodID, uint64_t ModuleID, 
     return mantra_event_write(&mantra_DotNETRuntime_events[0], &mantra_DotNETRuntime_states[0], data, 6u);
 }
 
-int mantra_DotNETRuntime_MethodLoad_V1_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntime_MethodLoad_V1_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntime_MethodLoad_V1_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[7] = {
@@ -38,8 +49,15 @@ int mantra_DotNETRuntime_MethodLoad_V1_write(uint64_t MethodID, uint64_t ModuleI
     return mantra_event_write(&mantra_DotNETRuntime_events[1], &mantra_DotNETRuntime_states[1], data, 7u);
 }
 
-int mantra_DotNETRuntime_MethodLoad_V2_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, uint16_t ClrInstanceID, uint64_t ReJITID)
-{
+int mantra_DotNETRuntime_MethodLoad_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
     if (!MANTRA_DotNETRuntime_MethodLoad_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[8] = {
@@ -55,8 +73,13 @@ int mantra_DotNETRuntime_MethodLoad_V2_write(uint64_t MethodID, uint64_t ModuleI
     return mantra_event_write(&mantra_DotNETRuntime_events[2], &mantra_DotNETRuntime_states[2], data, 8u);
 }
 
-int mantra_DotNETRuntime_R2RGetEntryPoint_write(uint64_t MethodID, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint64_t EntryPoint, uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntime_R2RGetEntryPoint_write(
+    uint64_t MethodID,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[6] = {
@@ -70,8 +93,13 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_write(uint64_t MethodID, const char *M
     return mantra_event_write(&mantra_DotNETRuntime_events[3], &mantra_DotNETRuntime_states[3], data, 6u);
 }
 
-int mantra_DotNETRuntime_R2RGetEntryPoint_write16(uint64_t MethodID, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint64_t EntryPoint, uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntime_R2RGetEntryPoint_write16(
+    uint64_t MethodID,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[6] = {
@@ -85,8 +113,16 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_write16(uint64_t MethodID, const uint1
     return mantra_event_write(&mantra_DotNETRuntime_events[3], &mantra_DotNETRuntime_states[3], data, 6u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const char *MethodNamespace, const char *MethodName, const char *MethodSignature)
-{
+int mantra_DotNETRuntime_MethodLoadVerbose_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature) {
     if (!MANTRA_DotNETRuntime_MethodLoadVerbose_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[9] = {
@@ -103,8 +139,16 @@ int mantra_DotNETRuntime_MethodLoadVerbose_write(uint64_t MethodID, uint64_t Mod
     return mantra_event_write(&mantra_DotNETRuntime_events[4], &mantra_DotNETRuntime_states[4], data, 9u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_write16(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature)
-{
+int mantra_DotNETRuntime_MethodLoadVerbose_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature) {
     if (!MANTRA_DotNETRuntime_MethodLoadVerbose_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[9] = {
@@ -121,8 +165,17 @@ int mantra_DotNETRuntime_MethodLoadVerbose_write16(uint64_t MethodID, uint64_t M
     return mantra_event_write(&mantra_DotNETRuntime_events[4], &mantra_DotNETRuntime_states[4], data, 9u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_V1_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntime_MethodLoadVerbose_V1_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V1_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[10] = {
@@ -140,8 +193,17 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_write(uint64_t MethodID, uint64_t 
     return mantra_event_write(&mantra_DotNETRuntime_events[5], &mantra_DotNETRuntime_states[5], data, 10u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V1_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[10] = {
@@ -159,8 +221,18 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(uint64_t MethodID, uint64_
     return mantra_event_write(&mantra_DotNETRuntime_events[5], &mantra_DotNETRuntime_states[5], data, 10u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_V2_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID)
-{
+int mantra_DotNETRuntime_MethodLoadVerbose_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
     if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
@@ -179,8 +251,18 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_write(uint64_t MethodID, uint64_t 
     return mantra_event_write(&mantra_DotNETRuntime_events[6], &mantra_DotNETRuntime_states[6], data, 11u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID)
-{
+int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
     if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
@@ -199,8 +281,14 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(uint64_t MethodID, uint64_
     return mantra_event_write(&mantra_DotNETRuntime_events[6], &mantra_DotNETRuntime_states[6], data, 11u);
 }
 
-int mantra_DotNETRuntime_MethodJittingStarted_write(uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, uint32_t MethodILSize, const char *MethodNamespace, const char *MethodName, const char *MethodSignature)
-{
+int mantra_DotNETRuntime_MethodJittingStarted_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature) {
     if (!MANTRA_DotNETRuntime_MethodJittingStarted_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[7] = {
@@ -215,8 +303,14 @@ int mantra_DotNETRuntime_MethodJittingStarted_write(uint64_t MethodID, uint64_t 
     return mantra_event_write(&mantra_DotNETRuntime_events[7], &mantra_DotNETRuntime_states[7], data, 7u);
 }
 
-int mantra_DotNETRuntime_MethodJittingStarted_write16(uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, uint32_t MethodILSize, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature)
-{
+int mantra_DotNETRuntime_MethodJittingStarted_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature) {
     if (!MANTRA_DotNETRuntime_MethodJittingStarted_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[7] = {
@@ -231,8 +325,15 @@ int mantra_DotNETRuntime_MethodJittingStarted_write16(uint64_t MethodID, uint64_
     return mantra_event_write(&mantra_DotNETRuntime_events[7], &mantra_DotNETRuntime_states[7], data, 7u);
 }
 
-int mantra_DotNETRuntime_MethodJittingStarted_V1_write(uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, uint32_t MethodILSize, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntime_MethodJittingStarted_V1_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntime_MethodJittingStarted_V1_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[8] = {
@@ -248,8 +349,15 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_write(uint64_t MethodID, uint64
     return mantra_event_write(&mantra_DotNETRuntime_events[8], &mantra_DotNETRuntime_states[8], data, 8u);
 }
 
-int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, uint32_t MethodILSize, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntime_MethodJittingStarted_V1_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[8] = {
@@ -265,8 +373,20 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(uint64_t MethodID, uint
     return mantra_event_write(&mantra_DotNETRuntime_events[8], &mantra_DotNETRuntime_states[8], data, 8u);
 }
 
-int mantra_DotNETRuntime_ModuleLoad_V2_write(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const char *ModuleILPath, const char *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const char *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const char *NativePdbBuildPath)
-{
+int mantra_DotNETRuntime_ModuleLoad_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath) {
     if (!MANTRA_DotNETRuntime_ModuleLoad_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
@@ -287,8 +407,20 @@ int mantra_DotNETRuntime_ModuleLoad_V2_write(uint64_t ModuleID, uint64_t Assembl
     return mantra_event_write(&mantra_DotNETRuntime_events[9], &mantra_DotNETRuntime_states[9], data, 13u);
 }
 
-int mantra_DotNETRuntime_ModuleLoad_V2_write16(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const uint16_t *ModuleILPath, const uint16_t *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const uint16_t *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const uint16_t *NativePdbBuildPath)
-{
+int mantra_DotNETRuntime_ModuleLoad_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath) {
     if (!MANTRA_DotNETRuntime_ModuleLoad_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
@@ -309,8 +441,20 @@ int mantra_DotNETRuntime_ModuleLoad_V2_write16(uint64_t ModuleID, uint64_t Assem
     return mantra_event_write(&mantra_DotNETRuntime_events[9], &mantra_DotNETRuntime_states[9], data, 13u);
 }
 
-int mantra_DotNETRuntime_ModuleUnload_V2_write(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const char *ModuleILPath, const char *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const char *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const char *NativePdbBuildPath)
-{
+int mantra_DotNETRuntime_ModuleUnload_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath) {
     if (!MANTRA_DotNETRuntime_ModuleUnload_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
@@ -331,8 +475,20 @@ int mantra_DotNETRuntime_ModuleUnload_V2_write(uint64_t ModuleID, uint64_t Assem
     return mantra_event_write(&mantra_DotNETRuntime_events[10], &mantra_DotNETRuntime_states[10], data, 13u);
 }
 
-int mantra_DotNETRuntime_ModuleUnload_V2_write16(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const uint16_t *ModuleILPath, const uint16_t *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const uint16_t *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const uint16_t *NativePdbBuildPath)
-{
+int mantra_DotNETRuntime_ModuleUnload_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath) {
     if (!MANTRA_DotNETRuntime_ModuleUnload_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
@@ -353,8 +509,14 @@ int mantra_DotNETRuntime_ModuleUnload_V2_write16(uint64_t ModuleID, uint64_t Ass
     return mantra_event_write(&mantra_DotNETRuntime_events[10], &mantra_DotNETRuntime_states[10], data, 13u);
 }
 
-int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(uint64_t MethodID, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint64_t EntryPoint, uint16_t ClrInstanceID, uint32_t MethodSize)
-{
+int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(
+    uint64_t MethodID,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID,
+    uint32_t MethodSize) {
     if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_V1_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[7] = {
@@ -369,8 +531,14 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(uint64_t MethodID, const char
     return mantra_event_write(&mantra_DotNETRuntime_events[11], &mantra_DotNETRuntime_states[11], data, 7u);
 }
 
-int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(uint64_t MethodID, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint64_t EntryPoint, uint16_t ClrInstanceID, uint32_t MethodSize)
-{
+int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(
+    uint64_t MethodID,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID,
+    uint32_t MethodSize) {
     if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_V1_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[7] = {
@@ -385,8 +553,7 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(uint64_t MethodID, const ui
     return mantra_event_write(&mantra_DotNETRuntime_events[11], &mantra_DotNETRuntime_states[11], data, 7u);
 }
 
-int mantra_DotNETRuntime_R2RGetEntryPointStart_write(uint64_t MethodID, uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntime_R2RGetEntryPointStart_write(uint64_t MethodID, uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntime_R2RGetEntryPointStart_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[2] = {
@@ -396,8 +563,12 @@ int mantra_DotNETRuntime_R2RGetEntryPointStart_write(uint64_t MethodID, uint16_t
     return mantra_event_write(&mantra_DotNETRuntime_events[12], &mantra_DotNETRuntime_states[12], data, 2u);
 }
 
-int mantra_DotNETRuntime_JitInstrumentationData_write(uint16_t ClrInstanceID, uint32_t MethodFlags, uint32_t DataSize, uint64_t MethodID, const void *Data)
-{
+int mantra_DotNETRuntime_JitInstrumentationData_write(
+    uint16_t ClrInstanceID,
+    uint32_t MethodFlags,
+    uint32_t DataSize,
+    uint64_t MethodID,
+    const void *Data) {
     if (!MANTRA_DotNETRuntime_JitInstrumentationData_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[5] = {
@@ -410,8 +581,17 @@ int mantra_DotNETRuntime_JitInstrumentationData_write(uint16_t ClrInstanceID, ui
     return mantra_event_write(&mantra_DotNETRuntime_events[13], &mantra_DotNETRuntime_states[13], data, 5u);
 }
 
-int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write(uint16_t ClrInstanceID, uint32_t MethodFlags, uint32_t DataSize, uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, const void *Data)
-{
+int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write(
+    uint16_t ClrInstanceID,
+    uint32_t MethodFlags,
+    uint32_t DataSize,
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    const void *Data) {
     if (!MANTRA_DotNETRuntime_JitInstrumentationDataVerbose_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[10] = {
@@ -429,8 +609,17 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write(uint16_t ClrInstanc
     return mantra_event_write(&mantra_DotNETRuntime_events[14], &mantra_DotNETRuntime_states[14], data, 10u);
 }
 
-int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(uint16_t ClrInstanceID, uint32_t MethodFlags, uint32_t DataSize, uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, const void *Data)
-{
+int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(
+    uint16_t ClrInstanceID,
+    uint32_t MethodFlags,
+    uint32_t DataSize,
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    const void *Data) {
     if (!MANTRA_DotNETRuntime_JitInstrumentationDataVerbose_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[10] = {
@@ -448,8 +637,16 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(uint16_t ClrInsta
     return mantra_event_write(&mantra_DotNETRuntime_events[14], &mantra_DotNETRuntime_states[14], data, 10u);
 }
 
-int mantra_DotNETRuntime_R2RMethodLoad_write(uint64_t MethodID, uint64_t ModuleID, uint64_t HotStartAddress, uint32_t HotSize, uint64_t ColdStartAddress, uint32_t ColdSize, uint32_t MethodToken, uint32_t MethodFlags, uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntime_R2RMethodLoad_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t HotStartAddress,
+    uint32_t HotSize,
+    uint64_t ColdStartAddress,
+    uint32_t ColdSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntime_R2RMethodLoad_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[9] = {
@@ -468,8 +665,18 @@ int mantra_DotNETRuntime_R2RMethodLoad_write(uint64_t MethodID, uint64_t ModuleI
 
 /* ---- Microsoft-Windows-DotNETRuntimeRundown ---- */
 
-int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID)
-{
+int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
     if (!MANTRA_DotNETRuntimeRundown_MethodDCStartVerbose_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
@@ -488,8 +695,18 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(uint64_t MethodID,
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[0], &mantra_DotNETRuntimeRundown_states[0], data, 11u);
 }
 
-int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID)
-{
+int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
     if (!MANTRA_DotNETRuntimeRundown_MethodDCStartVerbose_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
@@ -508,8 +725,18 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(uint64_t MethodI
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[0], &mantra_DotNETRuntimeRundown_states[0], data, 11u);
 }
 
-int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID)
-{
+int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
     if (!MANTRA_DotNETRuntimeRundown_MethodDCEndVerbose_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
@@ -528,8 +755,18 @@ int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(uint64_t MethodID, u
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[1], &mantra_DotNETRuntimeRundown_states[1], data, 11u);
 }
 
-int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write16(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID)
-{
+int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
     if (!MANTRA_DotNETRuntimeRundown_MethodDCEndVerbose_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
@@ -554,8 +791,7 @@ int mantra_DotNETRuntimeRundown_DCStartComplete_write(void) {
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[2], &mantra_DotNETRuntimeRundown_states[2], NULL, 0u);
 }
 
-int mantra_DotNETRuntimeRundown_DCStartComplete_V1_write(uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntimeRundown_DCStartComplete_V1_write(uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntimeRundown_DCStartComplete_V1_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[1] = {
@@ -570,8 +806,7 @@ int mantra_DotNETRuntimeRundown_DCEndComplete_write(void) {
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[4], &mantra_DotNETRuntimeRundown_states[4], NULL, 0u);
 }
 
-int mantra_DotNETRuntimeRundown_DCEndComplete_V1_write(uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntimeRundown_DCEndComplete_V1_write(uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntimeRundown_DCEndComplete_V1_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[1] = {
@@ -586,8 +821,7 @@ int mantra_DotNETRuntimeRundown_DCStartInit_write(void) {
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[6], &mantra_DotNETRuntimeRundown_states[6], NULL, 0u);
 }
 
-int mantra_DotNETRuntimeRundown_DCStartInit_V1_write(uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntimeRundown_DCStartInit_V1_write(uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntimeRundown_DCStartInit_V1_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[1] = {
@@ -602,8 +836,7 @@ int mantra_DotNETRuntimeRundown_DCEndInit_write(void) {
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[8], &mantra_DotNETRuntimeRundown_states[8], NULL, 0u);
 }
 
-int mantra_DotNETRuntimeRundown_DCEndInit_V1_write(uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntimeRundown_DCEndInit_V1_write(uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntimeRundown_DCEndInit_V1_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[1] = {
@@ -612,8 +845,20 @@ int mantra_DotNETRuntimeRundown_DCEndInit_V1_write(uint16_t ClrInstanceID)
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[9], &mantra_DotNETRuntimeRundown_states[9], data, 1u);
 }
 
-int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const char *ModuleILPath, const char *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const char *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const char *NativePdbBuildPath)
-{
+int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath) {
     if (!MANTRA_DotNETRuntimeRundown_ModuleDCStart_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
@@ -634,8 +879,20 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(uint64_t ModuleID, uint64
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[10], &mantra_DotNETRuntimeRundown_states[10], data, 13u);
 }
 
-int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const uint16_t *ModuleILPath, const uint16_t *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const uint16_t *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const uint16_t *NativePdbBuildPath)
-{
+int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath) {
     if (!MANTRA_DotNETRuntimeRundown_ModuleDCStart_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
@@ -656,8 +913,20 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(uint64_t ModuleID, uint
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[10], &mantra_DotNETRuntimeRundown_states[10], data, 13u);
 }
 
-int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const char *ModuleILPath, const char *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const char *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const char *NativePdbBuildPath)
-{
+int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath) {
     if (!MANTRA_DotNETRuntimeRundown_ModuleDCEnd_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
@@ -678,8 +947,20 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(uint64_t ModuleID, uint64_t
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[11], &mantra_DotNETRuntimeRundown_states[11], data, 13u);
 }
 
-int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const uint16_t *ModuleILPath, const uint16_t *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const uint16_t *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const uint16_t *NativePdbBuildPath)
-{
+int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath) {
     if (!MANTRA_DotNETRuntimeRundown_ModuleDCEnd_V2_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
@@ -700,8 +981,16 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(uint64_t ModuleID, uint64
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[11], &mantra_DotNETRuntimeRundown_states[11], data, 13u);
 }
 
-int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(uint64_t MethodID, uint64_t ModuleID, uint64_t HotStartAddress, uint32_t HotSize, uint64_t ColdStartAddress, uint32_t ColdSize, uint32_t MethodToken, uint32_t MethodFlags, uint16_t ClrInstanceID)
-{
+int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t HotStartAddress,
+    uint32_t HotSize,
+    uint64_t ColdStartAddress,
+    uint32_t ColdSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntimeRundown_R2RMethodDCEnd_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[9] = {
@@ -720,8 +1009,7 @@ int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(uint64_t MethodID, uint64_t
 
 /* ---- Microsoft-DotNETCore-SampleProfiler ---- */
 
-int mantra_SampleProfiler_ThreadSample_write(int32_t Type)
-{
+int mantra_SampleProfiler_ThreadSample_write(int32_t Type) {
     if (!MANTRA_SampleProfiler_ThreadSample_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[1] = {
@@ -732,8 +1020,10 @@ int mantra_SampleProfiler_ThreadSample_write(int32_t Type)
 
 /* ---- Microsoft-DotNETCore-EventPipe ---- */
 
-int mantra_EventPipe_ProcessInfo_write(const char *CommandLine, const char *OSInformation, const char *ArchInformation)
-{
+int mantra_EventPipe_ProcessInfo_write(
+    const char *CommandLine,
+    const char *OSInformation,
+    const char *ArchInformation) {
     if (!MANTRA_EventPipe_ProcessInfo_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[3] = {
@@ -744,8 +1034,10 @@ int mantra_EventPipe_ProcessInfo_write(const char *CommandLine, const char *OSIn
     return mantra_event_write(&mantra_EventPipe_events[0], &mantra_EventPipe_states[0], data, 3u);
 }
 
-int mantra_EventPipe_ProcessInfo_write16(const uint16_t *CommandLine, const uint16_t *OSInformation, const uint16_t *ArchInformation)
-{
+int mantra_EventPipe_ProcessInfo_write16(
+    const uint16_t *CommandLine,
+    const uint16_t *OSInformation,
+    const uint16_t *ArchInformation) {
     if (!MANTRA_EventPipe_ProcessInfo_enabled())
         return MANTRA_WRITE_DISABLED;
     const mantra_data data[3] = {

@@ -27,71 +27,260 @@ extern "C" {
 /* MethodLoad v0 (id 141, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoad_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[0].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoad_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags);
+int mantra_DotNETRuntime_MethodLoad_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags);
 
 /* MethodLoad v1 (id 141, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoad_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[1].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoad_V1_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, uint16_t ClrInstanceID);
+int mantra_DotNETRuntime_MethodLoad_V1_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID);
 
 /* MethodLoad v2 (id 141, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoad_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[2].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoad_V2_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, uint16_t ClrInstanceID, uint64_t ReJITID);
+int mantra_DotNETRuntime_MethodLoad_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID);
 
 /* R2RGetEntryPoint v0 (id 159, level Informational, keywords CompilationDiagnosticKeyword) */
 #define MANTRA_DotNETRuntime_R2RGetEntryPoint_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[3].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_R2RGetEntryPoint_write(uint64_t MethodID, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint64_t EntryPoint, uint16_t ClrInstanceID);
-int mantra_DotNETRuntime_R2RGetEntryPoint_write16(uint64_t MethodID, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint64_t EntryPoint, uint16_t ClrInstanceID);
+int mantra_DotNETRuntime_R2RGetEntryPoint_write(
+    uint64_t MethodID,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID);
+int mantra_DotNETRuntime_R2RGetEntryPoint_write16(
+    uint64_t MethodID,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID);
 
 /* MethodLoadVerbose v0 (id 143, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoadVerbose_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[4].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoadVerbose_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const char *MethodNamespace, const char *MethodName, const char *MethodSignature);
-int mantra_DotNETRuntime_MethodLoadVerbose_write16(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature);
+int mantra_DotNETRuntime_MethodLoadVerbose_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature);
+int mantra_DotNETRuntime_MethodLoadVerbose_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature);
 
 /* MethodLoadVerbose v1 (id 143, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoadVerbose_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[5].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoadVerbose_V1_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint16_t ClrInstanceID);
-int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint16_t ClrInstanceID);
+int mantra_DotNETRuntime_MethodLoadVerbose_V1_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID);
+int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID);
 
 /* MethodLoadVerbose v2 (id 143, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[6].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoadVerbose_V2_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID);
-int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID);
+int mantra_DotNETRuntime_MethodLoadVerbose_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID);
+int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID);
 
 /* MethodJittingStarted v0 (id 145, level Verbose, keywords JitKeyword) */
 #define MANTRA_DotNETRuntime_MethodJittingStarted_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[7].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodJittingStarted_write(uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, uint32_t MethodILSize, const char *MethodNamespace, const char *MethodName, const char *MethodSignature);
-int mantra_DotNETRuntime_MethodJittingStarted_write16(uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, uint32_t MethodILSize, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature);
+int mantra_DotNETRuntime_MethodJittingStarted_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature);
+int mantra_DotNETRuntime_MethodJittingStarted_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature);
 
 /* MethodJittingStarted v1 (id 145, level Verbose, keywords JitKeyword) */
 #define MANTRA_DotNETRuntime_MethodJittingStarted_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[8].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodJittingStarted_V1_write(uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, uint32_t MethodILSize, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint16_t ClrInstanceID);
-int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, uint32_t MethodILSize, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint16_t ClrInstanceID);
+int mantra_DotNETRuntime_MethodJittingStarted_V1_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID);
+int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID);
 
 /* ModuleLoad v2 (id 152, level Informational, keywords LoaderKeyword | PerfTrackKeyword) */
 #define MANTRA_DotNETRuntime_ModuleLoad_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[9].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_ModuleLoad_V2_write(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const char *ModuleILPath, const char *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const char *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const char *NativePdbBuildPath);
-int mantra_DotNETRuntime_ModuleLoad_V2_write16(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const uint16_t *ModuleILPath, const uint16_t *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const uint16_t *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const uint16_t *NativePdbBuildPath);
+int mantra_DotNETRuntime_ModuleLoad_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath);
+int mantra_DotNETRuntime_ModuleLoad_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath);
 
 /* ModuleUnload v2 (id 153, level Informational, keywords LoaderKeyword | PerfTrackKeyword) */
 #define MANTRA_DotNETRuntime_ModuleUnload_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[10].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_ModuleUnload_V2_write(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const char *ModuleILPath, const char *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const char *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const char *NativePdbBuildPath);
-int mantra_DotNETRuntime_ModuleUnload_V2_write16(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const uint16_t *ModuleILPath, const uint16_t *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const uint16_t *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const uint16_t *NativePdbBuildPath);
+int mantra_DotNETRuntime_ModuleUnload_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath);
+int mantra_DotNETRuntime_ModuleUnload_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath);
 
 /* R2RGetEntryPoint v1 (id 159, level Informational, keywords CompilationDiagnosticKeyword) */
 #define MANTRA_DotNETRuntime_R2RGetEntryPoint_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[11].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(uint64_t MethodID, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint64_t EntryPoint, uint16_t ClrInstanceID, uint32_t MethodSize);
-int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(uint64_t MethodID, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint64_t EntryPoint, uint16_t ClrInstanceID, uint32_t MethodSize);
+int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(
+    uint64_t MethodID,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID,
+    uint32_t MethodSize);
+int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(
+    uint64_t MethodID,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID,
+    uint32_t MethodSize);
 
 /* R2RGetEntryPointStart v0 (id 160, level Informational, keywords CompilationDiagnosticKeyword) */
 #define MANTRA_DotNETRuntime_R2RGetEntryPointStart_enabled() \
@@ -101,32 +290,110 @@ int mantra_DotNETRuntime_R2RGetEntryPointStart_write(uint64_t MethodID, uint16_t
 /* JitInstrumentationData v0 (id 297, level Informational, keywords JitInstrumentationDataKeyword) */
 #define MANTRA_DotNETRuntime_JitInstrumentationData_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[13].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_JitInstrumentationData_write(uint16_t ClrInstanceID, uint32_t MethodFlags, uint32_t DataSize, uint64_t MethodID, const void *Data);
+int mantra_DotNETRuntime_JitInstrumentationData_write(
+    uint16_t ClrInstanceID,
+    uint32_t MethodFlags,
+    uint32_t DataSize,
+    uint64_t MethodID,
+    const void *Data);
 
 /* JitInstrumentationDataVerbose v0 (id 298, level Informational, keywords JitInstrumentationDataKeyword) */
 #define MANTRA_DotNETRuntime_JitInstrumentationDataVerbose_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[14].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write(uint16_t ClrInstanceID, uint32_t MethodFlags, uint32_t DataSize, uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, const void *Data);
-int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(uint16_t ClrInstanceID, uint32_t MethodFlags, uint32_t DataSize, uint64_t MethodID, uint64_t ModuleID, uint32_t MethodToken, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, const void *Data);
+int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write(
+    uint16_t ClrInstanceID,
+    uint32_t MethodFlags,
+    uint32_t DataSize,
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    const void *Data);
+int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(
+    uint16_t ClrInstanceID,
+    uint32_t MethodFlags,
+    uint32_t DataSize,
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    const void *Data);
 
 /* R2RMethodLoad v0 (id 1000, level Informational, keywords NGenKeyword) */
 #define MANTRA_DotNETRuntime_R2RMethodLoad_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[15].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_R2RMethodLoad_write(uint64_t MethodID, uint64_t ModuleID, uint64_t HotStartAddress, uint32_t HotSize, uint64_t ColdStartAddress, uint32_t ColdSize, uint32_t MethodToken, uint32_t MethodFlags, uint16_t ClrInstanceID);
+int mantra_DotNETRuntime_R2RMethodLoad_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t HotStartAddress,
+    uint32_t HotSize,
+    uint64_t ColdStartAddress,
+    uint32_t ColdSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID);
 
 /* ---- Microsoft-Windows-DotNETRuntimeRundown ---- */
 
 /* MethodDCStartVerbose v2 (id 143, level Informational, keywords JitRundownKeyword | NGenRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_MethodDCStartVerbose_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[0].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID);
-int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID);
+int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID);
+int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID);
 
 /* MethodDCEndVerbose v2 (id 144, level Informational, keywords JitRundownKeyword | NGenRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_MethodDCEndVerbose_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[1].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const char *MethodNamespace, const char *MethodName, const char *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID);
-int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write16(uint64_t MethodID, uint64_t ModuleID, uint64_t MethodStartAddress, uint32_t MethodSize, uint32_t MethodToken, uint32_t MethodFlags, const uint16_t *MethodNamespace, const uint16_t *MethodName, const uint16_t *MethodSignature, uint16_t ClrInstanceID, uint64_t ReJITID);
+int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID);
+int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID);
 
 /* DCStartComplete v0 (id 145, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCStartComplete_enabled() \
@@ -171,19 +438,80 @@ int mantra_DotNETRuntimeRundown_DCEndInit_V1_write(uint16_t ClrInstanceID);
 /* ModuleDCStart v2 (id 153, level Informational, keywords LoaderRundownKeyword | PerfTrackRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_ModuleDCStart_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[10].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const char *ModuleILPath, const char *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const char *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const char *NativePdbBuildPath);
-int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const uint16_t *ModuleILPath, const uint16_t *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const uint16_t *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const uint16_t *NativePdbBuildPath);
+int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath);
+int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath);
 
 /* ModuleDCEnd v2 (id 154, level Informational, keywords LoaderRundownKeyword | PerfTrackRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_ModuleDCEnd_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[11].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const char *ModuleILPath, const char *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const char *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const char *NativePdbBuildPath);
-int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(uint64_t ModuleID, uint64_t AssemblyID, uint32_t ModuleFlags, uint32_t Reserved1, const uint16_t *ModuleILPath, const uint16_t *ModuleNativePath, uint16_t ClrInstanceID, const mantra_guid *ManagedPdbSignature, uint32_t ManagedPdbAge, const uint16_t *ManagedPdbBuildPath, const mantra_guid *NativePdbSignature, uint32_t NativePdbAge, const uint16_t *NativePdbBuildPath);
+int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath);
+int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath);
 
 /* R2RMethodDCEnd v0 (id 1000, level Informational, keywords NGenRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_R2RMethodDCEnd_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[12].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(uint64_t MethodID, uint64_t ModuleID, uint64_t HotStartAddress, uint32_t HotSize, uint64_t ColdStartAddress, uint32_t ColdSize, uint32_t MethodToken, uint32_t MethodFlags, uint16_t ClrInstanceID);
+int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t HotStartAddress,
+    uint32_t HotSize,
+    uint64_t ColdStartAddress,
+    uint32_t ColdSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID);
 
 /* ---- Microsoft-DotNETCore-SampleProfiler ---- */
 
@@ -197,8 +525,14 @@ int mantra_SampleProfiler_ThreadSample_write(int32_t Type);
 /* ProcessInfo v0 (id 1, level LogAlways) */
 #define MANTRA_EventPipe_ProcessInfo_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_EventPipe_states[0].enabled, memory_order_relaxed) != 0)
-int mantra_EventPipe_ProcessInfo_write(const char *CommandLine, const char *OSInformation, const char *ArchInformation);
-int mantra_EventPipe_ProcessInfo_write16(const uint16_t *CommandLine, const uint16_t *OSInformation, const uint16_t *ArchInformation);
+int mantra_EventPipe_ProcessInfo_write(
+    const char *CommandLine,
+    const char *OSInformation,
+    const char *ArchInformation);
+int mantra_EventPipe_ProcessInfo_write16(
+    const uint16_t *CommandLine,
+    const uint16_t *OSInformation,
+    const uint16_t *ArchInformation);
 
 #ifdef __cplusplus
 }

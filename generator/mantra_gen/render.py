@@ -144,6 +144,15 @@ def _comment(text: Optional[str]) -> str:
     return (text or "").replace("*/", "* /").replace("\n", " ")
 
 
+def _signature(head: str, fields, variant16: bool = False, tail: str = "") -> str:
+    """`head(params)tail`, on one line when it fits in 100 columns, else one parameter a line."""
+    params = [p for f in fields for p in (f.params16 if variant16 else f.params)] or ["void"]
+    line = f"{head}({', '.join(params)}){tail}"
+    if len(line) <= 100:
+        return line
+    return f"{head}(" + ",".join(f"\n    {p}" for p in params) + f"){tail}"
+
+
 def _guid_c(guid: str) -> str:
     import uuid
     u = uuid.UUID(guid)
@@ -164,6 +173,7 @@ class _Renderer:
         self.env.filters["c_string"] = _c_string
         self.env.filters["comment"] = _comment
         self.env.filters["hex"] = lambda v: f"0x{v:x}"
+        self.env.filters["signature"] = _signature
 
     # ---- fields -------------------------------------------------------------------------
     def _field(self, f: Field, owner: str, ref: str) -> FieldView:

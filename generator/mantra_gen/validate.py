@@ -93,7 +93,8 @@ class _Validator:
                  hint: Optional[str] = None) -> bool:
         if lo <= value <= hi:
             return True
-        self.error(loc, f"{what} {value} of {owner} is out of range {lo}..{hi}", hint)
+        shown = hex(hi) if hi > 0xFFFFFFFF else str(hi)
+        self.error(loc, f"{what} {value} of {owner} is out of range {lo}..{shown}", hint)
         return False
 
     def unique_names(self, nodes: Iterable[object], what: str, where: str = "") -> Dict[str, object]:
@@ -137,7 +138,7 @@ class _Validator:
 
     def provider(self, p: Provider) -> None:
         prefix = provider_prefix(p)
-        self.ident("C prefix", prefix, p.loc,
+        self.ident("provider prefix", prefix, p.loc,
                    None if p.prefix is not None or is_c_ident(prefix)
                    else f"it is derived from the provider name; set 'prefix' to choose one")
         self.keywords(p)
@@ -202,11 +203,12 @@ class _Validator:
                     self.error(t.loc, f"template '{t.name}' has {size} bytes of fixed payload, more than {MAX_PAYLOAD}",
                                "an event payload must stay below 64 KiB")
 
-    def fields(self, fields: List[Field], where: str, parent: Optional[Field], maps: Set[str]) -> None:
+    def fields(self, fields: List[Field], where: str, parent: Optional[Field], maps: Set[str],
+               outer: Tuple[str, ...] = ()) -> None:
+        """``outer``: names of the template-level fields, when ``fields`` are a struct's members."""
         self.unique_names(fields, "field", where)
         for i, f in enumerate(fields):
             self.ident("field name", f.name, f.loc)
-            earlier = fields[:i]
             if f.type == "struct":
                 if parent is not None:
                     self.error(f.loc, f"struct '{f.name}' is nested in struct '{parent.name}'",
@@ -216,20 +218,20 @@ class _Validator:
                                "a struct is an array: give it a count (an earlier integer field or a number)")
                 if not f.fields:
                     self.error(f.loc, f"struct '{f.name}' has no fields")
-                self.fields(f.fields, f" in struct '{f.name}'", f, maps)
-            if f.type == "Binary" and f.length is None:
-                self.error(f.loc, f"Binary field '{f.name}' has no length",
-                           "give it a length: an earlier integer field or a number")
+                self.fields(f.fields, f" in struct '{f.name}'", f, maps, tuple(x.name for x in fields))
             if f.length is not None and f.count is not None:
                 self.error(f.loc, f"field '{f.name}' has both a count and a length")
-            elif f.length is not None and f.type != "Binary":
-                self.error(f.loc, f"field '{f.name}' of type '{f.type}' cannot have a length",
-                           "only Binary fields take a length")
             elif f.count is not None and f.type not in ARRAY_TYPES + ("struct",):
                 self.error(f.loc, f"field '{f.name}' of type '{f.type}' cannot have a count",
                            "arrays of strings and of Binary cannot be written")
-            self.reference("length", f.length, f, earlier)
-            self.reference("count", f.count, f, earlier)
+            elif f.length is not None and f.type != "Binary":
+                self.error(f.loc, f"field '{f.name}' of type '{f.type}' cannot have a length",
+                           "only Binary fields take a length")
+            elif f.type == "Binary" and f.length is None:
+                self.error(f.loc, f"field '{f.name}' of type 'Binary' has no length",
+                           "give it a length: an earlier integer field or a number")
+            self.reference("length", f.length, f, fields, i, outer)
+            self.reference("count", f.count, f, fields, i, outer)
             if f.map is not None:
                 if f.map not in maps:
                     self.error(f.loc, f"undefined map '{f.map}'", suggest(f.map, maps))
@@ -237,7 +239,8 @@ class _Validator:
                     self.error(f.loc, f"field '{f.name}' of type '{f.type}' cannot have a map",
                                "maps apply to integer fields")
 
-    def reference(self, what: str, value, f: Field, earlier: List[Field]) -> None:
+    def reference(self, what: str, value, f: Field, fields: List[Field], index: int,
+                  outer: Tuple[str, ...]) -> None:
         if value is None:
             return
         if isinstance(value, int):
@@ -245,14 +248,17 @@ class _Validator:
                 self.error(f.loc, f"{what} {value} of field '{f.name}' is out of range",
                            f"a fixed {what} is at least 1")
             return
+        earlier = fields[:index]
         target = next((x for x in reversed(earlier) if x.name == value), None)
         if target is not None and target.type in INTEGER_TYPES and target.count is None:
             return
         if target is not None:
             hint = (f"'{value}' is an array" if target.type in INTEGER_TYPES
                     else f"'{value}' has type '{target.type}'")
-        elif value == f.name:
-            hint = None
+        elif any(x.name == value for x in fields[index:]):
+            hint = f"'{value}' comes after '{f.name}'" if value != f.name else None
+        elif value in outer:
+            hint = f"a struct member's {what} must name a member of the same struct"
         else:
             hint = suggest(value, [x.name for x in earlier])
         self.error(f.loc, f"{what} '{value}' of field '{f.name}' does not name an earlier integer field", hint)
