@@ -263,6 +263,8 @@ int main(int argc, char **argv) {
         printf("   [%s]\n", k_variant_what[v]);
     }
 
+    stats diff[V_COUNT];
+    memset(diff, 0, sizeof diff);
     if (selected[V_BASELINE]) {
         for (int v = V_GUARDED; v < V_COUNT; v++) {
             if (!selected[v])
@@ -277,7 +279,26 @@ int main(int argc, char **argv) {
                    "ratio %.3fx (min %.3fx, max %.3fx)%s\n",
                    k_variant_names[v], sd.median, sd.min, sd.max, sq.median, sq.min, sq.max,
                    v == V_GUARDED ? "   [goal for the disabled check: < 0.1 ns]" : "");
+            diff[v] = sd;
         }
+    }
+    /* One line per figure for bench/run_all.sh's summary. */
+    if (selected[V_BASELINE]) {
+        stats b = summarize(ns[V_BASELINE], r);
+        printf("summary: disabled_event baseline loop %.4f ns/it (min %.4f, max %.4f)\n", b.median, b.min, b.max);
+        if (selected[V_GUARDED])
+            printf("summary: disabled_event guarded check, event disabled: %+.4f ns/call over baseline "
+                   "(median of %d paired differences, min %+.4f, max %+.4f; goal < 0.1 ns)\n",
+                   diff[V_GUARDED].median, r, diff[V_GUARDED].min, diff[V_GUARDED].max);
+        if (selected[V_DIRECT])
+            printf("summary: disabled_event direct writer call, event disabled: %+.4f ns/call over baseline "
+                   "(min %+.4f, max %+.4f)\n",
+                   diff[V_DIRECT].median, diff[V_DIRECT].min, diff[V_DIRECT].max);
+    }
+    if (selected[V_ENABLED]) {
+        stats e = summarize(ns[V_ENABLED], r);
+        printf("summary: disabled_event enabled event (no-op listener): %.1f ns/event (min %.1f, max %.1f)\n",
+               e.median, e.min, e.max);
     }
 
     mantra_write_counters c;

@@ -10,6 +10,7 @@ hint naming the first's line).
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from .errors import Collector
@@ -28,6 +29,8 @@ MAX_PAYLOAD = 0xFFFF          # TraceEvent keeps payload sizes in 16 bits (nettr
 MAX_MAP_VALUE = 0xFFFFFFFFFFFFFFFF
 MAX_PGO_VALUE = 0xFFFFFFFF
 PGO_SIZES = (-1, 0, 1, 2, 4, 8)
+GUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
+GUID_HINT = "write xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (hexadecimal digits)"
 POINTER_SIZE = 8
 
 # Types whose elements have a fixed size, so `count` can make an array of them (raw elements, no
@@ -136,7 +139,12 @@ class _Validator:
         self.c_names()
         self.diag.check()
 
+    def guid(self, guid: Optional[str], owner: str, loc: Loc) -> None:
+        if guid is not None and not GUID_RE.match(guid):
+            self.error(loc, f"invalid GUID '{guid}' of {owner}", GUID_HINT)
+
     def provider(self, p: Provider) -> None:
+        self.guid(p.guid, f"provider '{p.name}'", p.loc)
         prefix = provider_prefix(p)
         self.ident("provider prefix", prefix, p.loc,
                    None if p.prefix is not None or is_c_ident(prefix)
@@ -173,6 +181,7 @@ class _Validator:
         for t in p.tasks:
             self.ident("task name", t.name, t.loc)
             self.in_range("value", t.value, f"task '{t.name}'", 0, MAX_TASK, t.loc)
+            self.guid(t.guid, f"task '{t.name}'", t.loc)
             self.opcode_defs(t.opcodes, f" in task '{t.name}'")
         self.opcode_defs(p.opcodes, "")
 
