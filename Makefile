@@ -151,14 +151,13 @@ fuzz:
 	@cc=$$(command -v clang || command -v clang-14); \
 	$(call configure,$(FUZZ_DIR),-DCMAKE_C_COMPILER=$$cc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANTRA_FUZZ=ON -DMANTRA_BUILD_TESTS=OFF -DMANTRA_BUILD_BENCH=OFF -DMANTRA_BUILD_EXAMPLES=OFF -DMANTRA_BUILD_SHARED=OFF)
 	cmake --build $(FUZZ_DIR) -j $(JOBS)
-	@targets=$$(find $(FUZZ_DIR)/tests/fuzz -maxdepth 2 -type f -executable -name 'fuzz*' 2>/dev/null | sort); \
-	[ -n "$$targets" ] || { echo "no fuzz targets (tests/fuzz/CMakeLists.txt, mantra_add_fuzz_target)"; exit 0; }; \
-	for t in $$targets; do \
+	@list=$(FUZZ_DIR)/fuzz-targets.txt; \
+	[ -s $$list ] || { echo "no fuzz targets (tests/fuzz/CMakeLists.txt, mantra_add_fuzz_target)"; exit 0; }; \
+	while read -r t seeds; do \
 	  name=$$(basename $$t); corpus=$(FUZZ_DIR)/corpus/$$name; mkdir -p $$corpus; \
-	  seeds=; [ -d tests/fuzz/corpus/$$name ] && seeds=tests/fuzz/corpus/$$name; \
-	  $(call say,$$name for $(FUZZ_SECONDS)s); \
-	  $$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_DIR)/ $$corpus $$seeds; \
-	done
+	  $(call say,$$name for $(FUZZ_SECONDS)s (new inputs: $$corpus; crashes: $(FUZZ_DIR)/)); \
+	  $$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_DIR)/ $$corpus $$seeds </dev/null; \
+	done < $$list
 
 # ---------------------------------------------------------------------------------------------
 clean:

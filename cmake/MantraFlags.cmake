@@ -2,6 +2,7 @@
 # tests, examples, benchmarks).
 #
 #   mantra::build_flags        INTERFACE target: C11 + the warning set (link it PRIVATE)
+#                              (the project sets CMAKE_C_STANDARD 11 without extensions: -std=c11)
 #   mantra_target_flags(<tgt>) applies it to a target (works for exported targets too)
 #
 # Sanitizer and fuzzing instrumentation is global (add_compile_options/add_link_options) because
@@ -14,7 +15,6 @@ target_compile_features(mantra_build_flags INTERFACE c_std_11)
 
 if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
   target_compile_options(mantra_build_flags INTERFACE
-    $<$<COMPILE_LANGUAGE:C>:-std=c11>
     -Wall -Wextra -Wpedantic -Wconversion
     $<$<BOOL:${MANTRA_WERROR}>:-Werror>)
 elseif(MSVC)

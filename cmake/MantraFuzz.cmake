@@ -53,3 +53,16 @@ function(mantra_add_fuzz_target NAME)
     set_property(TEST ${NAME} APPEND PROPERTY LABELS fuzz)
   endif()
 endfunction()
+
+# Called once at the end of the top-level CMakeLists: writes ${PROJECT_BINARY_DIR}/fuzz-targets.txt,
+# one line per fuzz target: `<binary> [<corpus dir>...]` (read by `make fuzz`).
+function(_mantra_finish_fuzz)
+  get_property(_targets GLOBAL PROPERTY MANTRA_FUZZ_TARGETS)
+  set(_lines "")
+  foreach(_t IN LISTS _targets)
+    get_property(_corpus TARGET ${_t} PROPERTY MANTRA_FUZZ_CORPUS)
+    list(JOIN _corpus " " _c)
+    string(APPEND _lines "$<TARGET_FILE:${_t}> ${_c}\n")
+  endforeach()
+  file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/fuzz-targets.txt" CONTENT "${_lines}")
+endfunction()
