@@ -143,7 +143,7 @@ test-downstream:
 bench: deps
 	@$(MAKE) build CMAKE_ARGS="$(CMAKE_ARGS) -DMANTRA_BUILD_BENCH=ON"
 	@$(call say,benchmarks)
-	cmake --build $(BUILD_DIR) --target bench-run
+	PYTHON="$(PYTHON)" bench/run_all.sh --build-dir $(BUILD_DIR)
 
 fuzz:
 	@$(MAKE) deps FUZZ=1

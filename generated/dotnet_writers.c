@@ -7,15 +7,13 @@
 
 /* ---- Microsoft-Windows-DotNETRuntime ---- */
 
-int mantra_DotNETRuntime_MethodLoad_write(
+int mantra_DotNETRuntime_MethodLoad_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
     uint32_t MethodSize,
     uint32_t MethodToken,
     uint32_t MethodFlags) {
-    if (!MANTRA_DotNETRuntime_MethodLoad_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[6] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -27,7 +25,7 @@ int mantra_DotNETRuntime_MethodLoad_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[0], &mantra_DotNETRuntime_states[0], data, 6u);
 }
 
-int mantra_DotNETRuntime_MethodLoad_V1_write(
+int mantra_DotNETRuntime_MethodLoad_V1_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -35,8 +33,6 @@ int mantra_DotNETRuntime_MethodLoad_V1_write(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntime_MethodLoad_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[7] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -49,7 +45,7 @@ int mantra_DotNETRuntime_MethodLoad_V1_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[1], &mantra_DotNETRuntime_states[1], data, 7u);
 }
 
-int mantra_DotNETRuntime_MethodLoad_V2_write(
+int mantra_DotNETRuntime_MethodLoad_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -58,8 +54,6 @@ int mantra_DotNETRuntime_MethodLoad_V2_write(
     uint32_t MethodFlags,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    if (!MANTRA_DotNETRuntime_MethodLoad_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[8] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -73,15 +67,13 @@ int mantra_DotNETRuntime_MethodLoad_V2_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[2], &mantra_DotNETRuntime_states[2], data, 8u);
 }
 
-int mantra_DotNETRuntime_R2RGetEntryPoint_write(
+int mantra_DotNETRuntime_R2RGetEntryPoint_emit(
     uint64_t MethodID,
     const char *MethodNamespace,
     const char *MethodName,
     const char *MethodSignature,
     uint64_t EntryPoint,
     uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[6] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {MethodNamespace, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
@@ -93,15 +85,13 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[3], &mantra_DotNETRuntime_states[3], data, 6u);
 }
 
-int mantra_DotNETRuntime_R2RGetEntryPoint_write16(
+int mantra_DotNETRuntime_R2RGetEntryPoint_emit16(
     uint64_t MethodID,
     const uint16_t *MethodNamespace,
     const uint16_t *MethodName,
     const uint16_t *MethodSignature,
     uint64_t EntryPoint,
     uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[6] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {MethodNamespace, 0, MANTRA_DATA_UTF16Z},
@@ -113,7 +103,7 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_write16(
     return mantra_event_write(&mantra_DotNETRuntime_events[3], &mantra_DotNETRuntime_states[3], data, 6u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_write(
+int mantra_DotNETRuntime_MethodLoadVerbose_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -123,8 +113,6 @@ int mantra_DotNETRuntime_MethodLoadVerbose_write(
     const char *MethodNamespace,
     const char *MethodName,
     const char *MethodSignature) {
-    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[9] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -139,7 +127,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[4], &mantra_DotNETRuntime_states[4], data, 9u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_write16(
+int mantra_DotNETRuntime_MethodLoadVerbose_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -149,8 +137,6 @@ int mantra_DotNETRuntime_MethodLoadVerbose_write16(
     const uint16_t *MethodNamespace,
     const uint16_t *MethodName,
     const uint16_t *MethodSignature) {
-    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[9] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -165,7 +151,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_write16(
     return mantra_event_write(&mantra_DotNETRuntime_events[4], &mantra_DotNETRuntime_states[4], data, 9u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_V1_write(
+int mantra_DotNETRuntime_MethodLoadVerbose_V1_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -176,8 +162,6 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_write(
     const char *MethodName,
     const char *MethodSignature,
     uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[10] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -193,7 +177,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[5], &mantra_DotNETRuntime_states[5], data, 10u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(
+int mantra_DotNETRuntime_MethodLoadVerbose_V1_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -204,8 +188,6 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(
     const uint16_t *MethodName,
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[10] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -221,7 +203,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(
     return mantra_event_write(&mantra_DotNETRuntime_events[5], &mantra_DotNETRuntime_states[5], data, 10u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_V2_write(
+int mantra_DotNETRuntime_MethodLoadVerbose_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -233,8 +215,6 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_write(
     const char *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -251,7 +231,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[6], &mantra_DotNETRuntime_states[6], data, 11u);
 }
 
-int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(
+int mantra_DotNETRuntime_MethodLoadVerbose_V2_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -263,8 +243,6 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -281,7 +259,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(
     return mantra_event_write(&mantra_DotNETRuntime_events[6], &mantra_DotNETRuntime_states[6], data, 11u);
 }
 
-int mantra_DotNETRuntime_MethodJittingStarted_write(
+int mantra_DotNETRuntime_MethodJittingStarted_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint32_t MethodToken,
@@ -289,8 +267,6 @@ int mantra_DotNETRuntime_MethodJittingStarted_write(
     const char *MethodNamespace,
     const char *MethodName,
     const char *MethodSignature) {
-    if (!MANTRA_DotNETRuntime_MethodJittingStarted_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[7] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -303,7 +279,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[7], &mantra_DotNETRuntime_states[7], data, 7u);
 }
 
-int mantra_DotNETRuntime_MethodJittingStarted_write16(
+int mantra_DotNETRuntime_MethodJittingStarted_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint32_t MethodToken,
@@ -311,8 +287,6 @@ int mantra_DotNETRuntime_MethodJittingStarted_write16(
     const uint16_t *MethodNamespace,
     const uint16_t *MethodName,
     const uint16_t *MethodSignature) {
-    if (!MANTRA_DotNETRuntime_MethodJittingStarted_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[7] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -325,7 +299,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_write16(
     return mantra_event_write(&mantra_DotNETRuntime_events[7], &mantra_DotNETRuntime_states[7], data, 7u);
 }
 
-int mantra_DotNETRuntime_MethodJittingStarted_V1_write(
+int mantra_DotNETRuntime_MethodJittingStarted_V1_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint32_t MethodToken,
@@ -334,8 +308,6 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_write(
     const char *MethodName,
     const char *MethodSignature,
     uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntime_MethodJittingStarted_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[8] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -349,7 +321,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[8], &mantra_DotNETRuntime_states[8], data, 8u);
 }
 
-int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(
+int mantra_DotNETRuntime_MethodJittingStarted_V1_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint32_t MethodToken,
@@ -358,8 +330,6 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(
     const uint16_t *MethodName,
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntime_MethodJittingStarted_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[8] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -373,7 +343,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(
     return mantra_event_write(&mantra_DotNETRuntime_events[8], &mantra_DotNETRuntime_states[8], data, 8u);
 }
 
-int mantra_DotNETRuntime_ModuleLoad_V2_write(
+int mantra_DotNETRuntime_ModuleLoad_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -387,8 +357,6 @@ int mantra_DotNETRuntime_ModuleLoad_V2_write(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath) {
-    if (!MANTRA_DotNETRuntime_ModuleLoad_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
@@ -407,7 +375,7 @@ int mantra_DotNETRuntime_ModuleLoad_V2_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[9], &mantra_DotNETRuntime_states[9], data, 13u);
 }
 
-int mantra_DotNETRuntime_ModuleLoad_V2_write16(
+int mantra_DotNETRuntime_ModuleLoad_V2_emit16(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -421,8 +389,6 @@ int mantra_DotNETRuntime_ModuleLoad_V2_write16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath) {
-    if (!MANTRA_DotNETRuntime_ModuleLoad_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
@@ -441,7 +407,7 @@ int mantra_DotNETRuntime_ModuleLoad_V2_write16(
     return mantra_event_write(&mantra_DotNETRuntime_events[9], &mantra_DotNETRuntime_states[9], data, 13u);
 }
 
-int mantra_DotNETRuntime_ModuleUnload_V2_write(
+int mantra_DotNETRuntime_ModuleUnload_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -455,8 +421,6 @@ int mantra_DotNETRuntime_ModuleUnload_V2_write(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath) {
-    if (!MANTRA_DotNETRuntime_ModuleUnload_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
@@ -475,7 +439,7 @@ int mantra_DotNETRuntime_ModuleUnload_V2_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[10], &mantra_DotNETRuntime_states[10], data, 13u);
 }
 
-int mantra_DotNETRuntime_ModuleUnload_V2_write16(
+int mantra_DotNETRuntime_ModuleUnload_V2_emit16(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -489,8 +453,6 @@ int mantra_DotNETRuntime_ModuleUnload_V2_write16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath) {
-    if (!MANTRA_DotNETRuntime_ModuleUnload_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
@@ -509,7 +471,7 @@ int mantra_DotNETRuntime_ModuleUnload_V2_write16(
     return mantra_event_write(&mantra_DotNETRuntime_events[10], &mantra_DotNETRuntime_states[10], data, 13u);
 }
 
-int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(
+int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit(
     uint64_t MethodID,
     const char *MethodNamespace,
     const char *MethodName,
@@ -517,8 +479,6 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(
     uint64_t EntryPoint,
     uint16_t ClrInstanceID,
     uint32_t MethodSize) {
-    if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[7] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {MethodNamespace, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
@@ -531,7 +491,7 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[11], &mantra_DotNETRuntime_states[11], data, 7u);
 }
 
-int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(
+int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit16(
     uint64_t MethodID,
     const uint16_t *MethodNamespace,
     const uint16_t *MethodName,
@@ -539,8 +499,6 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(
     uint64_t EntryPoint,
     uint16_t ClrInstanceID,
     uint32_t MethodSize) {
-    if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[7] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {MethodNamespace, 0, MANTRA_DATA_UTF16Z},
@@ -553,9 +511,7 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(
     return mantra_event_write(&mantra_DotNETRuntime_events[11], &mantra_DotNETRuntime_states[11], data, 7u);
 }
 
-int mantra_DotNETRuntime_R2RGetEntryPointStart_write(uint64_t MethodID, uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntime_R2RGetEntryPointStart_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_DotNETRuntime_R2RGetEntryPointStart_emit(uint64_t MethodID, uint16_t ClrInstanceID) {
     const mantra_data data[2] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
@@ -563,14 +519,12 @@ int mantra_DotNETRuntime_R2RGetEntryPointStart_write(uint64_t MethodID, uint16_t
     return mantra_event_write(&mantra_DotNETRuntime_events[12], &mantra_DotNETRuntime_states[12], data, 2u);
 }
 
-int mantra_DotNETRuntime_JitInstrumentationData_write(
+int mantra_DotNETRuntime_JitInstrumentationData_emit(
     uint16_t ClrInstanceID,
     uint32_t MethodFlags,
     uint32_t DataSize,
     uint64_t MethodID,
     const void *Data) {
-    if (!MANTRA_DotNETRuntime_JitInstrumentationData_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[5] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&MethodFlags, 4, MANTRA_DATA_BYTES},
@@ -581,7 +535,7 @@ int mantra_DotNETRuntime_JitInstrumentationData_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[13], &mantra_DotNETRuntime_states[13], data, 5u);
 }
 
-int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write(
+int mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit(
     uint16_t ClrInstanceID,
     uint32_t MethodFlags,
     uint32_t DataSize,
@@ -592,8 +546,6 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write(
     const char *MethodName,
     const char *MethodSignature,
     const void *Data) {
-    if (!MANTRA_DotNETRuntime_JitInstrumentationDataVerbose_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[10] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&MethodFlags, 4, MANTRA_DATA_BYTES},
@@ -609,7 +561,7 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write(
     return mantra_event_write(&mantra_DotNETRuntime_events[14], &mantra_DotNETRuntime_states[14], data, 10u);
 }
 
-int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(
+int mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit16(
     uint16_t ClrInstanceID,
     uint32_t MethodFlags,
     uint32_t DataSize,
@@ -620,8 +572,6 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(
     const uint16_t *MethodName,
     const uint16_t *MethodSignature,
     const void *Data) {
-    if (!MANTRA_DotNETRuntime_JitInstrumentationDataVerbose_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[10] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&MethodFlags, 4, MANTRA_DATA_BYTES},
@@ -637,7 +587,7 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(
     return mantra_event_write(&mantra_DotNETRuntime_events[14], &mantra_DotNETRuntime_states[14], data, 10u);
 }
 
-int mantra_DotNETRuntime_R2RMethodLoad_write(
+int mantra_DotNETRuntime_R2RMethodLoad_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t HotStartAddress,
@@ -647,8 +597,6 @@ int mantra_DotNETRuntime_R2RMethodLoad_write(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntime_R2RMethodLoad_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[9] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -665,7 +613,7 @@ int mantra_DotNETRuntime_R2RMethodLoad_write(
 
 /* ---- Microsoft-Windows-DotNETRuntimeRundown ---- */
 
-int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(
+int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -677,8 +625,6 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(
     const char *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    if (!MANTRA_DotNETRuntimeRundown_MethodDCStartVerbose_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -695,7 +641,7 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[0], &mantra_DotNETRuntimeRundown_states[0], data, 11u);
 }
 
-int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(
+int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -707,8 +653,6 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    if (!MANTRA_DotNETRuntimeRundown_MethodDCStartVerbose_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -725,7 +669,7 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[0], &mantra_DotNETRuntimeRundown_states[0], data, 11u);
 }
 
-int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(
+int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -737,8 +681,6 @@ int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(
     const char *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    if (!MANTRA_DotNETRuntimeRundown_MethodDCEndVerbose_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -755,7 +697,7 @@ int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[1], &mantra_DotNETRuntimeRundown_states[1], data, 11u);
 }
 
-int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write16(
+int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -767,8 +709,6 @@ int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write16(
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    if (!MANTRA_DotNETRuntimeRundown_MethodDCEndVerbose_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -785,67 +725,51 @@ int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write16(
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[1], &mantra_DotNETRuntimeRundown_states[1], data, 11u);
 }
 
-int mantra_DotNETRuntimeRundown_DCStartComplete_write(void) {
-    if (!MANTRA_DotNETRuntimeRundown_DCStartComplete_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_DotNETRuntimeRundown_DCStartComplete_emit(void) {
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[2], &mantra_DotNETRuntimeRundown_states[2], NULL, 0u);
 }
 
-int mantra_DotNETRuntimeRundown_DCStartComplete_V1_write(uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntimeRundown_DCStartComplete_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_DotNETRuntimeRundown_DCStartComplete_V1_emit(uint16_t ClrInstanceID) {
     const mantra_data data[1] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[3], &mantra_DotNETRuntimeRundown_states[3], data, 1u);
 }
 
-int mantra_DotNETRuntimeRundown_DCEndComplete_write(void) {
-    if (!MANTRA_DotNETRuntimeRundown_DCEndComplete_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_DotNETRuntimeRundown_DCEndComplete_emit(void) {
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[4], &mantra_DotNETRuntimeRundown_states[4], NULL, 0u);
 }
 
-int mantra_DotNETRuntimeRundown_DCEndComplete_V1_write(uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntimeRundown_DCEndComplete_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_DotNETRuntimeRundown_DCEndComplete_V1_emit(uint16_t ClrInstanceID) {
     const mantra_data data[1] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[5], &mantra_DotNETRuntimeRundown_states[5], data, 1u);
 }
 
-int mantra_DotNETRuntimeRundown_DCStartInit_write(void) {
-    if (!MANTRA_DotNETRuntimeRundown_DCStartInit_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_DotNETRuntimeRundown_DCStartInit_emit(void) {
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[6], &mantra_DotNETRuntimeRundown_states[6], NULL, 0u);
 }
 
-int mantra_DotNETRuntimeRundown_DCStartInit_V1_write(uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntimeRundown_DCStartInit_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_DotNETRuntimeRundown_DCStartInit_V1_emit(uint16_t ClrInstanceID) {
     const mantra_data data[1] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[7], &mantra_DotNETRuntimeRundown_states[7], data, 1u);
 }
 
-int mantra_DotNETRuntimeRundown_DCEndInit_write(void) {
-    if (!MANTRA_DotNETRuntimeRundown_DCEndInit_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_DotNETRuntimeRundown_DCEndInit_emit(void) {
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[8], &mantra_DotNETRuntimeRundown_states[8], NULL, 0u);
 }
 
-int mantra_DotNETRuntimeRundown_DCEndInit_V1_write(uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntimeRundown_DCEndInit_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_DotNETRuntimeRundown_DCEndInit_V1_emit(uint16_t ClrInstanceID) {
     const mantra_data data[1] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[9], &mantra_DotNETRuntimeRundown_states[9], data, 1u);
 }
 
-int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(
+int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -859,8 +783,6 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath) {
-    if (!MANTRA_DotNETRuntimeRundown_ModuleDCStart_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
@@ -879,7 +801,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[10], &mantra_DotNETRuntimeRundown_states[10], data, 13u);
 }
 
-int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(
+int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit16(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -893,8 +815,6 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath) {
-    if (!MANTRA_DotNETRuntimeRundown_ModuleDCStart_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
@@ -913,7 +833,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[10], &mantra_DotNETRuntimeRundown_states[10], data, 13u);
 }
 
-int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(
+int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -927,8 +847,6 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath) {
-    if (!MANTRA_DotNETRuntimeRundown_ModuleDCEnd_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
@@ -947,7 +865,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[11], &mantra_DotNETRuntimeRundown_states[11], data, 13u);
 }
 
-int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(
+int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit16(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -961,8 +879,6 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath) {
-    if (!MANTRA_DotNETRuntimeRundown_ModuleDCEnd_V2_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
@@ -981,7 +897,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(
     return mantra_event_write(&mantra_DotNETRuntimeRundown_events[11], &mantra_DotNETRuntimeRundown_states[11], data, 13u);
 }
 
-int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(
+int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t HotStartAddress,
@@ -991,8 +907,6 @@ int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID) {
-    if (!MANTRA_DotNETRuntimeRundown_R2RMethodDCEnd_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[9] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
@@ -1009,9 +923,7 @@ int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(
 
 /* ---- Microsoft-DotNETCore-SampleProfiler ---- */
 
-int mantra_SampleProfiler_ThreadSample_write(int32_t Type) {
-    if (!MANTRA_SampleProfiler_ThreadSample_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_SampleProfiler_ThreadSample_emit(int32_t Type) {
     const mantra_data data[1] = {
         {&Type, 4, MANTRA_DATA_BYTES},
     };
@@ -1020,12 +932,10 @@ int mantra_SampleProfiler_ThreadSample_write(int32_t Type) {
 
 /* ---- Microsoft-DotNETCore-EventPipe ---- */
 
-int mantra_EventPipe_ProcessInfo_write(
+int mantra_EventPipe_ProcessInfo_emit(
     const char *CommandLine,
     const char *OSInformation,
     const char *ArchInformation) {
-    if (!MANTRA_EventPipe_ProcessInfo_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[3] = {
         {CommandLine, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {OSInformation, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
@@ -1034,12 +944,10 @@ int mantra_EventPipe_ProcessInfo_write(
     return mantra_event_write(&mantra_EventPipe_events[0], &mantra_EventPipe_states[0], data, 3u);
 }
 
-int mantra_EventPipe_ProcessInfo_write16(
+int mantra_EventPipe_ProcessInfo_emit16(
     const uint16_t *CommandLine,
     const uint16_t *OSInformation,
     const uint16_t *ArchInformation) {
-    if (!MANTRA_EventPipe_ProcessInfo_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[3] = {
         {CommandLine, 0, MANTRA_DATA_UTF16Z},
         {OSInformation, 0, MANTRA_DATA_UTF16Z},

@@ -2,9 +2,10 @@
  * change the manifest and run tools/mantra-gen. */
 /* Typed event writers and their enabled checks.
  *
- * MANTRA_<Prefix>_<Symbol>_enabled() is one relaxed load of the event's session mask and a branch;
- * the writers test it before doing anything else, so a disabled event costs no clock read and no
- * argument conversion. UnicodeString fields take UTF-8 (`const char *`, converted to UTF-16 while
+ * MANTRA_<Prefix>_<Symbol>_enabled() is one relaxed load of the event's session mask and a branch.
+ * The writers (`_write`, inline) test it before doing anything else, so a disabled event costs no
+ * clock read, no argument conversion and no call; `_emit` is the out-of-line part that serialises
+ * the payload (callable on its own, e.g. through an FFI, after an _enabled() check). UnicodeString fields take UTF-8 (`const char *`, converted to UTF-16 while
  * copying); the `_write16` variants take UTF-16 (`const uint16_t *`). NULL strings are written empty.
  * Writers return enum mantra_write_status. */
 #ifndef MANTRA_GEN_DOTNET_WRITERS_H
@@ -27,18 +28,35 @@ extern "C" {
 /* MethodLoad v0 (id 141, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoad_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[0].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoad_write(
+int mantra_DotNETRuntime_MethodLoad_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
     uint32_t MethodSize,
     uint32_t MethodToken,
     uint32_t MethodFlags);
+static inline int mantra_DotNETRuntime_MethodLoad_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags) {
+    if (!MANTRA_DotNETRuntime_MethodLoad_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodLoad_emit(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags);
+}
 
 /* MethodLoad v1 (id 141, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoad_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[1].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoad_V1_write(
+int mantra_DotNETRuntime_MethodLoad_V1_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -46,11 +64,30 @@ int mantra_DotNETRuntime_MethodLoad_V1_write(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID);
+static inline int mantra_DotNETRuntime_MethodLoad_V1_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntime_MethodLoad_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodLoad_V1_emit(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        ClrInstanceID);
+}
 
 /* MethodLoad v2 (id 141, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoad_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[2].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoad_V2_write(
+int mantra_DotNETRuntime_MethodLoad_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -59,29 +96,84 @@ int mantra_DotNETRuntime_MethodLoad_V2_write(
     uint32_t MethodFlags,
     uint16_t ClrInstanceID,
     uint64_t ReJITID);
+static inline int mantra_DotNETRuntime_MethodLoad_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
+    if (!MANTRA_DotNETRuntime_MethodLoad_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodLoad_V2_emit(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        ClrInstanceID,
+        ReJITID);
+}
 
 /* R2RGetEntryPoint v0 (id 159, level Informational, keywords CompilationDiagnosticKeyword) */
 #define MANTRA_DotNETRuntime_R2RGetEntryPoint_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[3].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_R2RGetEntryPoint_write(
+int mantra_DotNETRuntime_R2RGetEntryPoint_emit(
     uint64_t MethodID,
     const char *MethodNamespace,
     const char *MethodName,
     const char *MethodSignature,
     uint64_t EntryPoint,
     uint16_t ClrInstanceID);
-int mantra_DotNETRuntime_R2RGetEntryPoint_write16(
+static inline int mantra_DotNETRuntime_R2RGetEntryPoint_write(
+    uint64_t MethodID,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_R2RGetEntryPoint_emit(
+        MethodID,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        EntryPoint,
+        ClrInstanceID);
+}
+int mantra_DotNETRuntime_R2RGetEntryPoint_emit16(
     uint64_t MethodID,
     const uint16_t *MethodNamespace,
     const uint16_t *MethodName,
     const uint16_t *MethodSignature,
     uint64_t EntryPoint,
     uint16_t ClrInstanceID);
+static inline int mantra_DotNETRuntime_R2RGetEntryPoint_write16(
+    uint64_t MethodID,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_R2RGetEntryPoint_emit16(
+        MethodID,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        EntryPoint,
+        ClrInstanceID);
+}
 
 /* MethodLoadVerbose v0 (id 143, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoadVerbose_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[4].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoadVerbose_write(
+int mantra_DotNETRuntime_MethodLoadVerbose_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -91,7 +183,30 @@ int mantra_DotNETRuntime_MethodLoadVerbose_write(
     const char *MethodNamespace,
     const char *MethodName,
     const char *MethodSignature);
-int mantra_DotNETRuntime_MethodLoadVerbose_write16(
+static inline int mantra_DotNETRuntime_MethodLoadVerbose_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature) {
+    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodLoadVerbose_emit(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        MethodNamespace,
+        MethodName,
+        MethodSignature);
+}
+int mantra_DotNETRuntime_MethodLoadVerbose_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -101,11 +216,34 @@ int mantra_DotNETRuntime_MethodLoadVerbose_write16(
     const uint16_t *MethodNamespace,
     const uint16_t *MethodName,
     const uint16_t *MethodSignature);
+static inline int mantra_DotNETRuntime_MethodLoadVerbose_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature) {
+    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodLoadVerbose_emit16(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        MethodNamespace,
+        MethodName,
+        MethodSignature);
+}
 
 /* MethodLoadVerbose v1 (id 143, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoadVerbose_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[5].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoadVerbose_V1_write(
+int mantra_DotNETRuntime_MethodLoadVerbose_V1_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -116,7 +254,32 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_write(
     const char *MethodName,
     const char *MethodSignature,
     uint16_t ClrInstanceID);
-int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(
+static inline int mantra_DotNETRuntime_MethodLoadVerbose_V1_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodLoadVerbose_V1_emit(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        ClrInstanceID);
+}
+int mantra_DotNETRuntime_MethodLoadVerbose_V1_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -127,11 +290,36 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(
     const uint16_t *MethodName,
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID);
+static inline int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodLoadVerbose_V1_emit16(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        ClrInstanceID);
+}
 
 /* MethodLoadVerbose v2 (id 143, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[6].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodLoadVerbose_V2_write(
+int mantra_DotNETRuntime_MethodLoadVerbose_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -143,7 +331,34 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_write(
     const char *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID);
-int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(
+static inline int mantra_DotNETRuntime_MethodLoadVerbose_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
+    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodLoadVerbose_V2_emit(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        ClrInstanceID,
+        ReJITID);
+}
+int mantra_DotNETRuntime_MethodLoadVerbose_V2_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -155,11 +370,38 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID);
+static inline int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
+    if (!MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodLoadVerbose_V2_emit16(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        ClrInstanceID,
+        ReJITID);
+}
 
 /* MethodJittingStarted v0 (id 145, level Verbose, keywords JitKeyword) */
 #define MANTRA_DotNETRuntime_MethodJittingStarted_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[7].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodJittingStarted_write(
+int mantra_DotNETRuntime_MethodJittingStarted_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint32_t MethodToken,
@@ -167,7 +409,26 @@ int mantra_DotNETRuntime_MethodJittingStarted_write(
     const char *MethodNamespace,
     const char *MethodName,
     const char *MethodSignature);
-int mantra_DotNETRuntime_MethodJittingStarted_write16(
+static inline int mantra_DotNETRuntime_MethodJittingStarted_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature) {
+    if (!MANTRA_DotNETRuntime_MethodJittingStarted_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodJittingStarted_emit(
+        MethodID,
+        ModuleID,
+        MethodToken,
+        MethodILSize,
+        MethodNamespace,
+        MethodName,
+        MethodSignature);
+}
+int mantra_DotNETRuntime_MethodJittingStarted_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint32_t MethodToken,
@@ -175,11 +436,30 @@ int mantra_DotNETRuntime_MethodJittingStarted_write16(
     const uint16_t *MethodNamespace,
     const uint16_t *MethodName,
     const uint16_t *MethodSignature);
+static inline int mantra_DotNETRuntime_MethodJittingStarted_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature) {
+    if (!MANTRA_DotNETRuntime_MethodJittingStarted_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodJittingStarted_emit16(
+        MethodID,
+        ModuleID,
+        MethodToken,
+        MethodILSize,
+        MethodNamespace,
+        MethodName,
+        MethodSignature);
+}
 
 /* MethodJittingStarted v1 (id 145, level Verbose, keywords JitKeyword) */
 #define MANTRA_DotNETRuntime_MethodJittingStarted_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[8].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_MethodJittingStarted_V1_write(
+int mantra_DotNETRuntime_MethodJittingStarted_V1_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint32_t MethodToken,
@@ -188,7 +468,28 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_write(
     const char *MethodName,
     const char *MethodSignature,
     uint16_t ClrInstanceID);
-int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(
+static inline int mantra_DotNETRuntime_MethodJittingStarted_V1_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntime_MethodJittingStarted_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodJittingStarted_V1_emit(
+        MethodID,
+        ModuleID,
+        MethodToken,
+        MethodILSize,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        ClrInstanceID);
+}
+int mantra_DotNETRuntime_MethodJittingStarted_V1_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint32_t MethodToken,
@@ -197,11 +498,32 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(
     const uint16_t *MethodName,
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID);
+static inline int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    uint32_t MethodILSize,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntime_MethodJittingStarted_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_MethodJittingStarted_V1_emit16(
+        MethodID,
+        ModuleID,
+        MethodToken,
+        MethodILSize,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        ClrInstanceID);
+}
 
 /* ModuleLoad v2 (id 152, level Informational, keywords LoaderKeyword | PerfTrackKeyword) */
 #define MANTRA_DotNETRuntime_ModuleLoad_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[9].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_ModuleLoad_V2_write(
+int mantra_DotNETRuntime_ModuleLoad_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -215,7 +537,38 @@ int mantra_DotNETRuntime_ModuleLoad_V2_write(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath);
-int mantra_DotNETRuntime_ModuleLoad_V2_write16(
+static inline int mantra_DotNETRuntime_ModuleLoad_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath) {
+    if (!MANTRA_DotNETRuntime_ModuleLoad_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_ModuleLoad_V2_emit(
+        ModuleID,
+        AssemblyID,
+        ModuleFlags,
+        Reserved1,
+        ModuleILPath,
+        ModuleNativePath,
+        ClrInstanceID,
+        ManagedPdbSignature,
+        ManagedPdbAge,
+        ManagedPdbBuildPath,
+        NativePdbSignature,
+        NativePdbAge,
+        NativePdbBuildPath);
+}
+int mantra_DotNETRuntime_ModuleLoad_V2_emit16(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -229,11 +582,42 @@ int mantra_DotNETRuntime_ModuleLoad_V2_write16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath);
+static inline int mantra_DotNETRuntime_ModuleLoad_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath) {
+    if (!MANTRA_DotNETRuntime_ModuleLoad_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_ModuleLoad_V2_emit16(
+        ModuleID,
+        AssemblyID,
+        ModuleFlags,
+        Reserved1,
+        ModuleILPath,
+        ModuleNativePath,
+        ClrInstanceID,
+        ManagedPdbSignature,
+        ManagedPdbAge,
+        ManagedPdbBuildPath,
+        NativePdbSignature,
+        NativePdbAge,
+        NativePdbBuildPath);
+}
 
 /* ModuleUnload v2 (id 153, level Informational, keywords LoaderKeyword | PerfTrackKeyword) */
 #define MANTRA_DotNETRuntime_ModuleUnload_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[10].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_ModuleUnload_V2_write(
+int mantra_DotNETRuntime_ModuleUnload_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -247,7 +631,38 @@ int mantra_DotNETRuntime_ModuleUnload_V2_write(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath);
-int mantra_DotNETRuntime_ModuleUnload_V2_write16(
+static inline int mantra_DotNETRuntime_ModuleUnload_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath) {
+    if (!MANTRA_DotNETRuntime_ModuleUnload_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_ModuleUnload_V2_emit(
+        ModuleID,
+        AssemblyID,
+        ModuleFlags,
+        Reserved1,
+        ModuleILPath,
+        ModuleNativePath,
+        ClrInstanceID,
+        ManagedPdbSignature,
+        ManagedPdbAge,
+        ManagedPdbBuildPath,
+        NativePdbSignature,
+        NativePdbAge,
+        NativePdbBuildPath);
+}
+int mantra_DotNETRuntime_ModuleUnload_V2_emit16(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -261,11 +676,42 @@ int mantra_DotNETRuntime_ModuleUnload_V2_write16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath);
+static inline int mantra_DotNETRuntime_ModuleUnload_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath) {
+    if (!MANTRA_DotNETRuntime_ModuleUnload_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_ModuleUnload_V2_emit16(
+        ModuleID,
+        AssemblyID,
+        ModuleFlags,
+        Reserved1,
+        ModuleILPath,
+        ModuleNativePath,
+        ClrInstanceID,
+        ManagedPdbSignature,
+        ManagedPdbAge,
+        ManagedPdbBuildPath,
+        NativePdbSignature,
+        NativePdbAge,
+        NativePdbBuildPath);
+}
 
 /* R2RGetEntryPoint v1 (id 159, level Informational, keywords CompilationDiagnosticKeyword) */
 #define MANTRA_DotNETRuntime_R2RGetEntryPoint_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[11].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(
+int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit(
     uint64_t MethodID,
     const char *MethodNamespace,
     const char *MethodName,
@@ -273,7 +719,26 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(
     uint64_t EntryPoint,
     uint16_t ClrInstanceID,
     uint32_t MethodSize);
-int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(
+static inline int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(
+    uint64_t MethodID,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID,
+    uint32_t MethodSize) {
+    if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit(
+        MethodID,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        EntryPoint,
+        ClrInstanceID,
+        MethodSize);
+}
+int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit16(
     uint64_t MethodID,
     const uint16_t *MethodNamespace,
     const uint16_t *MethodName,
@@ -281,26 +746,67 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(
     uint64_t EntryPoint,
     uint16_t ClrInstanceID,
     uint32_t MethodSize);
+static inline int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(
+    uint64_t MethodID,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint64_t EntryPoint,
+    uint16_t ClrInstanceID,
+    uint32_t MethodSize) {
+    if (!MANTRA_DotNETRuntime_R2RGetEntryPoint_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit16(
+        MethodID,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        EntryPoint,
+        ClrInstanceID,
+        MethodSize);
+}
 
 /* R2RGetEntryPointStart v0 (id 160, level Informational, keywords CompilationDiagnosticKeyword) */
 #define MANTRA_DotNETRuntime_R2RGetEntryPointStart_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[12].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_R2RGetEntryPointStart_write(uint64_t MethodID, uint16_t ClrInstanceID);
+int mantra_DotNETRuntime_R2RGetEntryPointStart_emit(uint64_t MethodID, uint16_t ClrInstanceID);
+static inline int mantra_DotNETRuntime_R2RGetEntryPointStart_write(
+    uint64_t MethodID,
+    uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntime_R2RGetEntryPointStart_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_R2RGetEntryPointStart_emit(MethodID, ClrInstanceID);
+}
 
 /* JitInstrumentationData v0 (id 297, level Informational, keywords JitInstrumentationDataKeyword) */
 #define MANTRA_DotNETRuntime_JitInstrumentationData_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[13].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_JitInstrumentationData_write(
+int mantra_DotNETRuntime_JitInstrumentationData_emit(
     uint16_t ClrInstanceID,
     uint32_t MethodFlags,
     uint32_t DataSize,
     uint64_t MethodID,
     const void *Data);
+static inline int mantra_DotNETRuntime_JitInstrumentationData_write(
+    uint16_t ClrInstanceID,
+    uint32_t MethodFlags,
+    uint32_t DataSize,
+    uint64_t MethodID,
+    const void *Data) {
+    if (!MANTRA_DotNETRuntime_JitInstrumentationData_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_JitInstrumentationData_emit(
+        ClrInstanceID,
+        MethodFlags,
+        DataSize,
+        MethodID,
+        Data);
+}
 
 /* JitInstrumentationDataVerbose v0 (id 298, level Informational, keywords JitInstrumentationDataKeyword) */
 #define MANTRA_DotNETRuntime_JitInstrumentationDataVerbose_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[14].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write(
+int mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit(
     uint16_t ClrInstanceID,
     uint32_t MethodFlags,
     uint32_t DataSize,
@@ -311,7 +817,32 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write(
     const char *MethodName,
     const char *MethodSignature,
     const void *Data);
-int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(
+static inline int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write(
+    uint16_t ClrInstanceID,
+    uint32_t MethodFlags,
+    uint32_t DataSize,
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    const void *Data) {
+    if (!MANTRA_DotNETRuntime_JitInstrumentationDataVerbose_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit(
+        ClrInstanceID,
+        MethodFlags,
+        DataSize,
+        MethodID,
+        ModuleID,
+        MethodToken,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        Data);
+}
+int mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit16(
     uint16_t ClrInstanceID,
     uint32_t MethodFlags,
     uint32_t DataSize,
@@ -322,11 +853,36 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(
     const uint16_t *MethodName,
     const uint16_t *MethodSignature,
     const void *Data);
+static inline int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(
+    uint16_t ClrInstanceID,
+    uint32_t MethodFlags,
+    uint32_t DataSize,
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint32_t MethodToken,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    const void *Data) {
+    if (!MANTRA_DotNETRuntime_JitInstrumentationDataVerbose_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit16(
+        ClrInstanceID,
+        MethodFlags,
+        DataSize,
+        MethodID,
+        ModuleID,
+        MethodToken,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        Data);
+}
 
 /* R2RMethodLoad v0 (id 1000, level Informational, keywords NGenKeyword) */
 #define MANTRA_DotNETRuntime_R2RMethodLoad_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[15].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntime_R2RMethodLoad_write(
+int mantra_DotNETRuntime_R2RMethodLoad_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t HotStartAddress,
@@ -336,13 +892,36 @@ int mantra_DotNETRuntime_R2RMethodLoad_write(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID);
+static inline int mantra_DotNETRuntime_R2RMethodLoad_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t HotStartAddress,
+    uint32_t HotSize,
+    uint64_t ColdStartAddress,
+    uint32_t ColdSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntime_R2RMethodLoad_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntime_R2RMethodLoad_emit(
+        MethodID,
+        ModuleID,
+        HotStartAddress,
+        HotSize,
+        ColdStartAddress,
+        ColdSize,
+        MethodToken,
+        MethodFlags,
+        ClrInstanceID);
+}
 
 /* ---- Microsoft-Windows-DotNETRuntimeRundown ---- */
 
 /* MethodDCStartVerbose v2 (id 143, level Informational, keywords JitRundownKeyword | NGenRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_MethodDCStartVerbose_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[0].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(
+int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -354,7 +933,34 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(
     const char *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID);
-int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(
+static inline int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
+    if (!MANTRA_DotNETRuntimeRundown_MethodDCStartVerbose_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        ClrInstanceID,
+        ReJITID);
+}
+int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -366,11 +972,38 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID);
+static inline int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
+    if (!MANTRA_DotNETRuntimeRundown_MethodDCStartVerbose_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit16(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        ClrInstanceID,
+        ReJITID);
+}
 
 /* MethodDCEndVerbose v2 (id 144, level Informational, keywords JitRundownKeyword | NGenRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_MethodDCEndVerbose_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[1].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(
+int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -382,7 +1015,34 @@ int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(
     const char *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID);
-int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write16(
+static inline int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const char *MethodNamespace,
+    const char *MethodName,
+    const char *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
+    if (!MANTRA_DotNETRuntimeRundown_MethodDCEndVerbose_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        ClrInstanceID,
+        ReJITID);
+}
+int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit16(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t MethodStartAddress,
@@ -394,51 +1054,118 @@ int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write16(
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID);
+static inline int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write16(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t MethodStartAddress,
+    uint32_t MethodSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    const uint16_t *MethodNamespace,
+    const uint16_t *MethodName,
+    const uint16_t *MethodSignature,
+    uint16_t ClrInstanceID,
+    uint64_t ReJITID) {
+    if (!MANTRA_DotNETRuntimeRundown_MethodDCEndVerbose_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit16(
+        MethodID,
+        ModuleID,
+        MethodStartAddress,
+        MethodSize,
+        MethodToken,
+        MethodFlags,
+        MethodNamespace,
+        MethodName,
+        MethodSignature,
+        ClrInstanceID,
+        ReJITID);
+}
 
 /* DCStartComplete v0 (id 145, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCStartComplete_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[2].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_DCStartComplete_write(void);
+int mantra_DotNETRuntimeRundown_DCStartComplete_emit(void);
+static inline int mantra_DotNETRuntimeRundown_DCStartComplete_write(void) {
+    if (!MANTRA_DotNETRuntimeRundown_DCStartComplete_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_DCStartComplete_emit();
+}
 
 /* DCStartComplete v1 (id 145, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCStartComplete_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[3].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_DCStartComplete_V1_write(uint16_t ClrInstanceID);
+int mantra_DotNETRuntimeRundown_DCStartComplete_V1_emit(uint16_t ClrInstanceID);
+static inline int mantra_DotNETRuntimeRundown_DCStartComplete_V1_write(uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntimeRundown_DCStartComplete_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_DCStartComplete_V1_emit(ClrInstanceID);
+}
 
 /* DCEndComplete v0 (id 146, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCEndComplete_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[4].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_DCEndComplete_write(void);
+int mantra_DotNETRuntimeRundown_DCEndComplete_emit(void);
+static inline int mantra_DotNETRuntimeRundown_DCEndComplete_write(void) {
+    if (!MANTRA_DotNETRuntimeRundown_DCEndComplete_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_DCEndComplete_emit();
+}
 
 /* DCEndComplete v1 (id 146, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCEndComplete_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[5].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_DCEndComplete_V1_write(uint16_t ClrInstanceID);
+int mantra_DotNETRuntimeRundown_DCEndComplete_V1_emit(uint16_t ClrInstanceID);
+static inline int mantra_DotNETRuntimeRundown_DCEndComplete_V1_write(uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntimeRundown_DCEndComplete_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_DCEndComplete_V1_emit(ClrInstanceID);
+}
 
 /* DCStartInit v0 (id 147, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCStartInit_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[6].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_DCStartInit_write(void);
+int mantra_DotNETRuntimeRundown_DCStartInit_emit(void);
+static inline int mantra_DotNETRuntimeRundown_DCStartInit_write(void) {
+    if (!MANTRA_DotNETRuntimeRundown_DCStartInit_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_DCStartInit_emit();
+}
 
 /* DCStartInit v1 (id 147, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCStartInit_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[7].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_DCStartInit_V1_write(uint16_t ClrInstanceID);
+int mantra_DotNETRuntimeRundown_DCStartInit_V1_emit(uint16_t ClrInstanceID);
+static inline int mantra_DotNETRuntimeRundown_DCStartInit_V1_write(uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntimeRundown_DCStartInit_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_DCStartInit_V1_emit(ClrInstanceID);
+}
 
 /* DCEndInit v0 (id 148, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCEndInit_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[8].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_DCEndInit_write(void);
+int mantra_DotNETRuntimeRundown_DCEndInit_emit(void);
+static inline int mantra_DotNETRuntimeRundown_DCEndInit_write(void) {
+    if (!MANTRA_DotNETRuntimeRundown_DCEndInit_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_DCEndInit_emit();
+}
 
 /* DCEndInit v1 (id 148, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCEndInit_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[9].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_DCEndInit_V1_write(uint16_t ClrInstanceID);
+int mantra_DotNETRuntimeRundown_DCEndInit_V1_emit(uint16_t ClrInstanceID);
+static inline int mantra_DotNETRuntimeRundown_DCEndInit_V1_write(uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntimeRundown_DCEndInit_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_DCEndInit_V1_emit(ClrInstanceID);
+}
 
 /* ModuleDCStart v2 (id 153, level Informational, keywords LoaderRundownKeyword | PerfTrackRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_ModuleDCStart_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[10].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(
+int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -452,7 +1179,38 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath);
-int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(
+static inline int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath) {
+    if (!MANTRA_DotNETRuntimeRundown_ModuleDCStart_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit(
+        ModuleID,
+        AssemblyID,
+        ModuleFlags,
+        Reserved1,
+        ModuleILPath,
+        ModuleNativePath,
+        ClrInstanceID,
+        ManagedPdbSignature,
+        ManagedPdbAge,
+        ManagedPdbBuildPath,
+        NativePdbSignature,
+        NativePdbAge,
+        NativePdbBuildPath);
+}
+int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit16(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -466,11 +1224,42 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath);
+static inline int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath) {
+    if (!MANTRA_DotNETRuntimeRundown_ModuleDCStart_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit16(
+        ModuleID,
+        AssemblyID,
+        ModuleFlags,
+        Reserved1,
+        ModuleILPath,
+        ModuleNativePath,
+        ClrInstanceID,
+        ManagedPdbSignature,
+        ManagedPdbAge,
+        ManagedPdbBuildPath,
+        NativePdbSignature,
+        NativePdbAge,
+        NativePdbBuildPath);
+}
 
 /* ModuleDCEnd v2 (id 154, level Informational, keywords LoaderRundownKeyword | PerfTrackRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_ModuleDCEnd_V2_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[11].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(
+int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -484,7 +1273,38 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath);
-int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(
+static inline int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const char *ModuleILPath,
+    const char *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const char *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const char *NativePdbBuildPath) {
+    if (!MANTRA_DotNETRuntimeRundown_ModuleDCEnd_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit(
+        ModuleID,
+        AssemblyID,
+        ModuleFlags,
+        Reserved1,
+        ModuleILPath,
+        ModuleNativePath,
+        ClrInstanceID,
+        ManagedPdbSignature,
+        ManagedPdbAge,
+        ManagedPdbBuildPath,
+        NativePdbSignature,
+        NativePdbAge,
+        NativePdbBuildPath);
+}
+int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit16(
     uint64_t ModuleID,
     uint64_t AssemblyID,
     uint32_t ModuleFlags,
@@ -498,11 +1318,42 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath);
+static inline int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(
+    uint64_t ModuleID,
+    uint64_t AssemblyID,
+    uint32_t ModuleFlags,
+    uint32_t Reserved1,
+    const uint16_t *ModuleILPath,
+    const uint16_t *ModuleNativePath,
+    uint16_t ClrInstanceID,
+    const mantra_guid *ManagedPdbSignature,
+    uint32_t ManagedPdbAge,
+    const uint16_t *ManagedPdbBuildPath,
+    const mantra_guid *NativePdbSignature,
+    uint32_t NativePdbAge,
+    const uint16_t *NativePdbBuildPath) {
+    if (!MANTRA_DotNETRuntimeRundown_ModuleDCEnd_V2_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit16(
+        ModuleID,
+        AssemblyID,
+        ModuleFlags,
+        Reserved1,
+        ModuleILPath,
+        ModuleNativePath,
+        ClrInstanceID,
+        ManagedPdbSignature,
+        ManagedPdbAge,
+        ManagedPdbBuildPath,
+        NativePdbSignature,
+        NativePdbAge,
+        NativePdbBuildPath);
+}
 
 /* R2RMethodDCEnd v0 (id 1000, level Informational, keywords NGenRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_R2RMethodDCEnd_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[12].enabled, memory_order_relaxed) != 0)
-int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(
+int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
     uint64_t HotStartAddress,
@@ -512,27 +1363,71 @@ int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID);
+static inline int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(
+    uint64_t MethodID,
+    uint64_t ModuleID,
+    uint64_t HotStartAddress,
+    uint32_t HotSize,
+    uint64_t ColdStartAddress,
+    uint32_t ColdSize,
+    uint32_t MethodToken,
+    uint32_t MethodFlags,
+    uint16_t ClrInstanceID) {
+    if (!MANTRA_DotNETRuntimeRundown_R2RMethodDCEnd_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_DotNETRuntimeRundown_R2RMethodDCEnd_emit(
+        MethodID,
+        ModuleID,
+        HotStartAddress,
+        HotSize,
+        ColdStartAddress,
+        ColdSize,
+        MethodToken,
+        MethodFlags,
+        ClrInstanceID);
+}
 
 /* ---- Microsoft-DotNETCore-SampleProfiler ---- */
 
 /* ThreadSample v0 (id 0, level Informational) */
 #define MANTRA_SampleProfiler_ThreadSample_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_SampleProfiler_states[0].enabled, memory_order_relaxed) != 0)
-int mantra_SampleProfiler_ThreadSample_write(int32_t Type);
+int mantra_SampleProfiler_ThreadSample_emit(int32_t Type);
+static inline int mantra_SampleProfiler_ThreadSample_write(int32_t Type) {
+    if (!MANTRA_SampleProfiler_ThreadSample_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_SampleProfiler_ThreadSample_emit(Type);
+}
 
 /* ---- Microsoft-DotNETCore-EventPipe ---- */
 
 /* ProcessInfo v0 (id 1, level LogAlways) */
 #define MANTRA_EventPipe_ProcessInfo_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_EventPipe_states[0].enabled, memory_order_relaxed) != 0)
-int mantra_EventPipe_ProcessInfo_write(
+int mantra_EventPipe_ProcessInfo_emit(
     const char *CommandLine,
     const char *OSInformation,
     const char *ArchInformation);
-int mantra_EventPipe_ProcessInfo_write16(
+static inline int mantra_EventPipe_ProcessInfo_write(
+    const char *CommandLine,
+    const char *OSInformation,
+    const char *ArchInformation) {
+    if (!MANTRA_EventPipe_ProcessInfo_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_EventPipe_ProcessInfo_emit(CommandLine, OSInformation, ArchInformation);
+}
+int mantra_EventPipe_ProcessInfo_emit16(
     const uint16_t *CommandLine,
     const uint16_t *OSInformation,
     const uint16_t *ArchInformation);
+static inline int mantra_EventPipe_ProcessInfo_write16(
+    const uint16_t *CommandLine,
+    const uint16_t *OSInformation,
+    const uint16_t *ArchInformation) {
+    if (!MANTRA_EventPipe_ProcessInfo_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_EventPipe_ProcessInfo_emit16(CommandLine, OSInformation, ArchInformation);
+}
 
 #ifdef __cplusplus
 }

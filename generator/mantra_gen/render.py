@@ -153,6 +153,15 @@ def _signature(head: str, fields, variant16: bool = False, tail: str = "") -> st
     return f"{head}(" + ",".join(f"\n    {p}" for p in params) + f"){tail}"
 
 
+def _call(head: str, fields) -> str:
+    """`head(arg, ...)` passing every writer parameter through by name."""
+    args = [p.split()[-1].lstrip("*") for f in fields for p in f.params]
+    line = f"{head}({', '.join(args)})"
+    if len(line) <= 92:
+        return line
+    return f"{head}(" + ",".join(f"\n        {a}" for a in args) + ")"
+
+
 def _guid_c(guid: str) -> str:
     import uuid
     u = uuid.UUID(guid)
@@ -174,6 +183,7 @@ class _Renderer:
         self.env.filters["comment"] = _comment
         self.env.filters["hex"] = lambda v: f"0x{v:x}"
         self.env.filters["signature"] = _signature
+        self.env.filters["call"] = _call
 
     # ---- fields -------------------------------------------------------------------------
     def _field(self, f: Field, owner: str, ref: str) -> FieldView:

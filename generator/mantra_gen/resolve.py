@@ -116,11 +116,17 @@ def generated_names(m: Manifest) -> Dict[str, List[object]]:
                 add(f"MANTRA_{pre}_OPCODE_{t.name}_{o.name}", o)
         for o in p.opcodes:
             add(f"MANTRA_{pre}_OPCODE_{o.name}", o)
+        for t in p.templates:
+            add(f"mantra_{pre}_tpl_{t.name}", t)
+            for f in t.fields:
+                if f.type == "struct":
+                    add(f"mantra_{pre}_tpl_{t.name}_{f.name}_elem", f)
         for mp in p.maps:
             add(f"mantra_{pre}_{mp.name}_name", mp)
         for e in p.events:
             sym = event_symbol(e)
-            add(f"mantra_{pre}_{sym}_write", e)
+            for suffix in ("write", "write16", "emit", "emit16", "decode", "fields"):
+                add(f"mantra_{pre}_{sym}_{suffix}", e)
             add(f"MANTRA_{pre}_{sym}_enabled", e)
             add(f"MANTRA_{pre}_EVENT_{sym}", e)
     for k in m.pgo_kinds:

@@ -46,23 +46,25 @@ size_t mantra_utf8_decode(const uint8_t *s, size_t n, uint32_t *cp) {
 
 size_t mantra_utf8_utf16_units(const char *s, size_t *bytes) {
     const uint8_t *p = (const uint8_t *)s;
-    size_t n = strlen(s);
     size_t units = 0;
     size_t i = 0;
-    while (i < n) {
-        if (p[i] < 0x80) { /* ASCII fast path */
+    for (;;) {
+        uint8_t b = p[i];
+        if (b == 0)
+            break;
+        if (b < 0x80) { /* ASCII: one unit per byte */
             units++;
             i++;
             continue;
         }
         uint32_t cp;
-        size_t len = mantra_utf8_decode(p + i, n - i, &cp);
+        size_t len = mantra_utf8_decode(p + i, 4, &cp); /* a NUL inside stops it: not a continuation byte */
         if (len == 0)
             return SIZE_MAX;
         units += cp >= 0x10000 ? 2 : 1;
         i += len;
     }
-    *bytes = n;
+    *bytes = i;
     return units;
 }
 
@@ -71,6 +73,21 @@ size_t mantra_utf8_to_utf16le(const char *s, size_t bytes, uint8_t *out) {
     size_t o = 0;
     size_t i = 0;
     while (i < bytes) {
+        /* ASCII runs, eight bytes at a time. */
+        while (i + 8 <= bytes) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (w & UINT64_C(0x8080808080808080))
+                break;
+            for (int k = 0; k < 8; k++) {
+                out[o + 2 * (size_t)k] = p[i + (size_t)k];
+                out[o + 2 * (size_t)k + 1] = 0;
+            }
+            i += 8;
+            o += 16;
+        }
+        if (i >= bytes)
+            break;
         uint32_t cp;
         if (p[i] < 0x80) {
             cp = p[i++];

@@ -7,7 +7,7 @@
 
 /* ---- Mantra-Test-AllTypes ---- */
 
-int mantra_AllTypes_Scalars_write(
+int mantra_AllTypes_Scalars_emit(
     int8_t I8,
     uint8_t U8,
     int16_t I16,
@@ -23,8 +23,6 @@ int mantra_AllTypes_Scalars_write(
     uintptr_t P,
     uint64_t T,
     uint8_t C) {
-    if (!MANTRA_AllTypes_Scalars_enabled())
-        return MANTRA_WRITE_DISABLED;
     const uint32_t mantra_b_B = B ? 1u : 0u;
     const mantra_data data[15] = {
         {&I8, 1, MANTRA_DATA_BYTES},
@@ -46,9 +44,7 @@ int mantra_AllTypes_Scalars_write(
     return mantra_event_write(&mantra_AllTypes_events[0], &mantra_AllTypes_states[0], data, 15u);
 }
 
-int mantra_AllTypes_Strings_write(const char *Wide, const char *Narrow, const char *Wide2) {
-    if (!MANTRA_AllTypes_Strings_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_AllTypes_Strings_emit(const char *Wide, const char *Narrow, const char *Wide2) {
     const mantra_data data[3] = {
         {Wide, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {Narrow, 0, MANTRA_DATA_UTF8Z},
@@ -57,12 +53,10 @@ int mantra_AllTypes_Strings_write(const char *Wide, const char *Narrow, const ch
     return mantra_event_write(&mantra_AllTypes_events[1], &mantra_AllTypes_states[1], data, 3u);
 }
 
-int mantra_AllTypes_Strings_write16(
+int mantra_AllTypes_Strings_emit16(
     const uint16_t *Wide,
     const char *Narrow,
     const uint16_t *Wide2) {
-    if (!MANTRA_AllTypes_Strings_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[3] = {
         {Wide, 0, MANTRA_DATA_UTF16Z},
         {Narrow, 0, MANTRA_DATA_UTF8Z},
@@ -71,9 +65,7 @@ int mantra_AllTypes_Strings_write16(
     return mantra_event_write(&mantra_AllTypes_events[1], &mantra_AllTypes_states[1], data, 3u);
 }
 
-int mantra_AllTypes_Strings_V1_write(const char *Wide, const char *Narrow, const char *Wide2) {
-    if (!MANTRA_AllTypes_Strings_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_AllTypes_Strings_V1_emit(const char *Wide, const char *Narrow, const char *Wide2) {
     const mantra_data data[3] = {
         {Wide, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {Narrow, 0, MANTRA_DATA_UTF8Z},
@@ -82,12 +74,10 @@ int mantra_AllTypes_Strings_V1_write(const char *Wide, const char *Narrow, const
     return mantra_event_write(&mantra_AllTypes_events[2], &mantra_AllTypes_states[2], data, 3u);
 }
 
-int mantra_AllTypes_Strings_V1_write16(
+int mantra_AllTypes_Strings_V1_emit16(
     const uint16_t *Wide,
     const char *Narrow,
     const uint16_t *Wide2) {
-    if (!MANTRA_AllTypes_Strings_V1_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[3] = {
         {Wide, 0, MANTRA_DATA_UTF16Z},
         {Narrow, 0, MANTRA_DATA_UTF8Z},
@@ -96,7 +86,7 @@ int mantra_AllTypes_Strings_V1_write16(
     return mantra_event_write(&mantra_AllTypes_events[2], &mantra_AllTypes_states[2], data, 3u);
 }
 
-int mantra_AllTypes_Arrays_write(
+int mantra_AllTypes_Arrays_emit(
     uint16_t N,
     const uint32_t *Values,
     const int64_t *Signed,
@@ -106,8 +96,6 @@ int mantra_AllTypes_Arrays_write(
     const void *Fixed,
     const uintptr_t *Ptrs,
     const mantra_guid *Ids) {
-    if (!MANTRA_AllTypes_Arrays_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[9] = {
         {&N, 2, MANTRA_DATA_BYTES},
         {Values, mantra_array_bytes((uint64_t)N, 4), MANTRA_DATA_BYTES},
@@ -122,13 +110,11 @@ int mantra_AllTypes_Arrays_write(
     return mantra_event_write(&mantra_AllTypes_events[3], &mantra_AllTypes_states[3], data, 9u);
 }
 
-int mantra_AllTypes_Structs_write(
+int mantra_AllTypes_Structs_emit(
     uint32_t Count,
     const void *Items,
     size_t Items_size,
     uint16_t After) {
-    if (!MANTRA_AllTypes_Structs_enabled())
-        return MANTRA_WRITE_DISABLED;
     const mantra_data data[3] = {
         {&Count, 4, MANTRA_DATA_BYTES},
         {Items, (uint64_t)Items_size, MANTRA_DATA_BYTES},
@@ -137,15 +123,11 @@ int mantra_AllTypes_Structs_write(
     return mantra_event_write(&mantra_AllTypes_events[4], &mantra_AllTypes_states[4], data, 3u);
 }
 
-int mantra_AllTypes_Empty_write(void) {
-    if (!MANTRA_AllTypes_Empty_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_AllTypes_Empty_emit(void) {
     return mantra_event_write(&mantra_AllTypes_events[5], &mantra_AllTypes_states[5], NULL, 0u);
 }
 
-int mantra_AllTypes_RenamedEvent_write(uint8_t X) {
-    if (!MANTRA_AllTypes_RenamedEvent_enabled())
-        return MANTRA_WRITE_DISABLED;
+int mantra_AllTypes_RenamedEvent_emit(uint8_t X) {
     const mantra_data data[1] = {
         {&X, 1, MANTRA_DATA_BYTES},
     };

@@ -2,9 +2,10 @@
  * change the manifest and run tools/mantra-gen. */
 /* Typed event writers and their enabled checks.
  *
- * MANTRA_<Prefix>_<Symbol>_enabled() is one relaxed load of the event's session mask and a branch;
- * the writers test it before doing anything else, so a disabled event costs no clock read and no
- * argument conversion. UnicodeString fields take UTF-8 (`const char *`, converted to UTF-16 while
+ * MANTRA_<Prefix>_<Symbol>_enabled() is one relaxed load of the event's session mask and a branch.
+ * The writers (`_write`, inline) test it before doing anything else, so a disabled event costs no
+ * clock read, no argument conversion and no call; `_emit` is the out-of-line part that serialises
+ * the payload (callable on its own, e.g. through an FFI, after an _enabled() check). UnicodeString fields take UTF-8 (`const char *`, converted to UTF-16 while
  * copying); the `_write16` variants take UTF-16 (`const uint16_t *`). NULL strings are written empty.
  * Writers return enum mantra_write_status. */
 #ifndef MANTRA_GEN_ALLTYPES_WRITERS_H
@@ -27,7 +28,7 @@ extern "C" {
 /* Scalars v0 (id 1, level Informational, keywords Scalars) */
 #define MANTRA_AllTypes_Scalars_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[0].enabled, memory_order_relaxed) != 0)
-int mantra_AllTypes_Scalars_write(
+int mantra_AllTypes_Scalars_emit(
     int8_t I8,
     uint8_t U8,
     int16_t I16,
@@ -43,29 +44,78 @@ int mantra_AllTypes_Scalars_write(
     uintptr_t P,
     uint64_t T,
     uint8_t C);
+static inline int mantra_AllTypes_Scalars_write(
+    int8_t I8,
+    uint8_t U8,
+    int16_t I16,
+    uint16_t U16,
+    int32_t I32,
+    uint32_t U32,
+    int64_t I64,
+    uint64_t U64,
+    float F32,
+    double F64,
+    bool B,
+    const mantra_guid *G,
+    uintptr_t P,
+    uint64_t T,
+    uint8_t C) {
+    if (!MANTRA_AllTypes_Scalars_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_AllTypes_Scalars_emit(I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, B, G, P, T, C);
+}
 
 /* Strings v0 (id 2, level Verbose, keywords Strings | High) */
 #define MANTRA_AllTypes_Strings_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[1].enabled, memory_order_relaxed) != 0)
-int mantra_AllTypes_Strings_write(const char *Wide, const char *Narrow, const char *Wide2);
-int mantra_AllTypes_Strings_write16(
+int mantra_AllTypes_Strings_emit(const char *Wide, const char *Narrow, const char *Wide2);
+static inline int mantra_AllTypes_Strings_write(
+    const char *Wide,
+    const char *Narrow,
+    const char *Wide2) {
+    if (!MANTRA_AllTypes_Strings_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_AllTypes_Strings_emit(Wide, Narrow, Wide2);
+}
+int mantra_AllTypes_Strings_emit16(const uint16_t *Wide, const char *Narrow, const uint16_t *Wide2);
+static inline int mantra_AllTypes_Strings_write16(
     const uint16_t *Wide,
     const char *Narrow,
-    const uint16_t *Wide2);
+    const uint16_t *Wide2) {
+    if (!MANTRA_AllTypes_Strings_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_AllTypes_Strings_emit16(Wide, Narrow, Wide2);
+}
 
 /* Strings v1 (id 2, level Verbose, keywords Strings) */
 #define MANTRA_AllTypes_Strings_V1_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[2].enabled, memory_order_relaxed) != 0)
-int mantra_AllTypes_Strings_V1_write(const char *Wide, const char *Narrow, const char *Wide2);
-int mantra_AllTypes_Strings_V1_write16(
+int mantra_AllTypes_Strings_V1_emit(const char *Wide, const char *Narrow, const char *Wide2);
+static inline int mantra_AllTypes_Strings_V1_write(
+    const char *Wide,
+    const char *Narrow,
+    const char *Wide2) {
+    if (!MANTRA_AllTypes_Strings_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_AllTypes_Strings_V1_emit(Wide, Narrow, Wide2);
+}
+int mantra_AllTypes_Strings_V1_emit16(
     const uint16_t *Wide,
     const char *Narrow,
     const uint16_t *Wide2);
+static inline int mantra_AllTypes_Strings_V1_write16(
+    const uint16_t *Wide,
+    const char *Narrow,
+    const uint16_t *Wide2) {
+    if (!MANTRA_AllTypes_Strings_V1_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_AllTypes_Strings_V1_emit16(Wide, Narrow, Wide2);
+}
 
 /* Arrays v0 (id 3, level Warning, keywords Arrays) */
 #define MANTRA_AllTypes_Arrays_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[3].enabled, memory_order_relaxed) != 0)
-int mantra_AllTypes_Arrays_write(
+int mantra_AllTypes_Arrays_emit(
     uint16_t N,
     const uint32_t *Values,
     const int64_t *Signed,
@@ -75,25 +125,58 @@ int mantra_AllTypes_Arrays_write(
     const void *Fixed,
     const uintptr_t *Ptrs,
     const mantra_guid *Ids);
+static inline int mantra_AllTypes_Arrays_write(
+    uint16_t N,
+    const uint32_t *Values,
+    const int64_t *Signed,
+    const double *Pair,
+    uint32_t Size,
+    const void *Blob,
+    const void *Fixed,
+    const uintptr_t *Ptrs,
+    const mantra_guid *Ids) {
+    if (!MANTRA_AllTypes_Arrays_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_AllTypes_Arrays_emit(N, Values, Signed, Pair, Size, Blob, Fixed, Ptrs, Ids);
+}
 
 /* Structs v0 (id 4, level LogAlways) */
 #define MANTRA_AllTypes_Structs_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[4].enabled, memory_order_relaxed) != 0)
-int mantra_AllTypes_Structs_write(
+int mantra_AllTypes_Structs_emit(
     uint32_t Count,
     const void *Items,
     size_t Items_size,
     uint16_t After);
+static inline int mantra_AllTypes_Structs_write(
+    uint32_t Count,
+    const void *Items,
+    size_t Items_size,
+    uint16_t After) {
+    if (!MANTRA_AllTypes_Structs_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_AllTypes_Structs_emit(Count, Items, Items_size, After);
+}
 
 /* Empty v0 (id 5, level Critical) */
 #define MANTRA_AllTypes_Empty_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[5].enabled, memory_order_relaxed) != 0)
-int mantra_AllTypes_Empty_write(void);
+int mantra_AllTypes_Empty_emit(void);
+static inline int mantra_AllTypes_Empty_write(void) {
+    if (!MANTRA_AllTypes_Empty_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_AllTypes_Empty_emit();
+}
 
 /* Renamed v0 (id 6, level Error) */
 #define MANTRA_AllTypes_RenamedEvent_enabled() \
     MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[6].enabled, memory_order_relaxed) != 0)
-int mantra_AllTypes_RenamedEvent_write(uint8_t X);
+int mantra_AllTypes_RenamedEvent_emit(uint8_t X);
+static inline int mantra_AllTypes_RenamedEvent_write(uint8_t X) {
+    if (!MANTRA_AllTypes_RenamedEvent_enabled())
+        return MANTRA_WRITE_DISABLED;
+    return mantra_AllTypes_RenamedEvent_emit(X);
+}
 
 #ifdef __cplusplus
 }
