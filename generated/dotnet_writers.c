@@ -14,7 +14,7 @@ int mantra_DotNETRuntime_MethodLoad_emit(
     uint32_t MethodSize,
     uint32_t MethodToken,
     uint32_t MethodFlags) {
-    const mantra_data data[6] = {
+    const mantra_data mantra_data_[6] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -22,7 +22,7 @@ int mantra_DotNETRuntime_MethodLoad_emit(
         {&MethodToken, 4, MANTRA_DATA_BYTES},
         {&MethodFlags, 4, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[0], &mantra_DotNETRuntime_states[0], data, 6u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[0], &mantra_DotNETRuntime_states[0], mantra_data_, 6u);
 }
 
 int mantra_DotNETRuntime_MethodLoad_V1_emit(
@@ -33,7 +33,7 @@ int mantra_DotNETRuntime_MethodLoad_V1_emit(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID) {
-    const mantra_data data[7] = {
+    const mantra_data mantra_data_[7] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -42,7 +42,7 @@ int mantra_DotNETRuntime_MethodLoad_V1_emit(
         {&MethodFlags, 4, MANTRA_DATA_BYTES},
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[1], &mantra_DotNETRuntime_states[1], data, 7u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[1], &mantra_DotNETRuntime_states[1], mantra_data_, 7u);
 }
 
 int mantra_DotNETRuntime_MethodLoad_V2_emit(
@@ -54,7 +54,7 @@ int mantra_DotNETRuntime_MethodLoad_V2_emit(
     uint32_t MethodFlags,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    const mantra_data data[8] = {
+    const mantra_data mantra_data_[8] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -64,7 +64,7 @@ int mantra_DotNETRuntime_MethodLoad_V2_emit(
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&ReJITID, 8, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[2], &mantra_DotNETRuntime_states[2], data, 8u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[2], &mantra_DotNETRuntime_states[2], mantra_data_, 8u);
 }
 
 int mantra_DotNETRuntime_R2RGetEntryPoint_emit(
@@ -74,7 +74,7 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_emit(
     const char *MethodSignature,
     uint64_t EntryPoint,
     uint16_t ClrInstanceID) {
-    const mantra_data data[6] = {
+    const mantra_data mantra_data_[6] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {MethodNamespace, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {MethodName, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
@@ -82,7 +82,7 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_emit(
         {&EntryPoint, 8, MANTRA_DATA_BYTES},
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[3], &mantra_DotNETRuntime_states[3], data, 6u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[3], &mantra_DotNETRuntime_states[3], mantra_data_, 6u);
 }
 
 int mantra_DotNETRuntime_R2RGetEntryPoint_emit16(
@@ -92,7 +92,7 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_emit16(
     const uint16_t *MethodSignature,
     uint64_t EntryPoint,
     uint16_t ClrInstanceID) {
-    const mantra_data data[6] = {
+    const mantra_data mantra_data_[6] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {MethodNamespace, 0, MANTRA_DATA_UTF16Z},
         {MethodName, 0, MANTRA_DATA_UTF16Z},
@@ -100,7 +100,7 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_emit16(
         {&EntryPoint, 8, MANTRA_DATA_BYTES},
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[3], &mantra_DotNETRuntime_states[3], data, 6u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[3], &mantra_DotNETRuntime_states[3], mantra_data_, 6u);
 }
 
 int mantra_DotNETRuntime_MethodLoadVerbose_emit(
@@ -113,7 +113,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_emit(
     const char *MethodNamespace,
     const char *MethodName,
     const char *MethodSignature) {
-    const mantra_data data[9] = {
+    const mantra_data mantra_data_[9] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -124,7 +124,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_emit(
         {MethodName, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {MethodSignature, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[4], &mantra_DotNETRuntime_states[4], data, 9u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[4], &mantra_DotNETRuntime_states[4], mantra_data_, 9u);
 }
 
 int mantra_DotNETRuntime_MethodLoadVerbose_emit16(
@@ -137,7 +137,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_emit16(
     const uint16_t *MethodNamespace,
     const uint16_t *MethodName,
     const uint16_t *MethodSignature) {
-    const mantra_data data[9] = {
+    const mantra_data mantra_data_[9] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -148,7 +148,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_emit16(
         {MethodName, 0, MANTRA_DATA_UTF16Z},
         {MethodSignature, 0, MANTRA_DATA_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[4], &mantra_DotNETRuntime_states[4], data, 9u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[4], &mantra_DotNETRuntime_states[4], mantra_data_, 9u);
 }
 
 int mantra_DotNETRuntime_MethodLoadVerbose_V1_emit(
@@ -162,7 +162,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_emit(
     const char *MethodName,
     const char *MethodSignature,
     uint16_t ClrInstanceID) {
-    const mantra_data data[10] = {
+    const mantra_data mantra_data_[10] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -174,7 +174,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_emit(
         {MethodSignature, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[5], &mantra_DotNETRuntime_states[5], data, 10u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[5], &mantra_DotNETRuntime_states[5], mantra_data_, 10u);
 }
 
 int mantra_DotNETRuntime_MethodLoadVerbose_V1_emit16(
@@ -188,7 +188,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_emit16(
     const uint16_t *MethodName,
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID) {
-    const mantra_data data[10] = {
+    const mantra_data mantra_data_[10] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -200,7 +200,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V1_emit16(
         {MethodSignature, 0, MANTRA_DATA_UTF16Z},
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[5], &mantra_DotNETRuntime_states[5], data, 10u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[5], &mantra_DotNETRuntime_states[5], mantra_data_, 10u);
 }
 
 int mantra_DotNETRuntime_MethodLoadVerbose_V2_emit(
@@ -215,7 +215,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_emit(
     const char *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    const mantra_data data[11] = {
+    const mantra_data mantra_data_[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -228,7 +228,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_emit(
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&ReJITID, 8, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[6], &mantra_DotNETRuntime_states[6], data, 11u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[6], &mantra_DotNETRuntime_states[6], mantra_data_, 11u);
 }
 
 int mantra_DotNETRuntime_MethodLoadVerbose_V2_emit16(
@@ -243,7 +243,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_emit16(
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    const mantra_data data[11] = {
+    const mantra_data mantra_data_[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -256,7 +256,7 @@ int mantra_DotNETRuntime_MethodLoadVerbose_V2_emit16(
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&ReJITID, 8, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[6], &mantra_DotNETRuntime_states[6], data, 11u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[6], &mantra_DotNETRuntime_states[6], mantra_data_, 11u);
 }
 
 int mantra_DotNETRuntime_MethodJittingStarted_emit(
@@ -267,7 +267,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_emit(
     const char *MethodNamespace,
     const char *MethodName,
     const char *MethodSignature) {
-    const mantra_data data[7] = {
+    const mantra_data mantra_data_[7] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodToken, 4, MANTRA_DATA_BYTES},
@@ -276,7 +276,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_emit(
         {MethodName, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {MethodSignature, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[7], &mantra_DotNETRuntime_states[7], data, 7u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[7], &mantra_DotNETRuntime_states[7], mantra_data_, 7u);
 }
 
 int mantra_DotNETRuntime_MethodJittingStarted_emit16(
@@ -287,7 +287,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_emit16(
     const uint16_t *MethodNamespace,
     const uint16_t *MethodName,
     const uint16_t *MethodSignature) {
-    const mantra_data data[7] = {
+    const mantra_data mantra_data_[7] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodToken, 4, MANTRA_DATA_BYTES},
@@ -296,7 +296,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_emit16(
         {MethodName, 0, MANTRA_DATA_UTF16Z},
         {MethodSignature, 0, MANTRA_DATA_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[7], &mantra_DotNETRuntime_states[7], data, 7u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[7], &mantra_DotNETRuntime_states[7], mantra_data_, 7u);
 }
 
 int mantra_DotNETRuntime_MethodJittingStarted_V1_emit(
@@ -308,7 +308,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_emit(
     const char *MethodName,
     const char *MethodSignature,
     uint16_t ClrInstanceID) {
-    const mantra_data data[8] = {
+    const mantra_data mantra_data_[8] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodToken, 4, MANTRA_DATA_BYTES},
@@ -318,7 +318,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_emit(
         {MethodSignature, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[8], &mantra_DotNETRuntime_states[8], data, 8u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[8], &mantra_DotNETRuntime_states[8], mantra_data_, 8u);
 }
 
 int mantra_DotNETRuntime_MethodJittingStarted_V1_emit16(
@@ -330,7 +330,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_emit16(
     const uint16_t *MethodName,
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID) {
-    const mantra_data data[8] = {
+    const mantra_data mantra_data_[8] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodToken, 4, MANTRA_DATA_BYTES},
@@ -340,7 +340,7 @@ int mantra_DotNETRuntime_MethodJittingStarted_V1_emit16(
         {MethodSignature, 0, MANTRA_DATA_UTF16Z},
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[8], &mantra_DotNETRuntime_states[8], data, 8u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[8], &mantra_DotNETRuntime_states[8], mantra_data_, 8u);
 }
 
 int mantra_DotNETRuntime_ModuleLoad_V2_emit(
@@ -357,7 +357,7 @@ int mantra_DotNETRuntime_ModuleLoad_V2_emit(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath) {
-    const mantra_data data[13] = {
+    const mantra_data mantra_data_[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
         {&ModuleFlags, 4, MANTRA_DATA_BYTES},
@@ -372,7 +372,7 @@ int mantra_DotNETRuntime_ModuleLoad_V2_emit(
         {&NativePdbAge, 4, MANTRA_DATA_BYTES},
         {NativePdbBuildPath, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[9], &mantra_DotNETRuntime_states[9], data, 13u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[9], &mantra_DotNETRuntime_states[9], mantra_data_, 13u);
 }
 
 int mantra_DotNETRuntime_ModuleLoad_V2_emit16(
@@ -389,7 +389,7 @@ int mantra_DotNETRuntime_ModuleLoad_V2_emit16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath) {
-    const mantra_data data[13] = {
+    const mantra_data mantra_data_[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
         {&ModuleFlags, 4, MANTRA_DATA_BYTES},
@@ -404,7 +404,7 @@ int mantra_DotNETRuntime_ModuleLoad_V2_emit16(
         {&NativePdbAge, 4, MANTRA_DATA_BYTES},
         {NativePdbBuildPath, 0, MANTRA_DATA_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[9], &mantra_DotNETRuntime_states[9], data, 13u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[9], &mantra_DotNETRuntime_states[9], mantra_data_, 13u);
 }
 
 int mantra_DotNETRuntime_ModuleUnload_V2_emit(
@@ -421,7 +421,7 @@ int mantra_DotNETRuntime_ModuleUnload_V2_emit(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath) {
-    const mantra_data data[13] = {
+    const mantra_data mantra_data_[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
         {&ModuleFlags, 4, MANTRA_DATA_BYTES},
@@ -436,7 +436,7 @@ int mantra_DotNETRuntime_ModuleUnload_V2_emit(
         {&NativePdbAge, 4, MANTRA_DATA_BYTES},
         {NativePdbBuildPath, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[10], &mantra_DotNETRuntime_states[10], data, 13u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[10], &mantra_DotNETRuntime_states[10], mantra_data_, 13u);
 }
 
 int mantra_DotNETRuntime_ModuleUnload_V2_emit16(
@@ -453,7 +453,7 @@ int mantra_DotNETRuntime_ModuleUnload_V2_emit16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath) {
-    const mantra_data data[13] = {
+    const mantra_data mantra_data_[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
         {&ModuleFlags, 4, MANTRA_DATA_BYTES},
@@ -468,7 +468,7 @@ int mantra_DotNETRuntime_ModuleUnload_V2_emit16(
         {&NativePdbAge, 4, MANTRA_DATA_BYTES},
         {NativePdbBuildPath, 0, MANTRA_DATA_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[10], &mantra_DotNETRuntime_states[10], data, 13u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[10], &mantra_DotNETRuntime_states[10], mantra_data_, 13u);
 }
 
 int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit(
@@ -479,7 +479,7 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit(
     uint64_t EntryPoint,
     uint16_t ClrInstanceID,
     uint32_t MethodSize) {
-    const mantra_data data[7] = {
+    const mantra_data mantra_data_[7] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {MethodNamespace, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {MethodName, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
@@ -488,7 +488,7 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit(
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&MethodSize, 4, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[11], &mantra_DotNETRuntime_states[11], data, 7u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[11], &mantra_DotNETRuntime_states[11], mantra_data_, 7u);
 }
 
 int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit16(
@@ -499,7 +499,7 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit16(
     uint64_t EntryPoint,
     uint16_t ClrInstanceID,
     uint32_t MethodSize) {
-    const mantra_data data[7] = {
+    const mantra_data mantra_data_[7] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {MethodNamespace, 0, MANTRA_DATA_UTF16Z},
         {MethodName, 0, MANTRA_DATA_UTF16Z},
@@ -508,15 +508,15 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit16(
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&MethodSize, 4, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[11], &mantra_DotNETRuntime_states[11], data, 7u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[11], &mantra_DotNETRuntime_states[11], mantra_data_, 7u);
 }
 
 int mantra_DotNETRuntime_R2RGetEntryPointStart_emit(uint64_t MethodID, uint16_t ClrInstanceID) {
-    const mantra_data data[2] = {
+    const mantra_data mantra_data_[2] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[12], &mantra_DotNETRuntime_states[12], data, 2u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[12], &mantra_DotNETRuntime_states[12], mantra_data_, 2u);
 }
 
 int mantra_DotNETRuntime_JitInstrumentationData_emit(
@@ -525,14 +525,14 @@ int mantra_DotNETRuntime_JitInstrumentationData_emit(
     uint32_t DataSize,
     uint64_t MethodID,
     const void *Data) {
-    const mantra_data data[5] = {
+    const mantra_data mantra_data_[5] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&MethodFlags, 4, MANTRA_DATA_BYTES},
         {&DataSize, 4, MANTRA_DATA_BYTES},
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {Data, (uint64_t)DataSize, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[13], &mantra_DotNETRuntime_states[13], data, 5u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[13], &mantra_DotNETRuntime_states[13], mantra_data_, 5u);
 }
 
 int mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit(
@@ -546,7 +546,7 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit(
     const char *MethodName,
     const char *MethodSignature,
     const void *Data) {
-    const mantra_data data[10] = {
+    const mantra_data mantra_data_[10] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&MethodFlags, 4, MANTRA_DATA_BYTES},
         {&DataSize, 4, MANTRA_DATA_BYTES},
@@ -558,7 +558,7 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit(
         {MethodSignature, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {Data, (uint64_t)DataSize, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[14], &mantra_DotNETRuntime_states[14], data, 10u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[14], &mantra_DotNETRuntime_states[14], mantra_data_, 10u);
 }
 
 int mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit16(
@@ -572,7 +572,7 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit16(
     const uint16_t *MethodName,
     const uint16_t *MethodSignature,
     const void *Data) {
-    const mantra_data data[10] = {
+    const mantra_data mantra_data_[10] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&MethodFlags, 4, MANTRA_DATA_BYTES},
         {&DataSize, 4, MANTRA_DATA_BYTES},
@@ -584,7 +584,7 @@ int mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit16(
         {MethodSignature, 0, MANTRA_DATA_UTF16Z},
         {Data, (uint64_t)DataSize, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[14], &mantra_DotNETRuntime_states[14], data, 10u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[14], &mantra_DotNETRuntime_states[14], mantra_data_, 10u);
 }
 
 int mantra_DotNETRuntime_R2RMethodLoad_emit(
@@ -597,7 +597,7 @@ int mantra_DotNETRuntime_R2RMethodLoad_emit(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID) {
-    const mantra_data data[9] = {
+    const mantra_data mantra_data_[9] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&HotStartAddress, 8, MANTRA_DATA_BYTES},
@@ -608,7 +608,7 @@ int mantra_DotNETRuntime_R2RMethodLoad_emit(
         {&MethodFlags, 4, MANTRA_DATA_BYTES},
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntime_events[15], &mantra_DotNETRuntime_states[15], data, 9u);
+    return mantra_event_write(&mantra_DotNETRuntime_events[15], &mantra_DotNETRuntime_states[15], mantra_data_, 9u);
 }
 
 /* ---- Microsoft-Windows-DotNETRuntimeRundown ---- */
@@ -625,7 +625,7 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit(
     const char *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    const mantra_data data[11] = {
+    const mantra_data mantra_data_[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -638,7 +638,7 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit(
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&ReJITID, 8, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[0], &mantra_DotNETRuntimeRundown_states[0], data, 11u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[0], &mantra_DotNETRuntimeRundown_states[0], mantra_data_, 11u);
 }
 
 int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit16(
@@ -653,7 +653,7 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit16(
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    const mantra_data data[11] = {
+    const mantra_data mantra_data_[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -666,7 +666,7 @@ int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit16(
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&ReJITID, 8, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[0], &mantra_DotNETRuntimeRundown_states[0], data, 11u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[0], &mantra_DotNETRuntimeRundown_states[0], mantra_data_, 11u);
 }
 
 int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit(
@@ -681,7 +681,7 @@ int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit(
     const char *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    const mantra_data data[11] = {
+    const mantra_data mantra_data_[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -694,7 +694,7 @@ int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit(
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&ReJITID, 8, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[1], &mantra_DotNETRuntimeRundown_states[1], data, 11u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[1], &mantra_DotNETRuntimeRundown_states[1], mantra_data_, 11u);
 }
 
 int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit16(
@@ -709,7 +709,7 @@ int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit16(
     const uint16_t *MethodSignature,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    const mantra_data data[11] = {
+    const mantra_data mantra_data_[11] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
@@ -722,7 +722,7 @@ int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit16(
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
         {&ReJITID, 8, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[1], &mantra_DotNETRuntimeRundown_states[1], data, 11u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[1], &mantra_DotNETRuntimeRundown_states[1], mantra_data_, 11u);
 }
 
 int mantra_DotNETRuntimeRundown_DCStartComplete_emit(void) {
@@ -730,10 +730,10 @@ int mantra_DotNETRuntimeRundown_DCStartComplete_emit(void) {
 }
 
 int mantra_DotNETRuntimeRundown_DCStartComplete_V1_emit(uint16_t ClrInstanceID) {
-    const mantra_data data[1] = {
+    const mantra_data mantra_data_[1] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[3], &mantra_DotNETRuntimeRundown_states[3], data, 1u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[3], &mantra_DotNETRuntimeRundown_states[3], mantra_data_, 1u);
 }
 
 int mantra_DotNETRuntimeRundown_DCEndComplete_emit(void) {
@@ -741,10 +741,10 @@ int mantra_DotNETRuntimeRundown_DCEndComplete_emit(void) {
 }
 
 int mantra_DotNETRuntimeRundown_DCEndComplete_V1_emit(uint16_t ClrInstanceID) {
-    const mantra_data data[1] = {
+    const mantra_data mantra_data_[1] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[5], &mantra_DotNETRuntimeRundown_states[5], data, 1u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[5], &mantra_DotNETRuntimeRundown_states[5], mantra_data_, 1u);
 }
 
 int mantra_DotNETRuntimeRundown_DCStartInit_emit(void) {
@@ -752,10 +752,10 @@ int mantra_DotNETRuntimeRundown_DCStartInit_emit(void) {
 }
 
 int mantra_DotNETRuntimeRundown_DCStartInit_V1_emit(uint16_t ClrInstanceID) {
-    const mantra_data data[1] = {
+    const mantra_data mantra_data_[1] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[7], &mantra_DotNETRuntimeRundown_states[7], data, 1u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[7], &mantra_DotNETRuntimeRundown_states[7], mantra_data_, 1u);
 }
 
 int mantra_DotNETRuntimeRundown_DCEndInit_emit(void) {
@@ -763,10 +763,10 @@ int mantra_DotNETRuntimeRundown_DCEndInit_emit(void) {
 }
 
 int mantra_DotNETRuntimeRundown_DCEndInit_V1_emit(uint16_t ClrInstanceID) {
-    const mantra_data data[1] = {
+    const mantra_data mantra_data_[1] = {
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[9], &mantra_DotNETRuntimeRundown_states[9], data, 1u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[9], &mantra_DotNETRuntimeRundown_states[9], mantra_data_, 1u);
 }
 
 int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit(
@@ -783,7 +783,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath) {
-    const mantra_data data[13] = {
+    const mantra_data mantra_data_[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
         {&ModuleFlags, 4, MANTRA_DATA_BYTES},
@@ -798,7 +798,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit(
         {&NativePdbAge, 4, MANTRA_DATA_BYTES},
         {NativePdbBuildPath, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[10], &mantra_DotNETRuntimeRundown_states[10], data, 13u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[10], &mantra_DotNETRuntimeRundown_states[10], mantra_data_, 13u);
 }
 
 int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit16(
@@ -815,7 +815,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath) {
-    const mantra_data data[13] = {
+    const mantra_data mantra_data_[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
         {&ModuleFlags, 4, MANTRA_DATA_BYTES},
@@ -830,7 +830,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit16(
         {&NativePdbAge, 4, MANTRA_DATA_BYTES},
         {NativePdbBuildPath, 0, MANTRA_DATA_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[10], &mantra_DotNETRuntimeRundown_states[10], data, 13u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[10], &mantra_DotNETRuntimeRundown_states[10], mantra_data_, 13u);
 }
 
 int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit(
@@ -847,7 +847,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const char *NativePdbBuildPath) {
-    const mantra_data data[13] = {
+    const mantra_data mantra_data_[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
         {&ModuleFlags, 4, MANTRA_DATA_BYTES},
@@ -862,7 +862,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit(
         {&NativePdbAge, 4, MANTRA_DATA_BYTES},
         {NativePdbBuildPath, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[11], &mantra_DotNETRuntimeRundown_states[11], data, 13u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[11], &mantra_DotNETRuntimeRundown_states[11], mantra_data_, 13u);
 }
 
 int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit16(
@@ -879,7 +879,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit16(
     const mantra_guid *NativePdbSignature,
     uint32_t NativePdbAge,
     const uint16_t *NativePdbBuildPath) {
-    const mantra_data data[13] = {
+    const mantra_data mantra_data_[13] = {
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&AssemblyID, 8, MANTRA_DATA_BYTES},
         {&ModuleFlags, 4, MANTRA_DATA_BYTES},
@@ -894,7 +894,7 @@ int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit16(
         {&NativePdbAge, 4, MANTRA_DATA_BYTES},
         {NativePdbBuildPath, 0, MANTRA_DATA_UTF16Z},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[11], &mantra_DotNETRuntimeRundown_states[11], data, 13u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[11], &mantra_DotNETRuntimeRundown_states[11], mantra_data_, 13u);
 }
 
 int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_emit(
@@ -907,7 +907,7 @@ int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_emit(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID) {
-    const mantra_data data[9] = {
+    const mantra_data mantra_data_[9] = {
         {&MethodID, 8, MANTRA_DATA_BYTES},
         {&ModuleID, 8, MANTRA_DATA_BYTES},
         {&HotStartAddress, 8, MANTRA_DATA_BYTES},
@@ -918,16 +918,16 @@ int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_emit(
         {&MethodFlags, 4, MANTRA_DATA_BYTES},
         {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[12], &mantra_DotNETRuntimeRundown_states[12], data, 9u);
+    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[12], &mantra_DotNETRuntimeRundown_states[12], mantra_data_, 9u);
 }
 
 /* ---- Microsoft-DotNETCore-SampleProfiler ---- */
 
 int mantra_SampleProfiler_ThreadSample_emit(int32_t Type) {
-    const mantra_data data[1] = {
+    const mantra_data mantra_data_[1] = {
         {&Type, 4, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_SampleProfiler_events[0], &mantra_SampleProfiler_states[0], data, 1u);
+    return mantra_event_write(&mantra_SampleProfiler_events[0], &mantra_SampleProfiler_states[0], mantra_data_, 1u);
 }
 
 /* ---- Microsoft-DotNETCore-EventPipe ---- */
@@ -936,22 +936,22 @@ int mantra_EventPipe_ProcessInfo_emit(
     const char *CommandLine,
     const char *OSInformation,
     const char *ArchInformation) {
-    const mantra_data data[3] = {
+    const mantra_data mantra_data_[3] = {
         {CommandLine, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {OSInformation, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {ArchInformation, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
     };
-    return mantra_event_write(&mantra_EventPipe_events[0], &mantra_EventPipe_states[0], data, 3u);
+    return mantra_event_write(&mantra_EventPipe_events[0], &mantra_EventPipe_states[0], mantra_data_, 3u);
 }
 
 int mantra_EventPipe_ProcessInfo_emit16(
     const uint16_t *CommandLine,
     const uint16_t *OSInformation,
     const uint16_t *ArchInformation) {
-    const mantra_data data[3] = {
+    const mantra_data mantra_data_[3] = {
         {CommandLine, 0, MANTRA_DATA_UTF16Z},
         {OSInformation, 0, MANTRA_DATA_UTF16Z},
         {ArchInformation, 0, MANTRA_DATA_UTF16Z},
     };
-    return mantra_event_write(&mantra_EventPipe_events[0], &mantra_EventPipe_states[0], data, 3u);
+    return mantra_event_write(&mantra_EventPipe_events[0], &mantra_EventPipe_states[0], mantra_data_, 3u);
 }

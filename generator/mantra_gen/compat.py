@@ -9,7 +9,7 @@ node for a removal.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, TextIO, Tuple, Union
+from typing import Dict, List, Optional, Set, TextIO, Union
 
 from .model import LEVEL_NAMES, Event, Field, Loc, Manifest, Map, Provider
 from .resolve import (event_symbol, keyword_mask, opcode_value, provider_guid, provider_prefix,
@@ -228,9 +228,10 @@ class _Compat:
             self.breaking(ne.loc, f"{what} changed its task from {_named(oe.task, old_task)} "
                                   f"to {_named(ne.task, new_task)}")
         ot, nt = template_of(op, oe), template_of(np_, ne)
-        self.fields(ot.fields if ot else [], nt.fields if nt else [], f"event '{sym}'", "", ne.loc)
+        self.fields(ot.fields if ot else [], nt.fields if nt else [], f"event '{sym}'", "")
 
-    def fields(self, old: List[Field], new: List[Field], ev: str, path: str, owner: Loc) -> None:
+    def fields(self, old: List[Field], new: List[Field], ev: str, path: str) -> None:
+        """Compares two payloads (or two structs' members, ``path`` = "Struct.")."""
         old_names = {f.name for f in old}
         new_by_name: Dict[str, Field] = {f.name: f for f in new}
         paired: Set[str] = set()
@@ -268,7 +269,7 @@ class _Compat:
         if f.length != g.length:
             self.breaking(g.loc, f"{name} changed its length from {_count(f.length)} to {_count(g.length)}")
         if f.type == "struct":
-            self.fields(f.fields, g.fields, ev, f"{path}{g.name}.", g.loc)
+            self.fields(f.fields, g.fields, ev, f"{path}{g.name}.")
 
     # -- pgo kinds -------------------------------------------------------------------------------
 

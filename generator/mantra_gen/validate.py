@@ -18,7 +18,7 @@ from .model import (
     FIELD_TYPES, INTEGER_TYPES, LEVEL_NAMES, STANDARD_OPCODES, STRING_TYPES, Event, Field, Keyword,
     Loc, Manifest, Map, Opcode, PgoKind, Provider, Task, Template,
 )
-from .resolve import C_IDENT, event_symbol, generated_names, is_c_ident, provider_guid, provider_prefix, walk_fields
+from .resolve import C_IDENT, event_symbol, generated_names, is_c_ident, provider_guid, provider_prefix
 
 MAX_EVENT_ID = 0xFFFF
 MAX_VERSION = 0xFF
@@ -131,8 +131,8 @@ class _Validator:
             guid = provider_guid(p)
             if guid in guids and providers.get(p.name) is p:
                 first = guids[guid]
-                self.error(p.loc, f"provider '{p.name}' reuses the GUID '{guid}' of provider '{first.name}'",
-                           first_line(first.loc))
+                self.error(p.loc, f"provider '{p.name}' reuses the GUID '{guid}' of provider "
+                                  f"'{first.name}'", first_line(first.loc))
             guids.setdefault(guid, p)
             self.provider(p)
         self.pgo_kinds()
@@ -148,7 +148,7 @@ class _Validator:
         prefix = provider_prefix(p)
         self.ident("provider prefix", prefix, p.loc,
                    None if p.prefix is not None or is_c_ident(prefix)
-                   else f"it is derived from the provider name; set 'prefix' to choose one")
+                   else "it is derived from the provider name; set 'prefix' to choose one")
         self.keywords(p)
         self.tasks_and_opcodes(p)
         self.maps(p)
@@ -165,8 +165,8 @@ class _Validator:
                            "a keyword mask is one of the 64 bits 0x1 .. 0x8000000000000000")
             elif k.mask in masks:
                 first = masks[k.mask]
-                self.error(k.loc, f"keyword '{k.name}' reuses the mask {_hex(k.mask)} of keyword '{first.name}'",
-                           first_line(first.loc))
+                self.error(k.loc, f"keyword '{k.name}' reuses the mask {_hex(k.mask)} of keyword "
+                                  f"'{first.name}'", first_line(first.loc))
             else:
                 masks[k.mask] = k
 
@@ -209,8 +209,8 @@ class _Validator:
             if t.name in used:
                 size = fixed_size(t.fields)
                 if size > MAX_PAYLOAD:
-                    self.error(t.loc, f"template '{t.name}' has {size} bytes of fixed payload, more than {MAX_PAYLOAD}",
-                               "an event payload must stay below 64 KiB")
+                    self.error(t.loc, f"template '{t.name}' has {size} bytes of fixed payload, "
+                                      f"more than {MAX_PAYLOAD}", "an event payload must stay below 64 KiB")
 
     def fields(self, fields: List[Field], where: str, parent: Optional[Field], maps: Set[str],
                outer: Tuple[str, ...] = ()) -> None:
@@ -270,7 +270,8 @@ class _Validator:
             hint = f"a struct member's {what} must name a member of the same struct"
         else:
             hint = suggest(value, [x.name for x in earlier])
-        self.error(f.loc, f"{what} '{value}' of field '{f.name}' does not name an earlier integer field", hint)
+        self.error(f.loc, f"{what} '{value}' of field '{f.name}' does not name an earlier integer field",
+                   hint)
 
     def events(self, p: Provider) -> None:
         keywords = {k.name for k in p.keywords}

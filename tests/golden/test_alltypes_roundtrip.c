@@ -188,10 +188,12 @@ START_TEST(strings_invalid_utf8_refused_and_counted) {
     mantra_get_write_counters(&before);
     static const char *const bad[] = {"\xff", "\xc3", "\xed\xa0\x80" /* surrogate */, "\xc0\xaf" /* overlong */,
                                       "\xf4\x90\x80\x80" /* > U+10FFFF */};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_int_eq(mantra_AllTypes_Strings_write(bad[i], "", ""), MANTRA_WRITE_BAD_STRING);
+        ck_assert_int_eq(mantra_AllTypes_Strings_write("", bad[i], ""), MANTRA_WRITE_BAD_STRING); /* AnsiString */
+    }
     mantra_get_write_counters(&after);
-    ck_assert_uint_eq(after.bad_string - before.bad_string, 5);
+    ck_assert_uint_eq(after.bad_string - before.bad_string, 10);
     ck_assert_int_eq(g_calls, 0);
 }
 END_TEST

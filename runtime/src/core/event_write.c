@@ -45,9 +45,13 @@ int64_t mantra_payload_size(const mantra_data *data, uint32_t count) {
             n = (units + 1) * 2;
             break;
         }
-        case MANTRA_DATA_UTF8Z:
-            n = d->ptr ? (uint64_t)strlen(d->ptr) + 1 : 1;
+        case MANTRA_DATA_UTF8Z: {
+            size_t bytes = 0;
+            if (d->ptr && mantra_utf8_utf16_units(d->ptr, &bytes) == SIZE_MAX)
+                return MANTRA_WRITE_BAD_STRING;
+            n = (uint64_t)bytes + 1;
             break;
+        }
         default:
             return MANTRA_WRITE_BAD_STRING;
         }

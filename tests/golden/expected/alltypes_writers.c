@@ -24,7 +24,7 @@ int mantra_AllTypes_Scalars_emit(
     uint64_t T,
     uint8_t C) {
     const uint32_t mantra_b_B = B ? 1u : 0u;
-    const mantra_data data[15] = {
+    const mantra_data mantra_data_[15] = {
         {&I8, 1, MANTRA_DATA_BYTES},
         {&U8, 1, MANTRA_DATA_BYTES},
         {&I16, 2, MANTRA_DATA_BYTES},
@@ -41,49 +41,49 @@ int mantra_AllTypes_Scalars_emit(
         {&T, 8, MANTRA_DATA_BYTES},
         {&C, 1, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_AllTypes_events[0], &mantra_AllTypes_states[0], data, 15u);
+    return mantra_event_write(&mantra_AllTypes_events[0], &mantra_AllTypes_states[0], mantra_data_, 15u);
 }
 
 int mantra_AllTypes_Strings_emit(const char *Wide, const char *Narrow, const char *Wide2) {
-    const mantra_data data[3] = {
+    const mantra_data mantra_data_[3] = {
         {Wide, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {Narrow, 0, MANTRA_DATA_UTF8Z},
         {Wide2, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
     };
-    return mantra_event_write(&mantra_AllTypes_events[1], &mantra_AllTypes_states[1], data, 3u);
+    return mantra_event_write(&mantra_AllTypes_events[1], &mantra_AllTypes_states[1], mantra_data_, 3u);
 }
 
 int mantra_AllTypes_Strings_emit16(
     const uint16_t *Wide,
     const char *Narrow,
     const uint16_t *Wide2) {
-    const mantra_data data[3] = {
+    const mantra_data mantra_data_[3] = {
         {Wide, 0, MANTRA_DATA_UTF16Z},
         {Narrow, 0, MANTRA_DATA_UTF8Z},
         {Wide2, 0, MANTRA_DATA_UTF16Z},
     };
-    return mantra_event_write(&mantra_AllTypes_events[1], &mantra_AllTypes_states[1], data, 3u);
+    return mantra_event_write(&mantra_AllTypes_events[1], &mantra_AllTypes_states[1], mantra_data_, 3u);
 }
 
 int mantra_AllTypes_Strings_V1_emit(const char *Wide, const char *Narrow, const char *Wide2) {
-    const mantra_data data[3] = {
+    const mantra_data mantra_data_[3] = {
         {Wide, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
         {Narrow, 0, MANTRA_DATA_UTF8Z},
         {Wide2, 0, MANTRA_DATA_UTF8_AS_UTF16Z},
     };
-    return mantra_event_write(&mantra_AllTypes_events[2], &mantra_AllTypes_states[2], data, 3u);
+    return mantra_event_write(&mantra_AllTypes_events[2], &mantra_AllTypes_states[2], mantra_data_, 3u);
 }
 
 int mantra_AllTypes_Strings_V1_emit16(
     const uint16_t *Wide,
     const char *Narrow,
     const uint16_t *Wide2) {
-    const mantra_data data[3] = {
+    const mantra_data mantra_data_[3] = {
         {Wide, 0, MANTRA_DATA_UTF16Z},
         {Narrow, 0, MANTRA_DATA_UTF8Z},
         {Wide2, 0, MANTRA_DATA_UTF16Z},
     };
-    return mantra_event_write(&mantra_AllTypes_events[2], &mantra_AllTypes_states[2], data, 3u);
+    return mantra_event_write(&mantra_AllTypes_events[2], &mantra_AllTypes_states[2], mantra_data_, 3u);
 }
 
 int mantra_AllTypes_Arrays_emit(
@@ -96,7 +96,7 @@ int mantra_AllTypes_Arrays_emit(
     const void *Fixed,
     const uintptr_t *Ptrs,
     const mantra_guid *Ids) {
-    const mantra_data data[9] = {
+    const mantra_data mantra_data_[9] = {
         {&N, 2, MANTRA_DATA_BYTES},
         {Values, mantra_array_bytes((uint64_t)N, 4), MANTRA_DATA_BYTES},
         {Signed, mantra_array_bytes((uint64_t)N, 8), MANTRA_DATA_BYTES},
@@ -107,7 +107,7 @@ int mantra_AllTypes_Arrays_emit(
         {Ptrs, mantra_array_bytes((uint64_t)N, sizeof(uintptr_t)), MANTRA_DATA_BYTES},
         {Ids, mantra_array_bytes(UINT64_C(2), 16), MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_AllTypes_events[3], &mantra_AllTypes_states[3], data, 9u);
+    return mantra_event_write(&mantra_AllTypes_events[3], &mantra_AllTypes_states[3], mantra_data_, 9u);
 }
 
 int mantra_AllTypes_Structs_emit(
@@ -115,12 +115,12 @@ int mantra_AllTypes_Structs_emit(
     const void *Items,
     size_t Items_size,
     uint16_t After) {
-    const mantra_data data[3] = {
+    const mantra_data mantra_data_[3] = {
         {&Count, 4, MANTRA_DATA_BYTES},
         {Items, (uint64_t)Items_size, MANTRA_DATA_BYTES},
         {&After, 2, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_AllTypes_events[4], &mantra_AllTypes_states[4], data, 3u);
+    return mantra_event_write(&mantra_AllTypes_events[4], &mantra_AllTypes_states[4], mantra_data_, 3u);
 }
 
 int mantra_AllTypes_Empty_emit(void) {
@@ -128,8 +128,8 @@ int mantra_AllTypes_Empty_emit(void) {
 }
 
 int mantra_AllTypes_RenamedEvent_emit(uint8_t X) {
-    const mantra_data data[1] = {
+    const mantra_data mantra_data_[1] = {
         {&X, 1, MANTRA_DATA_BYTES},
     };
-    return mantra_event_write(&mantra_AllTypes_events[6], &mantra_AllTypes_states[6], data, 1u);
+    return mantra_event_write(&mantra_AllTypes_events[6], &mantra_AllTypes_states[6], mantra_data_, 1u);
 }
