@@ -275,6 +275,38 @@ START_TEST(payload_over_64k_refused_and_counted) {
 }
 END_TEST
 
+START_TEST(largest_arrays_that_fit) {
+    /* 2 + 4N + 8N + 16 + 4 + 0 + 4 + 8N + 32 = 58 + 20N bytes: N = 3273 is the largest under 64 KB. */
+    const uint16_t n = 3273;
+    uint32_t *values = calloc(n + 1u, sizeof *values);
+    int64_t *signed_ = calloc(n + 1u, sizeof *signed_);
+    uintptr_t *ptrs = calloc(n + 1u, sizeof *ptrs);
+    ck_assert(values && signed_ && ptrs);
+    for (uint16_t i = 0; i < n + 1u; i++) {
+        values[i] = UINT32_MAX - i;
+        signed_[i] = INT64_MIN + i;
+        ptrs[i] = UINTPTR_MAX - i;
+    }
+    const double pair[2] = {1, 2};
+    const uint8_t fixed[4] = {1, 2, 3, 4};
+    const mantra_guid ids[2] = {GUID_A, GUID_B};
+    ck_assert_int_eq(mantra_AllTypes_Arrays_write(n, values, signed_, pair, 0, NULL, fixed, ptrs, ids), MANTRA_WRITE_OK);
+    ck_assert_uint_eq(g_size, 58u + 20u * n);
+    mantra_AllTypes_Arrays_fields f;
+    ck_assert_int_eq(mantra_AllTypes_Arrays_decode(g_payload, g_size, 8, &f), MANTRA_DECODE_OK);
+    ck_assert_uint_eq(f.Values.count, n);
+    ck_assert_uint_eq(mantra_array_u32(f.Values, n - 1u), UINT32_MAX - (n - 1u));
+    ck_assert(mantra_array_i64(f.Signed, n - 1u) == INT64_MIN + (n - 1));
+    ck_assert(mantra_array_u64(f.Ptrs, n - 1u) == (uint64_t)(UINTPTR_MAX - (n - 1u)));
+    /* One more element is over 64 KB. */
+    ck_assert_int_eq(mantra_AllTypes_Arrays_write((uint16_t)(n + 1u), values, signed_, pair, 0, NULL, fixed, ptrs, ids),
+                     MANTRA_WRITE_TOO_LARGE);
+    free(values);
+    free(signed_);
+    free(ptrs);
+}
+END_TEST
+
 /* ---- structs ----------------------------------------------------------------------------------- */
 static size_t put_item(uint8_t *out, uint64_t id, const char *ascii_name, uint8_t k) {
     size_t o = 0;
@@ -436,6 +468,7 @@ static Suite *suite(void) {
     tcase_add_test(t, strings_invalid_utf8_refused_and_counted);
     tcase_add_loop_test(t, arrays_round_trip, 0, 4);
     tcase_add_test(t, payload_over_64k_refused_and_counted);
+    tcase_add_test(t, largest_arrays_that_fit);
     tcase_add_test(t, structs_round_trip);
     tcase_add_test(t, empty_event_and_descriptors);
     tcase_add_test(t, maps_name_values);
