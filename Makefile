@@ -105,6 +105,12 @@ test-gen:
 	@$(call say,generated/ is up to date with manifest/*.yaml)
 	@[ -n "$(MANIFESTS)" ] || { echo "no manifest/*.yaml"; exit 1; }
 	$(PYTHON) tools/mantra-gen --check -o generated $(MANIFESTS)
+	@$(call say,no breaking change against manifest/baseline/)
+	@for m in $(MANIFESTS); do \
+	  b=manifest/baseline/$$(basename $$m); \
+	  if [ -f $$b ]; then echo "$(PYTHON) tools/mantra-gen --compat $$b $$m"; $(PYTHON) tools/mantra-gen --compat $$b $$m; \
+	  else echo "no baseline for $$m"; fi; \
+	done
 
 test-build: build
 	@$(call say,ctest in $(BUILD_DIR)/)

@@ -187,7 +187,7 @@ class _Compat:
                 if cand is not None and event_symbol(cand) not in old_by_sym:
                     renamed.add(id(cand))
                     self.breaking(cand.loc, f"{_describe(oe)} was renamed to '{event_symbol(cand)}'",
-                                  "the symbol names the generated C functions and the event in traces")
+                                  "the symbol names the generated C writer, reader and enable check")
                     self.event(op, oe, np_, cand)
                 else:
                     self.breaking(oe.loc, f"{_describe(oe)} was removed")

@@ -203,8 +203,9 @@ class _Renderer:
         temp = None
         if t == "struct":
             elem = f"{owner}_{n}_elem"
-            params = [f"const void *{n}", f"size_t {n}_size"]
-            data = f"{{{n}, (uint64_t){n}_size, MANTRA_DATA_BYTES}}"
+            size_param = resolve.struct_size_param(n)
+            params = [f"const void *{n}", f"size_t {size_param}"]
+            data = f"{{{n}, (uint64_t){size_param}, MANTRA_DATA_BYTES}}"
             member = f"mantra_bytes {n}; /* {f.count} elements of {elem}; walk with {owner}_{n}_next() */"
             decode = [
                 "{",

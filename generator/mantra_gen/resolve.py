@@ -97,6 +97,21 @@ def template_of(p: Provider, e: Event) -> Optional[Template]:
     return None
 
 
+def struct_size_param(field_name: str) -> str:
+    """The writer parameter that carries a struct array's size in bytes."""
+    return f"{field_name}_size"
+
+
+def writer_params(t: Template) -> List[str]:
+    """The parameter names of the writers of events using template t, in order."""
+    names: List[str] = []
+    for f in t.fields:
+        names.append(f.name)
+        if f.type == "struct":
+            names.append(struct_size_param(f.name))
+    return names
+
+
 def generated_names(m: Manifest) -> Dict[str, List[object]]:
     """Every global C name the generator emits for this manifest -> the model nodes it came from.
     A list longer than one is a collision (the validator reports it)."""
@@ -108,6 +123,9 @@ def generated_names(m: Manifest) -> Dict[str, List[object]]:
     for p in m.providers:
         pre = provider_prefix(p)
         add(f"mantra_{pre}_provider", p)
+        add(f"mantra_{pre}_events", p)
+        add(f"mantra_{pre}_states", p)
+        add(f"MANTRA_{pre}_EVENT_COUNT", p)
         for k in p.keywords:
             add(f"MANTRA_{pre}_KEYWORD_{k.name}", k)
         for t in p.tasks:
@@ -118,9 +136,11 @@ def generated_names(m: Manifest) -> Dict[str, List[object]]:
             add(f"MANTRA_{pre}_OPCODE_{o.name}", o)
         for t in p.templates:
             add(f"mantra_{pre}_tpl_{t.name}", t)
+            add(f"mantra_{pre}_tpl_{t.name}_decode", t)
             for f in t.fields:
                 if f.type == "struct":
                     add(f"mantra_{pre}_tpl_{t.name}_{f.name}_elem", f)
+                    add(f"mantra_{pre}_tpl_{t.name}_{f.name}_next", f)
         for mp in p.maps:
             add(f"mantra_{pre}_{mp.name}_name", mp)
         for e in p.events:

@@ -6,6 +6,28 @@ Every problem is collected (not just the first) and raised at once as a
 :class:`errors.ManifestError`, sorted by location. Each diagnostic sits at the offending node: the
 reference (not the definition) for an undefined name, the second occurrence for a duplicate (with a
 hint naming the first's line).
+
+Rules (tests/gen/invalid/ has a manifest for each):
+
+* names: providers, keywords, tasks, opcodes (per task and per provider), maps, templates, fields
+  (per template and per struct) and pgo kinds are unique; no two nodes generate the same C name
+  (:func:`resolve.generated_names`); provider prefixes, event symbols and the names of keywords,
+  tasks, opcodes, maps, templates, fields and pgo kinds are C identifiers; field names are not C
+  type names of the generated code nor in its ``mantra_`` namespace
+* identity: provider names and GUIDs (explicit or derived) are unique and GUIDs well formed; one
+  (id, version) per provider; id 0..65535, version 0..255, level 0..5, task 0..65535, opcode
+  0..255. Versions of one id may come in any order (ClrEtwAll.man lists GCPerHeapHistory
+  version 2 before version 1)
+* references: keywords, tasks, opcodes (the event's task's, the provider's or a standard ``win:``
+  one), maps and templates are defined
+* keywords: each mask is one bit of 64, and no two keywords share one
+* maps: values 0..2**64-1, each once per map; a map only on an integer field
+* payloads: a ``length`` only on Binary and every Binary has one; a ``count`` only on fixed-size
+  scalars (not strings or Binary) and structs, and every struct has one, not both on one field;
+  a named count/length is an EARLIER integer (non-array) field of the same template or struct,
+  a fixed one is at least 1; structs have members and no structs inside; a used template's fixed
+  part stays within 65535 bytes
+* pgo kinds: value 0..0xffffffff, unique; size one of -1, 0, 1, 2, 4, 8
 """
 from __future__ import annotations
 
@@ -18,7 +40,8 @@ from .model import (
     FIELD_TYPES, INTEGER_TYPES, LEVEL_NAMES, STANDARD_OPCODES, STRING_TYPES, Event, Field, Keyword,
     Loc, Manifest, Map, Opcode, PgoKind, Provider, Task, Template,
 )
-from .resolve import C_IDENT, event_symbol, generated_names, is_c_ident, provider_guid, provider_prefix
+from .resolve import (C_IDENT, event_symbol, generated_names, is_c_ident, provider_guid, provider_prefix,
+                      struct_size_param)
 
 MAX_EVENT_ID = 0xFFFF
 MAX_VERSION = 0xFF
@@ -32,6 +55,14 @@ PGO_SIZES = (-1, 0, 1, 2, 4, 8)
 GUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
 GUID_HINT = "write xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (hexadecimal digits)"
 POINTER_SIZE = 8
+
+# Field names become parameter names of the generated writers: they must not shadow a type or a
+# local name of the generated code.
+RESERVED_TYPE_NAMES = frozenset("""
+int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t intmax_t
+uintmax_t size_t ptrdiff_t wchar_t max_align_t
+""".split())
+RESERVED_PREFIXES = ("mantra_", "MANTRA_")
 
 # Types whose elements have a fixed size, so `count` can make an array of them (raw elements, no
 # prefix, as the runtime's writers lay them out). Strings (NUL-terminated) and Binary (already sized
@@ -96,7 +127,7 @@ class _Validator:
                  hint: Optional[str] = None) -> bool:
         if lo <= value <= hi:
             return True
-        shown = hex(hi) if hi > 0xFFFFFFFF else str(hi)
+        shown = hex(hi) if hi >= 0xFFFFFFFF else str(hi)
         self.error(loc, f"{what} {value} of {owner} is out of range {lo}..{shown}", hint)
         return False
 
@@ -206,6 +237,12 @@ class _Validator:
         for t in p.templates:
             self.ident("template name", t.name, t.loc)
             self.fields(t.fields, f" in template '{t.name}'", None, maps)
+            names = {f.name for f in t.fields}
+            for f in t.fields:
+                if f.type == "struct" and struct_size_param(f.name) in names:
+                    self.error(f.loc, f"struct '{f.name}' needs the writer parameter '{struct_size_param(f.name)}', "
+                                      f"which field '{struct_size_param(f.name)}' already uses",
+                               "rename one of the two fields")
             if t.name in used:
                 size = fixed_size(t.fields)
                 if size > MAX_PAYLOAD:
@@ -218,6 +255,11 @@ class _Validator:
         self.unique_names(fields, "field", where)
         for i, f in enumerate(fields):
             self.ident("field name", f.name, f.loc)
+            if f.name in RESERVED_TYPE_NAMES:
+                self.error(f.loc, f"field name '{f.name}' is reserved", "it names a C type of the generated code")
+            elif f.name.startswith(RESERVED_PREFIXES):
+                self.error(f.loc, f"field name '{f.name}' is reserved",
+                           "names starting with 'mantra_' belong to the generated code")
             if f.type == "struct":
                 if parent is not None:
                     self.error(f.loc, f"struct '{f.name}' is nested in struct '{parent.name}'",
@@ -344,17 +386,21 @@ class _Validator:
                            "bytes per element: 1, 2, 4 or 8; 0 for none; -1 for pointer size")
 
     def c_names(self) -> None:
-        for name, nodes in sorted(generated_names(self.m).items()):
-            if len(nodes) < 2:
-                continue
-            first = nodes[0]
-            for node in nodes[1:]:
-                if id(node) in self.reported:
-                    continue
-                self.reported.add(id(node))     # one diagnostic per node, even for several names
-                self.error(node.loc, f"{describe(node)} generates C name '{name}', "  # type: ignore[attr-defined]
-                                     f"already generated by {describe(first)}",
-                           first_line(first.loc))  # type: ignore[attr-defined]
+        # Sorted by name, a provider's descriptor name first (the one a prefix collision is reported by).
+        collisions = sorted(((name, nodes) for name, nodes in generated_names(self.m).items() if len(nodes) > 1),
+                            key=lambda item: (not item[0].endswith("_provider"), item[0]))
+        # Providers first: when two providers share a C prefix, every name of the second collides;
+        # report the prefix once and skip the rest.
+        for providers_first in (True, False):
+            for name, nodes in collisions:
+                first = nodes[0]
+                for node in nodes[1:]:
+                    if isinstance(node, Provider) != providers_first or id(node) in self.reported:
+                        continue
+                    self.mark(node)     # one diagnostic per node, even for several names
+                    self.error(node.loc, f"{describe(node)} generates C name '{name}', "  # type: ignore[attr-defined]
+                                         f"already generated by {describe(first)}",
+                               first_line(first.loc))  # type: ignore[attr-defined]
 
 
 def _hex(value: int) -> str:
