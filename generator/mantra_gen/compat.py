@@ -8,26 +8,20 @@ node for a removal.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, TextIO, Union
 
+from .errors import Diagnostic
 from .model import LEVEL_NAMES, Event, Field, Loc, Manifest, Map, Provider
 from .resolve import (event_symbol, keyword_mask, opcode_value, provider_guid, provider_prefix,
                       task_value, template_of)
 
 
-@dataclass
-class Finding:
-    loc: Loc
-    message: str
-    breaking: bool
-    hint: Optional[str] = None
+class Finding(Diagnostic):
+    """A compat finding: an error for a breaking change, a note for an allowed addition."""
 
-    def format(self) -> str:
-        text = f"{self.loc}: {'error' if self.breaking else 'note'}: {self.message}"
-        if self.hint:
-            text += f"\n{self.loc}: note: {self.hint}"
-        return text
+    @property
+    def breaking(self) -> bool:
+        return self.severity == "error"
 
 
 NEW_VERSION_HINT = "an event version's payload is fixed; add a new version of the event instead"
@@ -65,10 +59,10 @@ class _Compat:
         self.findings: List[Finding] = []
 
     def breaking(self, loc: Loc, message: str, hint: Optional[str] = None) -> None:
-        self.findings.append(Finding(loc, message, True, hint))
+        self.findings.append(Finding(loc, message, hint))
 
     def added(self, loc: Loc, message: str) -> None:
-        self.findings.append(Finding(loc, message, False))
+        self.findings.append(Finding(loc, message, severity="note"))
 
     def run(self) -> List[Finding]:
         new_providers = {p.name: p for p in self.new.providers}

@@ -13,9 +13,10 @@ class Diagnostic:
     loc: Loc
     message: str
     hint: Optional[str] = None
+    severity: str = "error"     # "error" or "note"
 
     def format(self) -> str:
-        text = f"{self.loc}: error: {self.message}"
+        text = f"{self.loc}: {self.severity}: {self.message}"
         if self.hint:
             text += f"\n{self.loc}: note: {self.hint}"
         return text
