@@ -5,7 +5,7 @@
  *
  *   baseline  the work alone
  *   guarded   the work + `if (MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled())
- *                 mantra_DotNETRuntime_MethodLoadVerbose_V2_write(<11 loop-varying args>);`
+ *                 mantra_DotNETRuntime_MethodLoadVerbose_V2_emit(<11 loop-varying args>);`
  *             with the event disabled: the cost of the inline check (relaxed load + branch)
  *   direct    the work + an unconditional call of the writer, which tests enabled itself and
  *             returns MANTRA_WRITE_DISABLED: the cost of an out-of-line call into libmantra_dotnet
@@ -82,7 +82,7 @@ BENCH_NOINLINE static void loop_guarded(uint64_t n) {
         uint64_t method_id = METHOD_BASE + (i << 4);
         g_sink = method_id;
         if (MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled())
-            mantra_DotNETRuntime_MethodLoadVerbose_V2_write(MLV2_ARGS(i, method_id));
+            mantra_DotNETRuntime_MethodLoadVerbose_V2_emit(MLV2_ARGS(i, method_id));
     }
 }
 
@@ -106,9 +106,9 @@ enum { V_BASELINE, V_GUARDED, V_DIRECT, V_ENABLED, V_COUNT };
 static const char *const k_variant_names[V_COUNT] = {"baseline", "guarded", "direct", "enabled"};
 static const char *const k_variant_what[V_COUNT] = {
     "loop work only (volatile store)",
-    "work + if (_enabled()) _write(...), event disabled",
+    "work + if (_enabled()) _emit(...), event disabled",
     "work + _write(...) called directly, event disabled",
-    "work + if (_enabled()) _write(...), event ENABLED (no-op listener)",
+    "work + if (_enabled()) _emit(...), event ENABLED (no-op listener)",
 };
 
 static uint64_t now_ns(void) {

@@ -114,8 +114,8 @@ int main(int argc, char **argv) {
         {"System.Collections.Generic.List`1[System.Int32]", "Add", "void (!0)"},
     };
     for (int i = 0; i < 3; i++) {
-        if (MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled())
-            mantra_DotNETRuntime_MethodLoadVerbose_V2_write(0x1000u + (uint64_t)i, 0x7f0010000000u,
+        if (MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled()) /* guard, then the out-of-line part */
+            mantra_DotNETRuntime_MethodLoadVerbose_V2_emit(0x1000u + (uint64_t)i, 0x7f0010000000u,
                                                             0x7f0030000000u + 0x100u * (uint64_t)i, 0x80u + (uint32_t)i,
                                                             0x06000001u + (uint32_t)i, 0x8 /* Jitted */, methods[i][0],
                                                             methods[i][1], methods[i][2], 1, 0);

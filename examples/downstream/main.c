@@ -83,13 +83,13 @@ int main(void)
     printf("downstream_app: writing Example-App events\n");
     int written = 0;
     if (MANTRA_App_RequestStart_enabled()) {
-        if (mantra_App_RequestStart_write(URL_ASCII, 8080) == MANTRA_WRITE_OK)
+        if (mantra_App_RequestStart_emit(URL_ASCII, 8080) == MANTRA_WRITE_OK)
             written++;
         if (mantra_App_RequestStart_write(URL_UNICODE, 443) == MANTRA_WRITE_OK)
             written++;
     }
     if (MANTRA_App_RequestStop_enabled()) {
-        if (mantra_App_RequestStop_write(200, UINT64_C(12345678901)) == MANTRA_WRITE_OK)
+        if (mantra_App_RequestStop_emit(200, UINT64_C(12345678901)) == MANTRA_WRITE_OK)
             written++;
     }
     mantra_set_listener(NULL, NULL);

@@ -5,7 +5,8 @@
  * MANTRA_<Prefix>_<Symbol>_enabled() is one relaxed load of the event's session mask and a branch.
  * The writers (`_write`, inline) test it before doing anything else, so a disabled event costs no
  * clock read, no argument conversion and no call; `_emit` is the out-of-line part that serialises
- * the payload (callable on its own, e.g. through an FFI, after an _enabled() check). UnicodeString fields take UTF-8 (`const char *`, converted to UTF-16 while
+ * the payload. When the arguments cost something to compute, write
+ * `if (MANTRA_<P>_<E>_enabled()) mantra_<P>_<E>_emit(...)` so the flag is read once. UnicodeString fields take UTF-8 (`const char *`, converted to UTF-16 while
  * copying); the `_write16` variants take UTF-16 (`const uint16_t *`). NULL strings are written empty.
  * Writers return enum mantra_write_status. */
 #ifndef MANTRA_GEN_ALLTYPES_WRITERS_H
