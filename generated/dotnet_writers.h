@@ -28,7 +28,7 @@ extern "C" {
 
 /* MethodLoad v0 (id 141, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoad_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[0].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[0].enabled) != 0)
 int mantra_DotNETRuntime_MethodLoad_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -56,7 +56,7 @@ static inline int mantra_DotNETRuntime_MethodLoad_write(
 
 /* MethodLoad v1 (id 141, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoad_V1_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[1].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[1].enabled) != 0)
 int mantra_DotNETRuntime_MethodLoad_V1_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -87,7 +87,7 @@ static inline int mantra_DotNETRuntime_MethodLoad_V1_write(
 
 /* MethodLoad v2 (id 141, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoad_V2_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[2].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[2].enabled) != 0)
 int mantra_DotNETRuntime_MethodLoad_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -121,7 +121,7 @@ static inline int mantra_DotNETRuntime_MethodLoad_V2_write(
 
 /* R2RGetEntryPoint v0 (id 159, level Informational, keywords CompilationDiagnosticKeyword) */
 #define MANTRA_DotNETRuntime_R2RGetEntryPoint_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[3].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[3].enabled) != 0)
 int mantra_DotNETRuntime_R2RGetEntryPoint_emit(
     uint64_t MethodID,
     const char *MethodNamespace,
@@ -173,7 +173,7 @@ static inline int mantra_DotNETRuntime_R2RGetEntryPoint_write16(
 
 /* MethodLoadVerbose v0 (id 143, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoadVerbose_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[4].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[4].enabled) != 0)
 int mantra_DotNETRuntime_MethodLoadVerbose_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -243,7 +243,7 @@ static inline int mantra_DotNETRuntime_MethodLoadVerbose_write16(
 
 /* MethodLoadVerbose v1 (id 143, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoadVerbose_V1_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[5].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[5].enabled) != 0)
 int mantra_DotNETRuntime_MethodLoadVerbose_V1_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -319,7 +319,7 @@ static inline int mantra_DotNETRuntime_MethodLoadVerbose_V1_write16(
 
 /* MethodLoadVerbose v2 (id 143, level Informational, keywords JitKeyword | NGenKeyword) */
 #define MANTRA_DotNETRuntime_MethodLoadVerbose_V2_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[6].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[6].enabled) != 0)
 int mantra_DotNETRuntime_MethodLoadVerbose_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -401,7 +401,7 @@ static inline int mantra_DotNETRuntime_MethodLoadVerbose_V2_write16(
 
 /* MethodJittingStarted v0 (id 145, level Verbose, keywords JitKeyword) */
 #define MANTRA_DotNETRuntime_MethodJittingStarted_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[7].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[7].enabled) != 0)
 int mantra_DotNETRuntime_MethodJittingStarted_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -459,7 +459,7 @@ static inline int mantra_DotNETRuntime_MethodJittingStarted_write16(
 
 /* MethodJittingStarted v1 (id 145, level Verbose, keywords JitKeyword) */
 #define MANTRA_DotNETRuntime_MethodJittingStarted_V1_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[8].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[8].enabled) != 0)
 int mantra_DotNETRuntime_MethodJittingStarted_V1_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -523,7 +523,7 @@ static inline int mantra_DotNETRuntime_MethodJittingStarted_V1_write16(
 
 /* ModuleLoad v2 (id 152, level Informational, keywords LoaderKeyword | PerfTrackKeyword) */
 #define MANTRA_DotNETRuntime_ModuleLoad_V2_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[9].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[9].enabled) != 0)
 int mantra_DotNETRuntime_ModuleLoad_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
@@ -617,7 +617,7 @@ static inline int mantra_DotNETRuntime_ModuleLoad_V2_write16(
 
 /* ModuleUnload v2 (id 153, level Informational, keywords LoaderKeyword | PerfTrackKeyword) */
 #define MANTRA_DotNETRuntime_ModuleUnload_V2_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[10].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[10].enabled) != 0)
 int mantra_DotNETRuntime_ModuleUnload_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
@@ -711,7 +711,7 @@ static inline int mantra_DotNETRuntime_ModuleUnload_V2_write16(
 
 /* R2RGetEntryPoint v1 (id 159, level Informational, keywords CompilationDiagnosticKeyword) */
 #define MANTRA_DotNETRuntime_R2RGetEntryPoint_V1_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[11].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[11].enabled) != 0)
 int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit(
     uint64_t MethodID,
     const char *MethodNamespace,
@@ -769,7 +769,7 @@ static inline int mantra_DotNETRuntime_R2RGetEntryPoint_V1_write16(
 
 /* R2RGetEntryPointStart v0 (id 160, level Informational, keywords CompilationDiagnosticKeyword) */
 #define MANTRA_DotNETRuntime_R2RGetEntryPointStart_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[12].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[12].enabled) != 0)
 int mantra_DotNETRuntime_R2RGetEntryPointStart_emit(uint64_t MethodID, uint16_t ClrInstanceID);
 static inline int mantra_DotNETRuntime_R2RGetEntryPointStart_write(
     uint64_t MethodID,
@@ -781,7 +781,7 @@ static inline int mantra_DotNETRuntime_R2RGetEntryPointStart_write(
 
 /* JitInstrumentationData v0 (id 297, level Informational, keywords JitInstrumentationDataKeyword) */
 #define MANTRA_DotNETRuntime_JitInstrumentationData_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[13].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[13].enabled) != 0)
 int mantra_DotNETRuntime_JitInstrumentationData_emit(
     uint16_t ClrInstanceID,
     uint32_t MethodFlags,
@@ -806,7 +806,7 @@ static inline int mantra_DotNETRuntime_JitInstrumentationData_write(
 
 /* JitInstrumentationDataVerbose v0 (id 298, level Informational, keywords JitInstrumentationDataKeyword) */
 #define MANTRA_DotNETRuntime_JitInstrumentationDataVerbose_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[14].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[14].enabled) != 0)
 int mantra_DotNETRuntime_JitInstrumentationDataVerbose_emit(
     uint16_t ClrInstanceID,
     uint32_t MethodFlags,
@@ -882,7 +882,7 @@ static inline int mantra_DotNETRuntime_JitInstrumentationDataVerbose_write16(
 
 /* R2RMethodLoad v0 (id 1000, level Informational, keywords NGenKeyword) */
 #define MANTRA_DotNETRuntime_R2RMethodLoad_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntime_states[15].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntime_states[15].enabled) != 0)
 int mantra_DotNETRuntime_R2RMethodLoad_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -921,7 +921,7 @@ static inline int mantra_DotNETRuntime_R2RMethodLoad_write(
 
 /* MethodDCStartVerbose v2 (id 143, level Informational, keywords JitRundownKeyword | NGenRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_MethodDCStartVerbose_V2_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[0].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[0].enabled) != 0)
 int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -1003,7 +1003,7 @@ static inline int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write16(
 
 /* MethodDCEndVerbose v2 (id 144, level Informational, keywords JitRundownKeyword | NGenRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_MethodDCEndVerbose_V2_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[1].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[1].enabled) != 0)
 int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -1085,7 +1085,7 @@ static inline int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write16(
 
 /* DCStartComplete v0 (id 145, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCStartComplete_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[2].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[2].enabled) != 0)
 int mantra_DotNETRuntimeRundown_DCStartComplete_emit(void);
 static inline int mantra_DotNETRuntimeRundown_DCStartComplete_write(void) {
     if (!MANTRA_DotNETRuntimeRundown_DCStartComplete_enabled())
@@ -1095,7 +1095,7 @@ static inline int mantra_DotNETRuntimeRundown_DCStartComplete_write(void) {
 
 /* DCStartComplete v1 (id 145, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCStartComplete_V1_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[3].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[3].enabled) != 0)
 int mantra_DotNETRuntimeRundown_DCStartComplete_V1_emit(uint16_t ClrInstanceID);
 static inline int mantra_DotNETRuntimeRundown_DCStartComplete_V1_write(uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntimeRundown_DCStartComplete_V1_enabled())
@@ -1105,7 +1105,7 @@ static inline int mantra_DotNETRuntimeRundown_DCStartComplete_V1_write(uint16_t 
 
 /* DCEndComplete v0 (id 146, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCEndComplete_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[4].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[4].enabled) != 0)
 int mantra_DotNETRuntimeRundown_DCEndComplete_emit(void);
 static inline int mantra_DotNETRuntimeRundown_DCEndComplete_write(void) {
     if (!MANTRA_DotNETRuntimeRundown_DCEndComplete_enabled())
@@ -1115,7 +1115,7 @@ static inline int mantra_DotNETRuntimeRundown_DCEndComplete_write(void) {
 
 /* DCEndComplete v1 (id 146, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCEndComplete_V1_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[5].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[5].enabled) != 0)
 int mantra_DotNETRuntimeRundown_DCEndComplete_V1_emit(uint16_t ClrInstanceID);
 static inline int mantra_DotNETRuntimeRundown_DCEndComplete_V1_write(uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntimeRundown_DCEndComplete_V1_enabled())
@@ -1125,7 +1125,7 @@ static inline int mantra_DotNETRuntimeRundown_DCEndComplete_V1_write(uint16_t Cl
 
 /* DCStartInit v0 (id 147, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCStartInit_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[6].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[6].enabled) != 0)
 int mantra_DotNETRuntimeRundown_DCStartInit_emit(void);
 static inline int mantra_DotNETRuntimeRundown_DCStartInit_write(void) {
     if (!MANTRA_DotNETRuntimeRundown_DCStartInit_enabled())
@@ -1135,7 +1135,7 @@ static inline int mantra_DotNETRuntimeRundown_DCStartInit_write(void) {
 
 /* DCStartInit v1 (id 147, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCStartInit_V1_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[7].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[7].enabled) != 0)
 int mantra_DotNETRuntimeRundown_DCStartInit_V1_emit(uint16_t ClrInstanceID);
 static inline int mantra_DotNETRuntimeRundown_DCStartInit_V1_write(uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntimeRundown_DCStartInit_V1_enabled())
@@ -1145,7 +1145,7 @@ static inline int mantra_DotNETRuntimeRundown_DCStartInit_V1_write(uint16_t ClrI
 
 /* DCEndInit v0 (id 148, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCEndInit_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[8].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[8].enabled) != 0)
 int mantra_DotNETRuntimeRundown_DCEndInit_emit(void);
 static inline int mantra_DotNETRuntimeRundown_DCEndInit_write(void) {
     if (!MANTRA_DotNETRuntimeRundown_DCEndInit_enabled())
@@ -1155,7 +1155,7 @@ static inline int mantra_DotNETRuntimeRundown_DCEndInit_write(void) {
 
 /* DCEndInit v1 (id 148, level Informational, keywords JitRundownKeyword | JittedMethodILToNativeMapRundownKeyword | NGenRundownKeyword | LoaderRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_DCEndInit_V1_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[9].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[9].enabled) != 0)
 int mantra_DotNETRuntimeRundown_DCEndInit_V1_emit(uint16_t ClrInstanceID);
 static inline int mantra_DotNETRuntimeRundown_DCEndInit_V1_write(uint16_t ClrInstanceID) {
     if (!MANTRA_DotNETRuntimeRundown_DCEndInit_V1_enabled())
@@ -1165,7 +1165,7 @@ static inline int mantra_DotNETRuntimeRundown_DCEndInit_V1_write(uint16_t ClrIns
 
 /* ModuleDCStart v2 (id 153, level Informational, keywords LoaderRundownKeyword | PerfTrackRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_ModuleDCStart_V2_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[10].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[10].enabled) != 0)
 int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
@@ -1259,7 +1259,7 @@ static inline int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write16(
 
 /* ModuleDCEnd v2 (id 154, level Informational, keywords LoaderRundownKeyword | PerfTrackRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_ModuleDCEnd_V2_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[11].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[11].enabled) != 0)
 int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_emit(
     uint64_t ModuleID,
     uint64_t AssemblyID,
@@ -1353,7 +1353,7 @@ static inline int mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write16(
 
 /* R2RMethodDCEnd v0 (id 1000, level Informational, keywords NGenRundownKeyword) */
 #define MANTRA_DotNETRuntimeRundown_R2RMethodDCEnd_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_DotNETRuntimeRundown_states[12].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_DotNETRuntimeRundown_states[12].enabled) != 0)
 int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_emit(
     uint64_t MethodID,
     uint64_t ModuleID,
@@ -1392,7 +1392,7 @@ static inline int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(
 
 /* ThreadSample v0 (id 0, level Informational) */
 #define MANTRA_SampleProfiler_ThreadSample_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_SampleProfiler_states[0].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_SampleProfiler_states[0].enabled) != 0)
 int mantra_SampleProfiler_ThreadSample_emit(int32_t Type);
 static inline int mantra_SampleProfiler_ThreadSample_write(int32_t Type) {
     if (!MANTRA_SampleProfiler_ThreadSample_enabled())
@@ -1404,7 +1404,7 @@ static inline int mantra_SampleProfiler_ThreadSample_write(int32_t Type) {
 
 /* ProcessInfo v0 (id 1, level LogAlways) */
 #define MANTRA_EventPipe_ProcessInfo_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_EventPipe_states[0].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_EventPipe_states[0].enabled) != 0)
 int mantra_EventPipe_ProcessInfo_emit(
     const char *CommandLine,
     const char *OSInformation,

@@ -10,9 +10,21 @@
 #ifndef MANTRA_EVENT_H
 #define MANTRA_EVENT_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The per-event enabled word is a 64-bit atomic, read with one relaxed load. C++ sees the same
+ * object as std::atomic<uint64_t> (same size and alignment on every supported compiler). */
+#ifdef __cplusplus
+#include <atomic>
+typedef std::atomic<uint64_t> mantra_atomic_u64;
+#define MANTRA_ATOMIC_LOAD_RELAXED(p) ((p)->load(std::memory_order_relaxed))
+static_assert(sizeof(mantra_atomic_u64) == 8, "std::atomic<uint64_t> must be a plain 64-bit word");
+#else
+#include <stdatomic.h>
+typedef _Atomic uint64_t mantra_atomic_u64;
+#define MANTRA_ATOMIC_LOAD_RELAXED(p) atomic_load_explicit((p), memory_order_relaxed)
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,7 +80,7 @@ typedef struct mantra_event_desc {
 
 /* Mutable per-event state (generated as zero, maintained by the runtime). */
 typedef struct mantra_event_state {
-    _Atomic uint64_t enabled; /* bit n set: session n wants this event */
+    mantra_atomic_u64 enabled; /* bit n set: session n wants this event */
     void *runtime;            /* runtime-private */
 } mantra_event_state;
 

@@ -28,7 +28,7 @@ extern "C" {
 
 /* Scalars v0 (id 1, level Informational, keywords Scalars) */
 #define MANTRA_AllTypes_Scalars_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[0].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_AllTypes_states[0].enabled) != 0)
 int mantra_AllTypes_Scalars_emit(
     int8_t I8,
     uint8_t U8,
@@ -68,7 +68,7 @@ static inline int mantra_AllTypes_Scalars_write(
 
 /* Strings v0 (id 2, level Verbose, keywords Strings | High) */
 #define MANTRA_AllTypes_Strings_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[1].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_AllTypes_states[1].enabled) != 0)
 int mantra_AllTypes_Strings_emit(const char *Wide, const char *Narrow, const char *Wide2);
 static inline int mantra_AllTypes_Strings_write(
     const char *Wide,
@@ -90,7 +90,7 @@ static inline int mantra_AllTypes_Strings_write16(
 
 /* Strings v1 (id 2, level Verbose, keywords Strings) */
 #define MANTRA_AllTypes_Strings_V1_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[2].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_AllTypes_states[2].enabled) != 0)
 int mantra_AllTypes_Strings_V1_emit(const char *Wide, const char *Narrow, const char *Wide2);
 static inline int mantra_AllTypes_Strings_V1_write(
     const char *Wide,
@@ -115,7 +115,7 @@ static inline int mantra_AllTypes_Strings_V1_write16(
 
 /* Arrays v0 (id 3, level Warning, keywords Arrays) */
 #define MANTRA_AllTypes_Arrays_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[3].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_AllTypes_states[3].enabled) != 0)
 int mantra_AllTypes_Arrays_emit(
     uint16_t N,
     const uint32_t *Values,
@@ -143,7 +143,7 @@ static inline int mantra_AllTypes_Arrays_write(
 
 /* Structs v0 (id 4, level LogAlways) */
 #define MANTRA_AllTypes_Structs_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[4].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_AllTypes_states[4].enabled) != 0)
 int mantra_AllTypes_Structs_emit(
     uint32_t Count,
     const void *Items,
@@ -161,7 +161,7 @@ static inline int mantra_AllTypes_Structs_write(
 
 /* Empty v0 (id 5, level Critical) */
 #define MANTRA_AllTypes_Empty_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[5].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_AllTypes_states[5].enabled) != 0)
 int mantra_AllTypes_Empty_emit(void);
 static inline int mantra_AllTypes_Empty_write(void) {
     if (!MANTRA_AllTypes_Empty_enabled())
@@ -171,7 +171,7 @@ static inline int mantra_AllTypes_Empty_write(void) {
 
 /* Renamed v0 (id 6, level Error) */
 #define MANTRA_AllTypes_RenamedEvent_enabled() \
-    MANTRA_UNLIKELY(atomic_load_explicit(&mantra_AllTypes_states[6].enabled, memory_order_relaxed) != 0)
+    MANTRA_UNLIKELY(MANTRA_ATOMIC_LOAD_RELAXED(&mantra_AllTypes_states[6].enabled) != 0)
 int mantra_AllTypes_RenamedEvent_emit(uint8_t X);
 static inline int mantra_AllTypes_RenamedEvent_write(uint8_t X) {
     if (!MANTRA_AllTypes_RenamedEvent_enabled())
