@@ -10,7 +10,7 @@ import hashlib
 import os
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 import jinja2
@@ -140,10 +140,6 @@ def _c_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _comment(text: Optional[str]) -> str:
-    return (text or "").replace("*/", "* /").replace("\n", " ")
-
-
 def _signature(head: str, fields, variant16: bool = False, tail: str = "") -> str:
     """`head(params)tail`, on one line when it fits in 100 columns, else one parameter a line."""
     params = [p for f in fields for p in (f.params16 if variant16 else f.params)] or ["void"]
@@ -180,7 +176,6 @@ class _Renderer:
             undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
             trim_blocks=True, lstrip_blocks=True, autoescape=False)
         self.env.filters["c_string"] = _c_string
-        self.env.filters["comment"] = _comment
         self.env.filters["hex"] = lambda v: f"0x{v:x}"
         self.env.filters["signature"] = _signature
         self.env.filters["call"] = _call
@@ -197,9 +192,6 @@ class _Renderer:
             doc += f" (length {f.length})"
         if f.map:
             doc += f", map {f.map}"
-        count_expr = None
-        if f.count is not None:
-            count_expr = f"(uint64_t){f.count}" if isinstance(f.count, str) else f"UINT64_C({f.count})"
         temp = None
         if t == "struct":
             elem = f"{owner}_{n}_elem"
