@@ -4,7 +4,10 @@
 #                jinja2 + yaml; with FUZZ=1 also clang + its libFuzzer runtime
 #   make build   configure build/ (RelWithDebInfo) and build
 #   make demo    deps, build, run the generator into build/demo-gen, run the demo program
-#   make test    deps, then: test-gen (generated/ fresh), test-build (build/ + ctest),
+#   make interop check for the .NET SDK (`dotnet --version`) that the TraceEvent interop tests
+#                (tests/interop) build with; without it they are skipped, or with
+#                MANTRA_REQUIRE_INTEROP=1 this fails
+#   make test    deps, interop, then: test-gen (generated/ fresh), test-build (build/ + ctest),
 #                test-asan (ASan+UBSan build in build-asan/ + ctest), test-downstream (install
 #                build/ into build/prefix, check mantra.pc, build + run examples/downstream)
 #   make bench   build and run the benchmarks
@@ -38,7 +41,7 @@ CTEST = ctest --output-on-failure --no-tests=error -j $(CTEST_JOBS)
 
 say = printf '\n==> %s\n' "$(1)"
 
-.PHONY: deps build demo test test-gen test-build test-asan test-downstream bench fuzz clean help
+.PHONY: deps interop build demo test test-gen test-build test-asan test-downstream bench fuzz clean help
 
 help:
 	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
@@ -93,8 +96,20 @@ demo: deps
 	  echo "(no demo program yet: examples/demo/demo.c)"; \
 	fi
 
+# The TraceEvent interop harness (tests/interop) is built by CMake with dotnet (NuGet restore of
+# TraceEvent and dotnet-trace on first use); this only reports whether dotnet is there.
+interop:
+	@$(call say,.NET SDK for the TraceEvent interop tests (tests/interop))
+	@if v=$$(dotnet --version 2>/dev/null); then \
+	  echo "  dotnet --version: $$v"; \
+	elif [ "$${MANTRA_REQUIRE_INTEROP:-}" = 1 ]; then \
+	  echo "  dotnet not found, and MANTRA_REQUIRE_INTEROP=1: install the .NET 10 SDK" >&2; exit 1; \
+	else \
+	  echo "  dotnet not found: the interop tests will be skipped (MANTRA_REQUIRE_INTEROP=1 makes this an error)"; \
+	fi
+
 # ---------------------------------------------------------------------------------------------
-test: deps
+test: deps interop
 	@$(MAKE) test-gen
 	@$(MAKE) test-build
 	@$(MAKE) test-asan

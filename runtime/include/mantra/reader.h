@@ -1,0 +1,248 @@
+/* mantra/reader.h - streaming reader of EventPipe "nettrace" traces (formats V4/V5 and V6).
+ *
+ * A reader pulls one event at a time out of a file, a file descriptor or a memory buffer. Its
+ * memory is bounded by the largest block of the trace (plus the metadata of the trace, the stacks
+ * of the current sequence-point region and, in sorted mode, the events queued in that region); it
+ * never holds the whole file. NetPerf (format V3) traces are recognised and refused.
+ *
+ *     mantra_reader *r = mantra_reader_new(NULL);
+ *     if (mantra_reader_open_file(r, path) < 0) { puts(mantra_reader_error(r)); ... }
+ *     const mantra_trace_event *ev;
+ *     int rc;
+ *     while ((rc = mantra_reader_next(r, &ev)) > 0) { ... ev->metadata->provider ... }
+ *     rc == 0: end of stream seen; rc < 0: mantra_reader_error(r) says where and why
+ *     mantra_reader_free(r);
+ *
+ * Damaged input: every complete block before the damage is delivered, then mantra_reader_next()
+ * returns MANTRA_ETRUNCATED (input ends early) or MANTRA_EFORMAT (bytes that break the format),
+ * and the error text starts with "offset N: " (N = byte offset of the problem in the stream).
+ * All functions returning int give 0 (or a count) on success and a negative MANTRA_E* code on
+ * failure; mantra_reader_error() then describes the failure.
+ */
+#ifndef MANTRA_READER_H
+#define MANTRA_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mantra/event.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes (negative). The first three are the same as mantra/sink.h's; the reader's own
+ * codes use values that the writer's codes do not. */
+#define MANTRA_EINVAL (-1)        /* bad argument, or call in the wrong state */
+#define MANTRA_ENOMEM (-2)        /* out of memory */
+#define MANTRA_EIO (-3)           /* the file or descriptor cannot be opened or read */
+#define MANTRA_EFORMAT (-8)       /* the bytes break the format (corrupt, or not a trace) */
+#define MANTRA_ETRUNCATED (-9)    /* the input ends before the end-of-stream marker */
+#define MANTRA_EUNSUPPORTED (-10) /* a format version this reader does not read (NetPerf V3) */
+
+/* Type codes of event fields (System.TypeCode values plus EventPipe's; 20..26 are V6 only). */
+enum mantra_type {
+    MANTRA_TYPE_EMPTY = 0,
+    MANTRA_TYPE_OBJECT = 1,
+    MANTRA_TYPE_DBNULL = 2,
+    MANTRA_TYPE_BOOLEAN = 3, /* 4 bytes */
+    MANTRA_TYPE_CHAR = 4,    /* one UTF-16 code unit */
+    MANTRA_TYPE_SBYTE = 5,
+    MANTRA_TYPE_BYTE = 6,
+    MANTRA_TYPE_INT16 = 7,
+    MANTRA_TYPE_UINT16 = 8,
+    MANTRA_TYPE_INT32 = 9,
+    MANTRA_TYPE_UINT32 = 10,
+    MANTRA_TYPE_INT64 = 11,
+    MANTRA_TYPE_UINT64 = 12,
+    MANTRA_TYPE_SINGLE = 13,
+    MANTRA_TYPE_DOUBLE = 14,
+    MANTRA_TYPE_DECIMAL = 15, /* 16 bytes, delivered raw */
+    MANTRA_TYPE_DATETIME = 16, /* FILETIME */
+    MANTRA_TYPE_GUID = 17,
+    MANTRA_TYPE_STRING = 18, /* UTF-16LE, NUL-terminated */
+    MANTRA_TYPE_ARRAY = 19,  /* uint16 count + elements */
+    MANTRA_TYPE_VARINT = 20,
+    MANTRA_TYPE_VARUINT = 21,
+    MANTRA_TYPE_FIXED_ARRAY = 22,
+    MANTRA_TYPE_UTF8_CODE_UNIT = 23,
+    MANTRA_TYPE_RELLOC = 24,
+    MANTRA_TYPE_DATALOC = 25,
+    MANTRA_TYPE_BOOLEAN8 = 26
+};
+
+/* One field of an event's metadata (a tree: objects have fields, arrays an element type). */
+typedef struct mantra_field_desc {
+    const char *name;                         /* UTF-8; "" for unnamed fields and element types */
+    uint32_t type;                            /* enum mantra_type */
+    uint32_t fixed_count;                     /* MANTRA_TYPE_FIXED_ARRAY: element count */
+    const struct mantra_field_desc *element;  /* arrays, RelLoc, DataLoc: element type */
+    const struct mantra_field_desc *fields;   /* MANTRA_TYPE_OBJECT: its fields */
+    uint32_t field_count;
+} mantra_field_desc;
+
+/* What the trace says about one event type (a metadata record). */
+typedef struct mantra_trace_metadata {
+    uint32_t id;             /* metadata id in the trace */
+    const char *provider;    /* provider name, UTF-8 */
+    uint32_t event_id;
+    const char *name;        /* event name, UTF-8; "" when the metadata has none */
+    uint64_t keywords;
+    uint32_t version;
+    uint32_t level;
+    uint32_t opcode;
+    const mantra_field_desc *fields; /* top-level fields, in payload order */
+    uint32_t field_count;
+    int fields_from_registry; /* 1: the trace had no field list; fields come from a registered
+                                 provider description (mantra_reader_add_provider) */
+    int fields_invalid;       /* 1: the field list could not be parsed (fields left empty) */
+} mantra_trace_metadata;
+
+/* Trace-wide facts (the Trace object / block). */
+typedef struct mantra_trace_info {
+    int format_version;        /* 4 for V4/V5 ("V5" is not visible in files), 6 for V6; 3 for a
+                                  refused NetPerf file; 0 when not recognised */
+    int16_t sync_time_utc[8];  /* SYSTEMTIME: year, month, day of week, day, hour, min, s, ms */
+    int64_t sync_time_qpc;
+    int64_t qpc_frequency;
+    uint32_t pointer_size;
+    uint32_t process_id;
+    uint32_t processor_count;
+    uint32_t expected_cpu_sampling_rate;
+    size_t kv_count;           /* V6 key/value pairs of the Trace block */
+    const char *const *keys;
+    const char *const *values;
+} mantra_trace_info;
+
+/* One event. Everything it points to stays valid until the next mantra_reader_next() call. */
+typedef struct mantra_trace_event {
+    const mantra_trace_metadata *metadata;
+    uint32_t metadata_id;
+    uint32_t sequence;
+    uint64_t thread_id;          /* OS thread id the event is about (V6: from its Thread block) */
+    uint64_t capture_thread_id;  /* OS thread id of the recording thread */
+    uint64_t thread_index;       /* V6: ThreadIndex / CaptureThreadIndex; V4/V5: the ids again */
+    uint64_t capture_thread_index;
+    uint32_t processor;          /* 0xFFFFFFFF: unknown */
+    uint32_t stack_id;
+    int64_t timestamp;           /* trace ticks (QPC units) */
+    mantra_guid activity_id;
+    mantra_guid related_activity_id;
+    uint32_t label_list_id;      /* V6 */
+    int is_sorted;               /* the row's IsSorted flag */
+    /* Effective header values (V6 label lists may override the metadata's). */
+    uint32_t version;
+    uint32_t level;
+    uint32_t opcode;
+    uint64_t keywords;
+    const uint8_t *payload;
+    size_t payload_size;
+    const uint8_t *stack;        /* stack_count little-endian addresses of pointer_size bytes */
+    size_t stack_count;
+    uint32_t pointer_size;
+    uint64_t offset;             /* stream offset of the event's row */
+} mantra_trace_event;
+
+/* Address i of an event's stack (leaf first). */
+uint64_t mantra_trace_event_ip(const mantra_trace_event *ev, size_t i);
+
+/* Counters. */
+typedef struct mantra_reader_stats {
+    uint64_t events;          /* events delivered so far */
+    uint64_t metadata;        /* metadata records read */
+    uint64_t stacks;          /* stacks read */
+    uint64_t sequence_points; /* sequence-point blocks read */
+    uint64_t dropped;         /* events lost, from per-capture-thread sequence gaps (§4.2) */
+    uint64_t blocks;          /* blocks read completely */
+    uint64_t bytes_read;      /* stream bytes consumed */
+    uint64_t total_bytes;     /* size of the input when known (files, memory), else 0 */
+} mantra_reader_stats;
+
+/* Reader options. */
+#define MANTRA_READER_SORTED 0x1u /* deliver events in time order as TraceEvent does (§4.1) */
+
+typedef struct mantra_reader_options {
+    unsigned flags;          /* MANTRA_READER_* */
+    size_t max_block_size;   /* refuse blocks larger than this (0: 64 MiB) */
+} mantra_reader_options;
+
+typedef struct mantra_reader mantra_reader;
+
+/* A new reader (NULL options: defaults). NULL when out of memory. */
+mantra_reader *mantra_reader_new(const mantra_reader_options *options);
+void mantra_reader_free(mantra_reader *r);
+
+/* Registers a provider description (for instance a generated one, mantra_dotnet_providers[i]):
+ * events of that provider whose trace metadata has no field list (the .NET runtime writes such
+ * "minimal" metadata for its native providers) are decoded with the description's fields when
+ * the event id and version match. Call before opening; the description must outlive the reader. */
+int mantra_reader_add_provider(mantra_reader *r, const mantra_provider_desc *provider);
+
+/* Opens the input and reads the stream header and the Trace object/block. One open per reader.
+ * The fd is not closed by the reader; the memory must stay valid while the reader is used. */
+int mantra_reader_open_file(mantra_reader *r, const char *path);
+int mantra_reader_open_fd(mantra_reader *r, int fd);
+int mantra_reader_open_memory(mantra_reader *r, const void *data, size_t size);
+
+/* Next event: 1 and *ev set; 0 at the end-of-stream marker; a negative MANTRA_E* code on error
+ * (after which it keeps returning that code). */
+int mantra_reader_next(mantra_reader *r, const mantra_trace_event **ev);
+
+const mantra_trace_info *mantra_reader_info(const mantra_reader *r);
+const mantra_reader_stats *mantra_reader_get_stats(const mantra_reader *r);
+/* 1 once the end-of-stream marker has been read. */
+int mantra_reader_complete(const mantra_reader *r);
+/* Text of the last error ("offset N: what"), "" when none. */
+const char *mantra_reader_error(const mantra_reader *r);
+/* Stream offset of the last error (0 when none). */
+uint64_t mantra_reader_error_offset(const mantra_reader *r);
+/* Metadata by id (NULL when unknown). */
+const mantra_trace_metadata *mantra_reader_metadata(const mantra_reader *r, uint32_t id);
+
+/* ---- metadata-driven payload decoding ---------------------------------------------------- */
+
+/* One decoded value. For strings, `data`/`size` hold the raw bytes (UTF-16LE without the
+ * terminator for MANTRA_TYPE_STRING; use mantra_str16_to_utf8 from mantra/decode.h). For arrays
+ * (ARRAY, FIXED_ARRAY, RELLOC, DATALOC) `count` is the element count and `data`/`size` the raw
+ * element bytes; for objects `count` is the field count. */
+typedef struct mantra_value {
+    const mantra_field_desc *field; /* its description (element type inside arrays) */
+    const char *name;               /* field name ("" for array elements) */
+    uint32_t type;                  /* enum mantra_type; for RELLOC/DATALOC: that code */
+    uint64_t u;                     /* unsigned integers, Boolean, Char, DateTime, VarUInt */
+    int64_t i;                      /* signed integers, VarInt */
+    double d;                       /* Single, Double */
+    mantra_guid guid;
+    const uint8_t *data;
+    size_t size;
+    size_t count;
+} mantra_value;
+
+/* Callbacks of a decoding walk; any may be NULL. A callback returning a negative value stops the
+ * walk with that value. begin_array returning 1 skips the elements (end_array is still called). */
+typedef struct mantra_field_visitor {
+    int (*scalar)(void *ctx, const mantra_value *v);
+    int (*begin_object)(void *ctx, const mantra_value *v);
+    int (*end_object)(void *ctx, const mantra_value *v);
+    int (*begin_array)(void *ctx, const mantra_value *v);
+    int (*end_array)(void *ctx, const mantra_value *v);
+} mantra_field_visitor;
+
+/* Decodes payload[0..size) with fields[0..count) and calls the visitor for every value, in order.
+ * Returns 0 when every field was decoded and the payload used up, 1 when bytes remain after the
+ * last field, MANTRA_EFORMAT when the payload ends inside a field or holds a bad value (the
+ * values before it have been visited). */
+int mantra_decode_payload(const mantra_field_desc *fields, uint32_t count, const uint8_t *payload, size_t size,
+                          uint32_t pointer_size, const mantra_field_visitor *visitor, void *ctx);
+
+/* The same for an event, with its metadata's fields. */
+int mantra_decode_event(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx);
+
+/* Name of a type code ("UInt32", ...); "?" when unknown. */
+const char *mantra_type_name(uint32_t type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MANTRA_READER_H */

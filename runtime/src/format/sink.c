@@ -1,0 +1,315 @@
+/* Output sinks (mantra/sink.h): file, file descriptor, memory (growable or fixed), callbacks. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mantra/sink.h"
+
+enum sink_kind { SINK_FD, SINK_MEMORY, SINK_BUFFER, SINK_CALLBACKS };
+
+struct mantra_sink {
+    enum sink_kind kind;
+    int fd;
+    int own_fd;
+    int closed;
+    int failed; /* sticky error code (0 when healthy) */
+    uint8_t *mem;
+    size_t mem_size, mem_cap;
+    mantra_sink_callbacks cb;
+    void *cb_ctx;
+    uint64_t written;
+    uint64_t errors;
+    char err[256];
+};
+
+const char *mantra_status_name(int code) {
+    switch (code) {
+    case MANTRA_OK: return "MANTRA_OK";
+    case MANTRA_EINVAL: return "MANTRA_EINVAL";
+    case MANTRA_ENOMEM: return "MANTRA_ENOMEM";
+    case MANTRA_EIO: return "MANTRA_EIO";
+    case MANTRA_ENOSPC: return "MANTRA_ENOSPC";
+    case MANTRA_ESTATE: return "MANTRA_ESTATE";
+    case MANTRA_ERANGE: return "MANTRA_ERANGE";
+    case MANTRA_EORDER: return "MANTRA_EORDER";
+    default: return "?";
+    }
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int fail(mantra_sink *s, int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, sizeof s->err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static mantra_sink *sink_alloc(enum sink_kind kind) {
+    mantra_sink *s = calloc(1, sizeof *s);
+    if (s) {
+        s->kind = kind;
+        s->fd = -1;
+    }
+    return s;
+}
+
+int mantra_sink_open_fd(mantra_sink **out, int fd, int own_fd) {
+    if (!out)
+        return MANTRA_EINVAL;
+    *out = NULL;
+    if (fd < 0)
+        return MANTRA_EINVAL;
+    mantra_sink *s = sink_alloc(SINK_FD);
+    if (!s)
+        return MANTRA_ENOMEM;
+    s->fd = fd;
+    s->own_fd = own_fd != 0;
+    *out = s;
+    return MANTRA_OK;
+}
+
+int mantra_sink_open_file(mantra_sink **out, const char *path) {
+    if (!out)
+        return MANTRA_EINVAL;
+    *out = NULL;
+    if (!path)
+        return MANTRA_EINVAL;
+    mantra_sink *s = sink_alloc(SINK_FD);
+    if (!s)
+        return MANTRA_ENOMEM;
+    *out = s;
+    int fd;
+    do
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        s->closed = 1;
+        s->failed = MANTRA_EIO;
+        s->errors++;
+        return fail(s, MANTRA_EIO, "cannot create %s: %s", path, strerror(errno));
+    }
+    s->fd = fd;
+    s->own_fd = 1;
+    return MANTRA_OK;
+}
+
+int mantra_sink_open_memory(mantra_sink **out, size_t initial_capacity) {
+    if (!out)
+        return MANTRA_EINVAL;
+    *out = NULL;
+    mantra_sink *s = sink_alloc(SINK_MEMORY);
+    if (!s)
+        return MANTRA_ENOMEM;
+    s->mem_cap = initial_capacity ? initial_capacity : 65536;
+    s->mem = malloc(s->mem_cap);
+    if (!s->mem) {
+        free(s);
+        return MANTRA_ENOMEM;
+    }
+    *out = s;
+    return MANTRA_OK;
+}
+
+int mantra_sink_open_buffer(mantra_sink **out, void *buf, size_t capacity) {
+    if (!out)
+        return MANTRA_EINVAL;
+    *out = NULL;
+    if (!buf && capacity)
+        return MANTRA_EINVAL;
+    mantra_sink *s = sink_alloc(SINK_BUFFER);
+    if (!s)
+        return MANTRA_ENOMEM;
+    s->mem = buf;
+    s->mem_cap = capacity;
+    *out = s;
+    return MANTRA_OK;
+}
+
+int mantra_sink_open_callbacks(mantra_sink **out, const mantra_sink_callbacks *cb, void *ctx) {
+    if (!out)
+        return MANTRA_EINVAL;
+    *out = NULL;
+    if (!cb || !cb->write)
+        return MANTRA_EINVAL;
+    mantra_sink *s = sink_alloc(SINK_CALLBACKS);
+    if (!s)
+        return MANTRA_ENOMEM;
+    s->cb = *cb;
+    s->cb_ctx = ctx;
+    *out = s;
+    return MANTRA_OK;
+}
+
+/* write(2) until everything is taken: retries on EINTR, waits on EAGAIN, continues after short
+ * writes. Counts the bytes the kernel accepted even when it fails later. */
+static int fd_write_all(mantra_sink *s, const uint8_t *p, size_t size) {
+    while (size > 0) {
+        ssize_t n = write(s->fd, p, size);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                struct pollfd pfd = {.fd = s->fd, .events = POLLOUT, .revents = 0};
+                if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+                    return fail(s, MANTRA_EIO, "poll: %s", strerror(errno));
+                continue;
+            }
+            return fail(s, MANTRA_EIO, "write: %s (after %llu bytes)", strerror(errno),
+                        (unsigned long long)s->written);
+        }
+        if (n == 0)
+            return fail(s, MANTRA_EIO, "write: no progress (after %llu bytes)", (unsigned long long)s->written);
+        p += n;
+        size -= (size_t)n;
+        s->written += (uint64_t)n;
+    }
+    return MANTRA_OK;
+}
+
+int mantra_sink_write(mantra_sink *s, const void *data, size_t size) {
+    if (!s)
+        return MANTRA_EINVAL;
+    if (s->failed)
+        return s->failed;
+    if (s->closed)
+        return fail(s, MANTRA_ESTATE, "write after close");
+    if (size == 0)
+        return MANTRA_OK;
+    if (!data)
+        return fail(s, MANTRA_EINVAL, "write of %zu bytes from NULL", size);
+    int rc = MANTRA_OK;
+    switch (s->kind) {
+    case SINK_FD:
+        rc = fd_write_all(s, data, size);
+        break;
+    case SINK_MEMORY:
+        if (size > s->mem_cap - s->mem_size) {
+            size_t cap = s->mem_cap;
+            while (size > cap - s->mem_size) {
+                if (cap > SIZE_MAX / 2) {
+                    s->errors++;
+                    return fail(s, MANTRA_ENOMEM, "memory sink: %zu bytes do not fit", size);
+                }
+                cap *= 2;
+            }
+            uint8_t *m = realloc(s->mem, cap);
+            if (!m) {
+                s->errors++;
+                return fail(s, MANTRA_ENOMEM, "memory sink: cannot grow to %zu bytes", cap);
+            }
+            s->mem = m;
+            s->mem_cap = cap;
+        }
+        memcpy(s->mem + s->mem_size, data, size);
+        s->mem_size += size;
+        s->written += size;
+        return MANTRA_OK;
+    case SINK_BUFFER:
+        if (size > s->mem_cap - s->mem_size) {
+            s->errors++;
+            /* Not sticky: nothing was written, the caller may flush elsewhere and retry. */
+            return fail(s, MANTRA_ENOSPC, "buffer sink full: %zu bytes do not fit in the %zu left", size,
+                        s->mem_cap - s->mem_size);
+        }
+        memcpy(s->mem + s->mem_size, data, size);
+        s->mem_size += size;
+        s->written += size;
+        return MANTRA_OK;
+    case SINK_CALLBACKS:
+        s->err[0] = 0;
+        rc = s->cb.write(s->cb_ctx, data, size, s->err, sizeof s->err);
+        if (rc == MANTRA_OK)
+            s->written += size;
+        else if (!s->err[0])
+            fail(s, rc, "write callback failed (%s)", mantra_status_name(rc));
+        break;
+    }
+    if (rc != MANTRA_OK) {
+        s->failed = rc;
+        s->errors++;
+    }
+    return rc;
+}
+
+int mantra_sink_flush(mantra_sink *s) {
+    if (!s)
+        return MANTRA_EINVAL;
+    if (s->failed)
+        return s->failed;
+    if (s->closed)
+        return fail(s, MANTRA_ESTATE, "flush after close");
+    if (s->kind == SINK_CALLBACKS && s->cb.flush) {
+        s->err[0] = 0;
+        int rc = s->cb.flush(s->cb_ctx, s->err, sizeof s->err);
+        if (rc != MANTRA_OK) {
+            if (!s->err[0])
+                fail(s, rc, "flush callback failed (%s)", mantra_status_name(rc));
+            s->failed = rc;
+            s->errors++;
+        }
+        return rc;
+    }
+    return MANTRA_OK;
+}
+
+int mantra_sink_close(mantra_sink *s) {
+    if (!s)
+        return MANTRA_EINVAL;
+    if (s->closed)
+        return MANTRA_OK;
+    s->closed = 1;
+    int rc = MANTRA_OK;
+    if (s->kind == SINK_FD && s->own_fd && s->fd >= 0) {
+        if (close(s->fd) != 0 && errno != EINTR) {
+            rc = fail(s, MANTRA_EIO, "close: %s", strerror(errno));
+            s->errors++;
+        }
+        s->fd = -1;
+    } else if (s->kind == SINK_CALLBACKS && s->cb.close) {
+        char e[sizeof s->err] = "";
+        rc = s->cb.close(s->cb_ctx, e, sizeof e);
+        if (rc != MANTRA_OK) {
+            if (e[0])
+                memcpy(s->err, e, sizeof e);
+            else
+                fail(s, rc, "close callback failed (%s)", mantra_status_name(rc));
+            s->errors++;
+        }
+    }
+    return rc;
+}
+
+void mantra_sink_free(mantra_sink *s) {
+    if (!s)
+        return;
+    mantra_sink_close(s);
+    if (s->kind == SINK_MEMORY)
+        free(s->mem);
+    free(s);
+}
+
+uint64_t mantra_sink_bytes_written(const mantra_sink *s) { return s ? s->written : 0; }
+uint64_t mantra_sink_error_count(const mantra_sink *s) { return s ? s->errors : 0; }
+
+const uint8_t *mantra_sink_memory(const mantra_sink *s, size_t *size) {
+    if (!s || (s->kind != SINK_MEMORY && s->kind != SINK_BUFFER)) {
+        if (size)
+            *size = 0;
+        return NULL;
+    }
+    if (size)
+        *size = s->mem_size;
+    return s->mem;
+}
+
+const char *mantra_sink_last_error(const mantra_sink *s) { return s ? s->err : "no sink"; }

@@ -1,0 +1,68 @@
+/* manifest-internal.h - shared by the manifest loader, lookups and the decoder (never leaves src/). */
+#ifndef MANTRA_MANIFEST_INTERNAL_H
+#define MANTRA_MANIFEST_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mantra/manifest.h"
+
+/* ---- arena: a list of blocks, freed at once ---- */
+typedef struct mf_block {
+    struct mf_block *next;
+    size_t size; /* usable bytes after the header */
+    size_t used;
+} mf_block;
+
+typedef struct mf_arena {
+    mf_block *head;  /* the block being filled */
+    size_t total;    /* bytes allocated (headers included) */
+} mf_arena;
+
+void *mf_arena_alloc(mf_arena *a, size_t size);          /* zeroed, max-aligned; NULL when out of memory */
+char *mf_arena_strdup(mf_arena *a, const char *s, size_t len); /* NUL-terminated copy */
+void mf_arena_free(mf_arena *a);
+
+struct mantra_manifest {
+    mf_arena arena;
+    const mantra_manifest_provider *providers;
+    uint32_t provider_count;
+    uint32_t event_count;
+    const mantra_manifest_provider *const *by_name; /* sorted by strcmp(name) */
+    const mantra_manifest_provider *const *by_guid; /* sorted by GUID bytes */
+    const mantra_manifest_pgo_kind *pgo_kinds;
+    uint32_t pgo_kind_count;
+};
+
+struct mantra_manifest_error {
+    unsigned line;
+    unsigned column;
+    char *file;
+    char *message;
+    char *note; /* or NULL */
+};
+
+/* An error object (the static out-of-memory one when allocation fails); note may be NULL. */
+mantra_manifest_error *mf_error_new(const char *file, unsigned line, unsigned column, const char *message,
+                                    const char *note);
+extern mantra_manifest_error mf_error_oom;
+
+/* SHA-1 (FIPS 180-4). */
+typedef struct mf_sha1 {
+    uint32_t h[5];
+    uint64_t length; /* bytes so far */
+    uint8_t block[64];
+    size_t fill;
+} mf_sha1;
+void mf_sha1_init(mf_sha1 *s);
+void mf_sha1_update(mf_sha1 *s, const void *data, size_t size);
+void mf_sha1_final(mf_sha1 *s, uint8_t digest[20]);
+
+/* Byte order of a GUID as 16 bytes in the .NET layout (for sorting and comparing). */
+void mf_guid_bytes(const mantra_guid *g, uint8_t out[16]);
+int mf_guid_cmp(const mantra_guid *a, const mantra_guid *b);
+
+/* Called by the loader once the providers are built: the lookup indexes. Returns 0 or -1 (no memory). */
+int mf_build_indexes(mantra_manifest *m);
+
+#endif

@@ -1,0 +1,62 @@
+/* Private parts of the nettrace reader (runtime/src/reader/). */
+#ifndef MANTRA_READER_INTERNAL_H
+#define MANTRA_READER_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mantra/reader.h"
+
+/* ---- a uint64 -> uint64 hash map (linear probing, deletion by backward shift) ---- */
+typedef struct rd_map {
+    uint64_t *keys;
+    uint64_t *vals;
+    uint8_t *used;
+    size_t cap; /* power of two, or 0 */
+    size_t count;
+} rd_map;
+
+uint64_t *rd_map_get(const rd_map *m, uint64_t key);
+/* Inserts or replaces; 0 or MANTRA_ENOMEM. */
+int rd_map_put(rd_map *m, uint64_t key, uint64_t val);
+void rd_map_del(rd_map *m, uint64_t key);
+void rd_map_clear(rd_map *m);
+void rd_map_free(rd_map *m);
+
+/* ---- a bump allocator (chunks freed together) ---- */
+typedef struct rd_arena_chunk rd_arena_chunk;
+typedef struct rd_arena {
+    rd_arena_chunk *head;
+    size_t used;  /* bytes used in head */
+    size_t avail; /* bytes of head */
+} rd_arena;
+
+void *rd_arena_alloc(rd_arena *a, size_t size); /* 8-byte aligned, zeroed; NULL when out of memory */
+void rd_arena_free(rd_arena *a);
+
+/* ---- metadata parsing (metadata.c) ---- */
+
+/* Parses a V4/V5 metadata payload (from MetadataId on) into a metadata record allocated in a.
+ * Returns 0 or MANTRA_EFORMAT/MANTRA_ENOMEM; *what names the problem. */
+int rd_parse_metadata_v5(rd_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what);
+/* Parses the part of a V5 blob from EventId on (generated registry blobs) into fields. */
+int rd_parse_metadata_v5_blob(rd_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata *m, const char **what);
+/* Parses one V6 metadata row (after its RowSize). */
+int rd_parse_metadata_v6(rd_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what);
+/* V6 strings: varuint32 length + UTF-8. Copies into the arena. Returns bytes used or 0. */
+size_t rd_v6_string(rd_arena *a, const uint8_t *p, size_t n, const char **out);
+
+/* ---- sorted delivery (order.c) ---- */
+typedef struct rd_order rd_order;
+rd_order *rd_order_new(void);
+void rd_order_free(rd_order *o);
+/* Offers one event of an EventBlock (copying it): `queue_key` is the current capture thread key. */
+int rd_order_event(rd_order *o, const mantra_trace_event *ev, uint64_t queue_key);
+/* Dispatches every queued event (sequence point, end of stream). */
+int rd_order_flush(rd_order *o);
+/* Pops the next ready event (valid until the next pop or free); NULL when none. */
+const mantra_trace_event *rd_order_pop(rd_order *o);
+/* Number of events waiting to be popped. */
+size_t rd_order_ready(const rd_order *o);
+
+#endif

@@ -1,0 +1,262 @@
+// TraceEventDump - mantra's interop harness: TraceEvent's view of a nettrace file.
+// See ../README.md. Exit status: 0 ok, 1 difference / TraceEvent failure, 2 usage.
+using System.Globalization;
+using System.Text;
+using Mantra.Interop;
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Etlx;
+
+const string Usage = """
+usage: TraceEventDump dump TRACE
+       TraceEventDump compare TRACE OURS.jsonl [--max N] [--any-order] [--no-stacks]
+       TraceEventDump stats TRACE
+       TraceEventDump baseline TRACE BASELINE.txt [--samples]
+
+  dump      one JSON line per event, in the shape of docs/dump-json.md, in TraceEvent's dispatch order
+  compare   OURS.jsonl (`mantra dump --json --sorted TRACE`, or - for stdin) against TraceEvent,
+            event by event; prints differences and `compare: N events, M differences`; exit 0 when equal
+  stats     {"format_version","complete","events","dropped","error","by_event","by_name"} as one JSON object
+  baseline  TraceEvent's counts per "provider/EventName" (through TraceLog, as perfview's tests make
+            their *.baseline.txt) against BASELINE.txt; --samples also requires the first event's
+            text to be identical
+""";
+
+var stdout = new StreamWriter(Console.OpenStandardOutput(), new UTF8Encoding(false), 1 << 16) { AutoFlush = false };
+try
+{
+    return Run(args);
+}
+finally
+{
+    stdout.Flush();
+}
+
+int Run(string[] a)
+{
+    if (a.Length >= 1 && (a[0] == "-h" || a[0] == "--help")) { stdout.Write(Usage); return 0; }
+    if (a.Length < 2) return Fail(Usage);
+    string cmd = a[0], trace = a[1];
+    if (!File.Exists(trace)) { Console.Error.WriteLine($"TraceEventDump: {trace}: no such file"); return 1; }
+    switch (cmd)
+    {
+        case "dump":
+            if (a.Length != 2) return Fail(Usage);
+            return Dump(trace);
+        case "stats":
+            if (a.Length != 2) return Fail(Usage);
+            return Stats(trace);
+        case "compare":
+        {
+            if (a.Length < 3) return Fail(Usage);
+            var c = new Mantra.Interop.Comparer(stdout);
+            for (int i = 3; i < a.Length; i++)
+            {
+                if (a[i] == "--any-order") c.AnyOrder = true;
+                else if (a[i] == "--no-stacks") c.Stacks = false;
+                else if (a[i] == "--max" && i + 1 < a.Length && int.TryParse(a[i + 1], out int m)) { c.MaxShown = m; i++; }
+                else return Fail(Usage);
+            }
+            return c.Run(trace, a[2]);
+        }
+        case "baseline":
+        {
+            if (a.Length < 3) return Fail(Usage);
+            bool samples = a.Length == 4 && a[3] == "--samples";
+            if (a.Length > 4 || (a.Length == 4 && !samples)) return Fail(Usage);
+            return Baseline(trace, a[2], samples);
+        }
+        default:
+            return Fail(Usage);
+    }
+}
+
+int Fail(string msg)
+{
+    Console.Error.Write(msg);
+    return 2;
+}
+
+int Dump(string trace)
+{
+    var sb = new StringBuilder(1024);
+    using var view = new TeView(trace, (e, _) =>
+    {
+        sb.Clear();
+        Json.WriteEvent(sb, e);
+        sb.Append('\n');
+        stdout.Write(sb);
+    });
+    bool ok = view.Process();
+    stdout.Flush();
+    if (!ok)
+    {
+        Console.Error.WriteLine($"TraceEventDump: {trace}: TraceEvent stopped after {view.Count} events: {view.Error}");
+        return 1;
+    }
+    return 0;
+}
+
+int Stats(string trace)
+{
+    var byEvent = new SortedDictionary<string, long>(StringComparer.Ordinal);
+    var byName = new SortedDictionary<string, long>(StringComparer.Ordinal);
+    using var view = new TeView(trace, (e, d) =>
+    {
+        string k = $"{e.Provider}/{e.EventId}/v{e.Version}";
+        byEvent[k] = byEvent.GetValueOrDefault(k) + 1;
+        string n = $"{d.ProviderName}/{d.EventName}";
+        byName[n] = byName.GetValueOrDefault(n) + 1;
+    });
+    bool ok = view.Process();
+    var sb = new StringBuilder();
+    sb.Append("{\"format_version\":").Append(view.FormatVersion.ToString(CultureInfo.InvariantCulture));
+    sb.Append(",\"complete\":").Append(ok ? "true" : "false");
+    sb.Append(",\"events\":").Append(view.Count.ToString(CultureInfo.InvariantCulture));
+    sb.Append(",\"dropped\":").Append(view.Source.EventsLost.ToString(CultureInfo.InvariantCulture));
+    sb.Append(",\"error\":");
+    if (view.Error == null) sb.Append("null"); else Json.WriteString(sb, view.Error);
+    AppendCounts(sb, "by_event", byEvent);
+    AppendCounts(sb, "by_name", byName);
+    sb.Append("}\n");
+    stdout.Write(sb);
+    return 0;
+}
+
+static void AppendCounts(StringBuilder sb, string key, SortedDictionary<string, long> counts)
+{
+    sb.Append(",\"").Append(key).Append("\":{");
+    bool first = true;
+    foreach (var kv in counts)
+    {
+        if (!first) sb.Append(',');
+        first = false;
+        Json.WriteString(sb, kv.Key);
+        sb.Append(':').Append(kv.Value.ToString(CultureInfo.InvariantCulture));
+    }
+    sb.Append('}');
+}
+
+// perfview's EventPipeParsing.Basic test: TraceLog over the file, AllEvents of its source, records
+// keyed "ProviderName/EventName" with a count and the first event's ToString().
+int Baseline(string trace, string baselinePath, bool samples)
+{
+    var expected = new SortedDictionary<string, (long count, string sample)>(StringComparer.Ordinal);
+    foreach (var raw in File.ReadAllLines(baselinePath))
+    {
+        var line = raw.TrimStart('\uFEFF');
+        if (line.Length == 0) continue;
+        int c1 = line.IndexOf(", ", StringComparison.Ordinal);
+        int c2 = c1 < 0 ? -1 : line.IndexOf(", ", c1 + 2, StringComparison.Ordinal);
+        if (c2 < 0 || !long.TryParse(line.AsSpan(c1 + 2, c2 - c1 - 2), NumberStyles.None, CultureInfo.InvariantCulture, out long n))
+        {
+            Console.Error.WriteLine($"TraceEventDump: {baselinePath}: cannot read line \"{line}\"");
+            return 1;
+        }
+        expected[line[..c1]] = (n, line[(c2 + 2)..]);
+    }
+
+    var actual = new SortedDictionary<string, (long count, string sample)>(StringComparer.Ordinal);
+    string dir = Environment.GetEnvironmentVariable("MANTRA_BINARY_DIR") is { Length: > 0 } b ? b : Path.GetTempPath();
+    string etlx = Path.Combine(dir, $"te-baseline-{Environment.ProcessId}-{Path.GetFileName(trace)}.etlx");
+    try
+    {
+        TraceLog.CreateFromEventPipeDataFile(trace, etlx);
+        using var log = new TraceLog(etlx);
+        var source = log.Events.GetSource();
+        source.AllEvents += data =>
+        {
+            string key = data.ProviderName + "/" + data.EventName;
+            if (actual.TryGetValue(key, out var r)) actual[key] = (r.count + 1, r.sample);
+            else actual[key] = (1, SampleText(data));
+        };
+        source.Process();
+    }
+    catch (Exception ex)
+    {
+        Console.Error.WriteLine($"TraceEventDump: {trace}: TraceLog failed: {ex.GetType().Name}: {ex.Message}");
+        return 1;
+    }
+    finally
+    {
+        try { File.Delete(etlx); } catch (IOException) { }
+    }
+
+    // Known renames between the TraceEvent that wrote the baselines and 4.0.0 (see README.md); the
+    // first-event text of a renamed type necessarily differs and is not compared.
+    var renamed = new HashSet<string>(StringComparer.Ordinal);
+    foreach (var (oldKey, newKeys) in BaselineAliases())
+    {
+        if (!expected.ContainsKey(oldKey) || actual.ContainsKey(oldKey) || !newKeys.All(actual.ContainsKey)) continue;
+        actual[oldKey] = (newKeys.Sum(k => actual[k].count), actual[newKeys[0]].sample);
+        foreach (var k in newKeys) actual.Remove(k);
+        renamed.Add(oldKey);
+        stdout.WriteLine($"{oldKey}: counted as {string.Join(" + ", newKeys)} (TraceEvent 4.0.0 name)");
+    }
+
+    int diffs = 0, sampleDiffs = 0;
+    foreach (var key in expected.Keys.Union(actual.Keys).OrderBy(k => k, StringComparer.Ordinal))
+    {
+        bool he = expected.TryGetValue(key, out var e), ha = actual.TryGetValue(key, out var t);
+        if (!he || !ha || e.count != t.count)
+        {
+            diffs++;
+            stdout.WriteLine($"{key}: baseline {(he ? e.count : 0)}, traceevent {(ha ? t.count : 0)}");
+        }
+        else if (!renamed.Contains(key) && !SampleEquals(e.sample, t.sample))
+        {
+            sampleDiffs++;
+            if (samples)
+                stdout.WriteLine($"{key}: first event differs:\n  baseline   {e.sample}\n  traceevent {t.sample}");
+        }
+    }
+    long total = actual.Values.Sum(v => v.count);
+    stdout.WriteLine($"baseline: {expected.Count} event types, {total} events, {diffs} count differences, " +
+                     $"{sampleDiffs} first-event text differences{(samples ? "" : " (not checked)")}");
+    return diffs == 0 && (!samples || sampleDiffs == 0) ? 0 : 1;
+}
+
+// The first event's text as perfview's test writes it: ToString() with Windows newlines (the
+// baselines were made on Windows), \r and \n escaped, cut at 1000 characters.
+static string SampleText(TraceEvent data)
+{
+    string s = data.ToString().Replace("\r\n", "\n").Replace("\n", "\r\n");
+    return new string(s.Replace("\n", "\\n").Replace("\r", "\\r").Take(1000).ToArray());
+}
+
+// Equal texts, or texts whose attribute values differ only in floating-point digits: the baselines
+// were written by .NET Framework (15 significant digits), .NET Core prints the shortest round-trip
+// form. Both texts are cut at 1000 characters, so a longer number moves the cut: compare up to the
+// last attribute both contain completely.
+static bool SampleEquals(string baseline, string actual)
+{
+    if (baseline == actual) return true;
+    var rx = new System.Text.RegularExpressions.Regex("=\"([^\"]*)\"");
+    var a = rx.Matches(baseline);
+    var b = rx.Matches(actual);
+    bool cut = baseline.Length >= 1000 || actual.Length >= 1000;
+    int n = Math.Min(a.Count, b.Count);
+    if (!cut && a.Count != b.Count) return false;
+    for (int i = 0; i < n; i++)
+    {
+        string x = a[i].Groups[1].Value, y = b[i].Groups[1].Value;
+        if (x == y) continue;
+        if (!double.TryParse(x, NumberStyles.Float, CultureInfo.InvariantCulture, out double dx) ||
+            !double.TryParse(y, NumberStyles.Float, CultureInfo.InvariantCulture, out double dy))
+            return false;
+        if (Math.Abs(dx - dy) > 1e-13 * Math.Max(Math.Abs(dx), Math.Abs(dy))) return false;
+    }
+    // the text between the values must agree too
+    string ra = rx.Replace(baseline, "=\"#\""), rb = rx.Replace(actual, "=\"#\"");
+    if (!cut) return ra == rb;
+    int len = Math.Min(ra.Length, rb.Length);
+    int lastA = ra.LastIndexOf("=\"#\"", StringComparison.Ordinal), lastB = rb.LastIndexOf("=\"#\"", StringComparison.Ordinal);
+    len = Math.Min(len, Math.Min(lastA, lastB));
+    return len > 0 && ra[..len] == rb[..len];
+}
+
+static (string, string[])[] BaselineAliases() => new[]
+{
+    // ClrEtwAll.man events 200/201 (IncreaseMemoryPressure / DecreaseMemoryPressure, task GC): older
+    // TraceEvent named both "GC"; 4.0.0 has no template for them and says "EventID(200)"/"EventID(201)".
+    ("Microsoft-Windows-DotNETRuntime/GC", new[] { "Microsoft-Windows-DotNETRuntime/EventID(200)", "Microsoft-Windows-DotNETRuntime/EventID(201)" }),
+};

@@ -1,0 +1,40 @@
+/* mantra - command-line tools over nettrace traces. One subcommand per file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tool.h"
+
+static const char usage[] =
+    "Usage: mantra COMMAND [OPTIONS] ...\n"
+    "\n"
+    "Commands:\n"
+    "  dump [--json] [--sorted] TRACE   print every event of a nettrace trace\n"
+    "  stats [--json] TRACE             counts of a trace (events, metadata, stacks, ...)\n"
+    "\n"
+    "Options:\n"
+    "  --help      show this help (also: mantra COMMAND --help)\n"
+    "  --version   show the version\n"
+    "\n"
+    "Exit status: 0 success, 1 bad input, 2 usage error.\n";
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return TOOL_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(usage, stdout);
+        return TOOL_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("mantra %s\n", MANTRA_VERSION_STRING);
+        return TOOL_OK;
+    }
+    if (strcmp(cmd, "dump") == 0)
+        return cmd_dump(argc - 1, argv + 1);
+    if (strcmp(cmd, "stats") == 0)
+        return cmd_stats(argc - 1, argv + 1);
+    fprintf(stderr, "mantra: unknown command '%s'\nTry 'mantra --help'.\n", cmd);
+    return TOOL_USAGE;
+}

@@ -1,0 +1,210 @@
+/* mantra stats [--json] TRACE - counts of a trace (DESIGN.md "CLI contracts"). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+
+static const char stats_usage[] =
+    "Usage: mantra stats [--json] TRACE\n"
+    "\n"
+    "Reads a whole nettrace trace and prints its counts. With --json, one JSON object:\n"
+    "  format_version  3, 4 or 6 as the file says (V5 files say 4)\n"
+    "  complete        whether the end-of-stream marker was seen\n"
+    "  events, metadata, stacks, sequence_points\n"
+    "  dropped         events lost, from per-thread sequence-number gaps\n"
+    "  by_event        \"<provider>/<event id>/v<version>\" -> count\n"
+    "  errors          list of strings (\"offset N: what\")\n"
+    "TRACE '-' reads standard input.\n"
+    "\n"
+    "Exit status: 0 every complete block was read, 1 unreadable trace, 2 usage error.\n";
+
+typedef struct bucket {
+    char *key;
+    uint64_t count;
+} bucket;
+
+typedef struct counter {
+    /* metadata (pointer, version) -> index in buckets, open addressing */
+    const void **mkeys;
+    uint32_t *mvers;
+    size_t *midx;
+    size_t mcap, mcount;
+    bucket *b;
+    size_t nb, capb;
+} counter;
+
+static size_t hash_ptr(const void *p, uint32_t v) {
+    uint64_t k = (uint64_t)(uintptr_t)p ^ ((uint64_t)v << 48);
+    k ^= k >> 33;
+    k *= UINT64_C(0xff51afd7ed558ccd);
+    k ^= k >> 33;
+    return (size_t)k;
+}
+
+static int bucket_cmp(const void *a, const void *b) {
+    return strcmp(((const bucket *)a)->key, ((const bucket *)b)->key);
+}
+
+static int count_event(counter *c, const mantra_trace_event *ev) {
+    if ((c->mcount + 1) * 2 > c->mcap) {
+        size_t ncap = c->mcap ? c->mcap * 2 : 64;
+        const void **k = calloc(ncap, sizeof *k);
+        uint32_t *v = calloc(ncap, sizeof *v);
+        size_t *x = calloc(ncap, sizeof *x);
+        if (!k || !v || !x) {
+            free(k);
+            free(v);
+            free(x);
+            return -1;
+        }
+        for (size_t i = 0; i < c->mcap; i++) {
+            if (c->mkeys[i] == NULL)
+                continue;
+            size_t j = hash_ptr(c->mkeys[i], c->mvers[i]) & (ncap - 1);
+            while (k[j])
+                j = (j + 1) & (ncap - 1);
+            k[j] = c->mkeys[i];
+            v[j] = c->mvers[i];
+            x[j] = c->midx[i];
+        }
+        free(c->mkeys);
+        free(c->mvers);
+        free(c->midx);
+        c->mkeys = k;
+        c->mvers = v;
+        c->midx = x;
+        c->mcap = ncap;
+    }
+    const mantra_trace_metadata *m = ev->metadata;
+    size_t j = hash_ptr(m, ev->version) & (c->mcap - 1);
+    while (c->mkeys[j] && !(c->mkeys[j] == m && c->mvers[j] == ev->version))
+        j = (j + 1) & (c->mcap - 1);
+    if (c->mkeys[j] == NULL) {
+        /* new (metadata, version): find or make the bucket of its key */
+        size_t len = strlen(m->provider) + 32;
+        char *key = malloc(len);
+        if (key == NULL)
+            return -1;
+        snprintf(key, len, "%s/%" PRIu32 "/v%" PRIu32, m->provider, m->event_id, ev->version);
+        size_t bi;
+        for (bi = 0; bi < c->nb; bi++)
+            if (strcmp(c->b[bi].key, key) == 0)
+                break;
+        if (bi == c->nb) {
+            if (c->nb == c->capb) {
+                size_t ncap = c->capb ? c->capb * 2 : 32;
+                bucket *nb = realloc(c->b, ncap * sizeof *nb);
+                if (nb == NULL) {
+                    free(key);
+                    return -1;
+                }
+                c->b = nb;
+                c->capb = ncap;
+            }
+            c->b[c->nb].key = key;
+            c->b[c->nb].count = 0;
+            c->nb++;
+        } else {
+            free(key);
+        }
+        c->mkeys[j] = m;
+        c->mvers[j] = ev->version;
+        c->midx[j] = bi;
+        c->mcount++;
+    }
+    c->b[c->midx[j]].count++;
+    return 0;
+}
+
+static void counter_free(counter *c) {
+    for (size_t i = 0; i < c->nb; i++)
+        free(c->b[i].key);
+    free(c->b);
+    free(c->mkeys);
+    free(c->mvers);
+    free(c->midx);
+}
+
+int cmd_stats(int argc, char **argv) {
+    int json = 0;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(stats_usage, stdout);
+            return TOOL_OK;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("mantra %s\n", MANTRA_VERSION_STRING);
+            return TOOL_OK;
+        }
+        if (strcmp(a, "--json") == 0)
+            json = 1;
+        else if (a[0] == '-' && a[1] != '\0')
+            return tool_usage_error("stats", "unknown option '%s'", a);
+        else if (path)
+            return tool_usage_error("stats", "more than one trace given ('%s')", a);
+        else
+            path = a;
+    }
+    if (path == NULL)
+        return tool_usage_error("stats", "%s", "no trace given");
+    mantra_reader *r = tool_reader("stats", 0);
+    if (r == NULL)
+        return TOOL_BAD_INPUT;
+    counter c;
+    memset(&c, 0, sizeof c);
+    int rc = tool_open(r, "stats", path);
+    if (rc >= 0) {
+        const mantra_trace_event *ev;
+        while ((rc = mantra_reader_next(r, &ev)) > 0) {
+            if (count_event(&c, ev) < 0) {
+                fprintf(stderr, "mantra stats: out of memory\n");
+                counter_free(&c);
+                mantra_reader_free(r);
+                return TOOL_BAD_INPUT;
+            }
+            tool_progress(r, "stats", 0);
+        }
+        tool_progress(r, "stats", 1);
+        if (rc < 0)
+            tool_report(r, "stats", path);
+    }
+    if (c.nb > 1)
+        qsort(c.b, c.nb, sizeof *c.b, bucket_cmp);
+    const mantra_reader_stats *s = mantra_reader_get_stats(r);
+    const mantra_trace_info *info = mantra_reader_info(r);
+    const char *err = rc < 0 ? mantra_reader_error(r) : "";
+    if (json) {
+        printf("{\"format_version\":%d,\"complete\":%s,\"events\":%" PRIu64 ",\"metadata\":%" PRIu64
+               ",\"stacks\":%" PRIu64 ",\"sequence_points\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"by_event\":{",
+               info->format_version, mantra_reader_complete(r) ? "true" : "false", s->events, s->metadata, s->stacks,
+               s->sequence_points, s->dropped);
+        for (size_t i = 0; i < c.nb; i++) {
+            if (i)
+                putchar(',');
+            json_string(stdout, c.b[i].key, strlen(c.b[i].key));
+            printf(":%" PRIu64, c.b[i].count);
+        }
+        fputs("},\"errors\":[", stdout);
+        if (err[0])
+            json_string(stdout, err, strlen(err));
+        fputs("]}\n", stdout);
+    } else {
+        printf("format version   %d\ncomplete         %s\nevents           %" PRIu64 "\nmetadata         %" PRIu64
+               "\nstacks           %" PRIu64 "\nsequence points  %" PRIu64 "\ndropped          %" PRIu64 "\n",
+               info->format_version, mantra_reader_complete(r) ? "yes" : "no", s->events, s->metadata, s->stacks,
+               s->sequence_points, s->dropped);
+        for (size_t i = 0; i < c.nb; i++)
+            printf("%10" PRIu64 "  %s\n", c.b[i].count, c.b[i].key);
+        if (err[0])
+            printf("error: %s\n", err);
+    }
+    fflush(stdout);
+    int status = tool_status(rc);
+    counter_free(&c);
+    mantra_reader_free(r);
+    return status;
+}
