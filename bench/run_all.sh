@@ -6,8 +6,12 @@
 #   compile bench/compile_time.sh   compile time of the generated ClrEtwAll C (-O2 and -O0)
 #   event   disabled_event          ns per disabled / directly called / enabled event call site
 #   insns   bench/event_insns.sh    callgrind instructions per iteration + the check's disassembly
+#   writer  writer_throughput       nettrace writer to a file vs plain write() of the same bytes
+#   reader  bench/reader_vs_traceevent.sh  reader MB/s and events/s (1 GB), and vs TraceEvent
+#   manifest manifest_load          C run-time manifest loader on ClrEtwAll (converted to YAML)
 #
 # Usage: bench/run_all.sh [--build-dir DIR] [--quick] [--log FILE] [gen] [compile] [event] [insns]
+#                         [writer] [reader] [manifest]
 #   --build-dir DIR  CMake build folder holding bench/disabled_event (default: build). The target
 #                    is (re)built there; a folder without CMakeCache.txt is configured first with
 #                    -DMANTRA_BUILD_BENCH=ON -DMANTRA_BUILD_TESTS=OFF -DMANTRA_BUILD_EXAMPLES=OFF.
@@ -27,19 +31,19 @@ while [ $# -gt 0 ]; do
     --build-dir) BUILD_DIR=$2; shift 2 ;;
     --quick) QUICK=1; shift ;;
     --log) LOG=$2; shift 2 ;;
-    gen|compile|event|insns) WANT+=("$1"); shift ;;
+    gen|compile|event|insns|writer|reader|manifest) WANT+=("$1"); shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_all: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
-[ ${#WANT[@]} -gt 0 ] || WANT=(gen compile event insns)
+[ ${#WANT[@]} -gt 0 ] || WANT=(gen compile event insns writer reader manifest)
 want() { local w; for w in "${WANT[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
 case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$PWD/$BUILD_DIR" ;; esac
 
 if [ "$QUICK" = 1 ]; then
-  GEN_RUNS=3; CC_RUNS=1; EV_ARGS=(-n 2e8 -r 3 -e 2e5); INSN_ARGS=(-n 100000 -e 2000)
+  GEN_RUNS=3; CC_RUNS=1; EV_ARGS=(-n 2e8 -r 3 -e 2e5); INSN_ARGS=(-n 100000 -e 2000); READER_MB=128; TE_RUNS=1
 else
-  GEN_RUNS=7; CC_RUNS=3; EV_ARGS=(-n 1e9 -r 7 -e 2e6); INSN_ARGS=(-n 1000000 -e 10000)
+  GEN_RUNS=7; CC_RUNS=3; EV_ARGS=(-n 1e9 -r 7 -e 2e6); INSN_ARGS=(-n 1000000 -e 10000); READER_MB=1024; TE_RUNS=3
 fi
 
 KEEP_LOG=1
@@ -85,6 +89,24 @@ fi
 if want insns; then
   section "instructions per iteration + disassembly (bench/event_insns.sh)"
   run "$REPO/bench/event_insns.sh" --exe "$EXE" "${INSN_ARGS[@]}"
+fi
+
+if want writer || want reader || want manifest; then
+  section "build the other benchmarks in $BUILD_DIR"
+  run cmake --build "$BUILD_DIR" --target writer_throughput reader_throughput manifest_load -j "$(nproc)" >/dev/null
+fi
+if want writer; then
+  section "writer throughput (writer_throughput)"
+  run "$BUILD_DIR/bench/writer_throughput"
+fi
+if want reader; then
+  section "reader throughput and TraceEvent (bench/reader_vs_traceevent.sh)"
+  run "$REPO/bench/reader_vs_traceevent.sh" --build-dir "$BUILD_DIR" -s "$READER_MB" -r "$TE_RUNS"
+fi
+if want manifest; then
+  section "run-time manifest load (manifest_load)"
+  man="${MANTRA_SHARED_DIR:-$REPO/../shared}/fixtures/manifests/ClrEtwAll-coreclr-2019.man"
+  if [ -f "$man" ]; then run "$BUILD_DIR/bench/manifest_load" "$man"; else echo "skipped: $man not found" | tee -a "$LOG"; fi
 fi
 
 section "summary"

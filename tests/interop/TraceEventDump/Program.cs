@@ -11,11 +11,14 @@ usage: TraceEventDump dump TRACE
        TraceEventDump compare TRACE OURS.jsonl [--max N] [--any-order] [--no-stacks]
        TraceEventDump stats TRACE
        TraceEventDump baseline TRACE BASELINE.txt [--samples]
+       TraceEventDump read TRACE [--decode]
 
   dump      one JSON line per event, in the shape of docs/dump-json.md, in TraceEvent's dispatch order
   compare   OURS.jsonl (`mantra dump --json --sorted TRACE`, or - for stdin) against TraceEvent,
             event by event; prints differences and `compare: N events, M differences`; exit 0 when equal
   stats     {"format_version","complete","events","dropped","error","by_event","by_name"} as one JSON object
+  read      the throughput baseline for bench/: EventPipeEventSource over TRACE, touching every event's
+            header (and with --decode every payload value); prints {"events","seconds","bytes"}
   baseline  TraceEvent's counts per "provider/EventName" (through TraceLog, as perfview's tests make
             their *.baseline.txt) against BASELINE.txt; --samples also requires the first event's
             text to be identical
@@ -58,6 +61,9 @@ int Run(string[] a)
             }
             return c.Run(trace, a[2]);
         }
+        case "read":
+            if (a.Length > 3 || (a.Length == 3 && a[2] != "--decode")) return Fail(Usage);
+            return Read(trace, a.Length == 3);
         case "baseline":
         {
             if (a.Length < 3) return Fail(Usage);
@@ -68,6 +74,35 @@ int Run(string[] a)
         default:
             return Fail(Usage);
     }
+}
+
+// Plain EventPipeEventSource, no TraceLog, no JSON: what a TraceEvent-based tool pays to read.
+int Read(string trace, bool decode)
+{
+    var sw = System.Diagnostics.Stopwatch.StartNew();
+    long events = 0, sink = 0;
+    using (var source = new EventPipeEventSource(trace))
+    {
+        source.AllEvents += e =>
+        {
+            events++;
+#pragma warning disable CS0618 // TimeStampQPC: "Not Obsolete but Discouraged"; the raw header value
+            sink += e.TimeStampQPC + e.ThreadID + (int)e.ID;
+#pragma warning restore CS0618
+            if (decode)
+            {
+                var names = e.PayloadNames;
+                for (int i = 0; i < names.Length; i++)
+                    sink += e.PayloadValue(i)?.GetHashCode() ?? 0;
+            }
+        };
+        source.Process();
+    }
+    sw.Stop();
+    long bytes = new FileInfo(trace).Length;
+    stdout.Write(string.Create(CultureInfo.InvariantCulture,
+        $"{{\"events\":{events},\"seconds\":{sw.Elapsed.TotalSeconds:R},\"bytes\":{bytes},\"sink\":{sink & 1}}}\n"));
+    return 0;
 }
 
 int Fail(string msg)
