@@ -9,7 +9,8 @@
 #                MANTRA_REQUIRE_INTEROP=1 this fails
 #   make test    deps, interop, then: test-gen (generated/ fresh), test-build (build/ + ctest),
 #                test-asan (ASan+UBSan build in build-asan/ + ctest), test-downstream (install
-#                build/ into build/prefix, check mantra.pc, build + run examples/downstream)
+#                build/ into build/prefix, check mantra.pc, build + run examples/downstream),
+#                then `make fuzz` for TEST_FUZZ_SECONDS (20) seconds per target
 #   make bench   build and run the benchmarks
 #   make fuzz    clang libFuzzer build in build-fuzz/, each target for FUZZ_SECONDS seconds
 #   make clean   remove every build folder
@@ -30,6 +31,7 @@ JOBS         ?= 2
 CTEST_JOBS   ?= $(JOBS)
 CMAKE_ARGS   ?=
 FUZZ_SECONDS ?= 30
+TEST_FUZZ_SECONDS ?= 20
 FUZZ         ?=
 
 # A Python that has jinja2 and yaml (evaluated when used, i.e. after `deps` has run).
@@ -114,6 +116,7 @@ test: deps interop
 	@$(MAKE) test-build
 	@$(MAKE) test-asan
 	@$(MAKE) test-downstream
+	@$(MAKE) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@$(call say,make test: all passed)
 
 test-gen:
@@ -177,7 +180,11 @@ fuzz:
 	while read -r t seeds; do \
 	  name=$$(basename $$t); corpus=$(FUZZ_DIR)/corpus/$$name; mkdir -p $$corpus; \
 	  $(call say,$$name for $(FUZZ_SECONDS)s (new inputs: $$corpus; crashes: $(FUZZ_DIR)/)); \
-	  $$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_DIR)/ $$corpus $$seeds </dev/null; \
+	  log=$(FUZZ_DIR)/$$name.log; \
+	  if $$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	       -artifact_prefix=$(FUZZ_DIR)/ $$corpus $$seeds </dev/null >$$log 2>&1; then \
+	    grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' $$log || true; \
+	  else tail -n 40 $$log; echo "fuzz: $$name found a problem (log $$log, artifacts in $(FUZZ_DIR)/)"; exit 1; fi; \
 	done < $$list
 
 # ---------------------------------------------------------------------------------------------
