@@ -100,7 +100,7 @@ START_TEST(stats_json_exact) {
     run(&r, "stats", "--json", p, NULL);
     ck_assert_int_eq(r.status, 0);
     ck_assert_str_eq(r.out, "{\"format_version\":4,\"complete\":true,\"events\":3,\"metadata\":1,\"stacks\":1,"
-                            "\"sequence_points\":1,\"dropped\":0,\"by_event\":{\"Microsoft-Windows-DotNETRuntimeRundown/"
+                            "\"sequence_points\":1,\"dropped\":0,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{\"Microsoft-Windows-DotNETRuntimeRundown/"
                             "300/v0\":3},\"errors\":[]}\n");
     ck_assert_str_eq(r.err, "");
     run_tool_free(&r);
@@ -112,7 +112,7 @@ START_TEST(stats_json_exact) {
     run(&r, "stats", "--json", p, NULL);
     ck_assert_int_eq(r.status, 0);
     ck_assert_str_eq(r.out, "{\"format_version\":6,\"complete\":true,\"events\":7,\"metadata\":2,\"stacks\":0,"
-                            "\"sequence_points\":0,\"dropped\":3,\"by_event\":{\"TestProvider/15/v0\":3,"
+                            "\"sequence_points\":0,\"dropped\":3,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{\"TestProvider/15/v0\":3,"
                             "\"TestProvider/16/v0\":4},\"errors\":[]}\n");
     run_tool_free(&r);
     free(p);
@@ -147,7 +147,8 @@ START_TEST(stats_truncated_and_netperf) {
           "V5 and V6 traces (.NET Core 3.0 and later)";
     snprintf(want, sizeof want,
              "{\"format_version\":3,\"complete\":false,\"events\":0,\"metadata\":0,\"stacks\":0,\"sequence_points\":0,"
-             "\"dropped\":0,\"by_event\":{},\"errors\":[\"%s\"]}\n", msg);
+             "\"dropped\":0,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{},\"errors\":[\"%s\"]}\n",
+             msg);
     ck_assert_str_eq(r.out, want);
     run_tool_free(&r);
     run(&r, "dump", p, NULL, NULL);
@@ -174,13 +175,13 @@ START_TEST(dump_json_exact) {
     ck_assert_str_eq(r.out,
                      "{\"timestamp\":11111943296237,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
                      "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":1,\"fields\":{},"
-                     "\"stack\":[]}\n"
+                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[]}\n"
                      "{\"timestamp\":11111943296409,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
                      "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":2,\"fields\":{},"
-                     "\"stack\":[]}\n"
+                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[]}\n"
                      "{\"timestamp\":11111943296514,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
                      "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":3,\"fields\":{},"
-                     "\"stack\":[]}\n");
+                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[]}\n");
     ck_assert_str_eq(r.err, "");
     run_tool_free(&r);
     free(p);
@@ -207,11 +208,188 @@ START_TEST(dump_sorted_v6) {
         ck_assert_ptr_nonnull(nl);
         *nl = '\0';
         ck_assert_msg(strstr(line, want) != NULL, "line %d: %s", i, line);
-        ck_assert_msg(strstr(line, "\"fields\":{},\"stack\":[]}") != NULL, "line %d: %s", i, line);
+        ck_assert_msg(strstr(line, "\"fields\":{},\"field_source\":\"none\",\"maps\":{},\"stack\":[]}") != NULL, "line %d: %s", i, line);
         line = nl + 1;
     }
     ck_assert_str_eq(line, "");
     run_tool_free(&r);
+    free(p);
+}
+END_TEST
+
+/* ---- --manifest and MANTRA_MANIFEST_PATH (tests/tools/manifests/) ---------------------------- */
+
+static char *manifest_file(const char *name) {
+    char *dir = run_tool_path(run_tool_env("MANTRA_SOURCE_DIR", "."), "tests/tools/manifests");
+    char *p = run_tool_path(dir, name);
+    free(dir);
+    return p;
+}
+
+/* The three ExecutionCheckpoint events of the fixture, decoded with checkpoint.yaml (the values
+ * TraceEvent shows for them); "fields" without Timestamp for checkpoint-trailing.yaml. */
+static void want_checkpoints(const char *out, int with_timestamp) {
+    static const char *const names[] = {"RuntimeInit", "RuntimeSuspend", "RuntimeResumed"};
+    static const char *const ts[] = {"11111943296237", "11111943296409", "11111943296514"};
+    static const char *const cts[] = {"11111925598665", "11111925877436", "11111925880297"};
+    char want[4096] = "";
+    for (int i = 0; i < 3; i++) {
+        char line[640], stamp[64] = "";
+        if (with_timestamp)
+            snprintf(stamp, sizeof stamp, ",\"Timestamp\":%s", cts[i]);
+        snprintf(line, sizeof line,
+                 "{\"timestamp\":%s,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\",\"event_id\":300,"
+                 "\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":%d,\"fields\":{\"ClrInstanceID\":9,"
+                 "\"Name\":\"%s\"%s},\"field_source\":\"manifest\",\"maps\":{\"ClrInstanceID\":\"Nine\"},"
+                 "\"stack\":[]}\n",
+                 ts[i], i + 1, names[i], stamp);
+        strcat(want, line);
+    }
+    ck_assert_str_eq(out, want);
+}
+
+START_TEST(manifest_decodes_fields) {
+    char *p = fixture(CHECKPOINTS);
+    if (p == NULL)
+        return;
+    char *y = manifest_file("checkpoint.yaml");
+    run_tool_result r;
+    run(&r, "dump", "--json", "--manifest", y);
+    ck_assert_int_eq(r.status, 2); /* no trace given */
+    run_tool_free(&r);
+    const char *argv[] = {tool(), "dump", "--json", "--manifest", y, p, NULL};
+    ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
+    ck_assert_int_eq(r.status, 0);
+    want_checkpoints(r.out, 1);
+    ck_assert_str_eq(r.err, "");
+    run_tool_free(&r);
+    /* text form: the map names after the fields */
+    const char *argv2[] = {tool(), "dump", "--manifest", y, p, NULL};
+    ck_assert_int_eq(run_tool(argv2, NULL, &r), 0);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(strncmp(r.out,
+                          "11111943296237 Microsoft-Windows-DotNETRuntimeRundown/300/v0 - tid=25112 seq=1 "
+                          "{\"ClrInstanceID\":9,\"Name\":\"RuntimeInit\",\"Timestamp\":11111925598665} "
+                          "maps={\"ClrInstanceID\":\"Nine\"}\n",
+                          170) == 0,
+                  "%s", r.out);
+    run_tool_free(&r);
+    free(y);
+    free(p);
+}
+END_TEST
+
+/* Payloads that do not match the template: each event reported on stderr, every event printed. */
+START_TEST(manifest_mismatch_reported) {
+    char *p = fixture(CHECKPOINTS);
+    if (p == NULL)
+        return;
+    static const char *const files[] = {"checkpoint-short.yaml", "checkpoint-trailing.yaml"};
+    static const char *const what[] = {"ends inside a field (too short)", "has bytes after the last field"};
+    for (int k = 0; k < 2; k++) {
+        char *y = manifest_file(files[k]);
+        run_tool_result r;
+        const char *argv[] = {tool(), "dump", "--json", "--manifest", y, p, NULL};
+        ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
+        ck_assert_int_eq(r.status, 0);
+        want_checkpoints(r.out, k == 0);
+        char want[2048] = "";
+        static const char *const offs[] = {"384", "441", "485"};
+        static const char *const sizes[] = {"34", "40", "40"};
+        for (int i = 0; i < 3; i++) {
+            char line[600];
+            snprintf(line, sizeof line,
+                     "mantra dump: %s: offset %s: Microsoft-Windows-DotNETRuntimeRundown/300/v0: the payload (%s "
+                     "bytes) %s of the manifest's template\n",
+                     p, offs[i], sizes[i], what[k]);
+            strcat(want, line);
+        }
+        ck_assert_str_eq(r.err, want);
+        run_tool_free(&r);
+        run(&r, "stats", "--json", "--manifest", y);
+        run_tool_free(&r);
+        const char *argv2[] = {tool(), "stats", "--json", "--manifest", y, p, NULL};
+        ck_assert_int_eq(run_tool(argv2, NULL, &r), 0);
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_msg(strstr(r.out, ",\"dropped\":0,\"manifest_events\":3,\"decode_errors\":3,") != NULL, "%s",
+                      r.out);
+        run_tool_free(&r);
+        free(y);
+    }
+    free(p);
+}
+END_TEST
+
+START_TEST(manifest_errors_located) {
+    char *p = fixture(CHECKPOINTS);
+    if (p == NULL)
+        return;
+    char *y = manifest_file("bad.yaml");
+    static const char *const cmds[] = {"dump", "stats"};
+    for (int k = 0; k < 2; k++) {
+        run_tool_result r;
+        const char *argv[] = {tool(), cmds[k], "--manifest", y, p, NULL};
+        ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
+        ck_assert_int_eq(r.status, 1);
+        char want[2048];
+        snprintf(want, sizeof want,
+                 "%s:6:41: error: YAML syntax error: did not find expected ',' or '}'\n"
+                 "%s:6:41: note: while parsing a flow mapping (started at line 6, column 19)\n",
+                 y, y);
+        ck_assert_str_eq(r.err, want);
+        ck_assert_str_eq(r.out, "");
+        run_tool_free(&r);
+    }
+    /* an ETW XML manifest: the command that converts it */
+    const char *man = "/dev/null/ClrEtwAll.man";
+    run_tool_result r;
+    const char *argv[] = {tool(), "dump", "--manifest", man, p, NULL};
+    ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_str_eq(r.err, "/dev/null/ClrEtwAll.man:1:1: error: an ETW XML manifest; mantra reads the YAML spelling: "
+                            "convert it with `mantra-gen --emit-yaml /dev/null/ClrEtwAll.man > NAME.yaml` and pass "
+                            "that file\n");
+    run_tool_free(&r);
+    free(y);
+    free(p);
+}
+END_TEST
+
+START_TEST(manifest_path_env) {
+    char *p = fixture(CHECKPOINTS);
+    if (p == NULL)
+        return;
+    char *y = manifest_file("checkpoint.yaml");
+    char *bad = manifest_file("bad.yaml");
+    char env[4096];
+    snprintf(env, sizeof env, "::%s:", y); /* empty entries are skipped */
+    ck_assert_int_eq(setenv("MANTRA_MANIFEST_PATH", env, 1), 0);
+    run_tool_result r;
+    run(&r, "dump", "--json", p, NULL);
+    ck_assert_int_eq(r.status, 0);
+    want_checkpoints(r.out, 1);
+    run_tool_free(&r);
+    run(&r, "stats", "--json", p, NULL);
+    ck_assert_msg(strstr(r.out, "\"manifest_events\":3,\"decode_errors\":0,") != NULL, "%s", r.out);
+    run_tool_free(&r);
+    /* --manifest comes first: the trailing variant wins over the path's manifest */
+    char *t = manifest_file("checkpoint-trailing.yaml");
+    const char *argv[] = {tool(), "dump", "--json", "--manifest", t, p, NULL};
+    ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
+    want_checkpoints(r.out, 0);
+    run_tool_free(&r);
+    /* a bad file on the path: located error, exit 1 */
+    snprintf(env, sizeof env, "%s:%s", y, bad);
+    ck_assert_int_eq(setenv("MANTRA_MANIFEST_PATH", env, 1), 0);
+    run(&r, "stats", p, NULL, NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strncmp(r.err, bad, strlen(bad)) == 0 && strstr(r.err, ":6:41: error: YAML syntax error") != NULL,
+                  "%s", r.err);
+    run_tool_free(&r);
+    unsetenv("MANTRA_MANIFEST_PATH");
+    free(t);
+    free(bad);
+    free(y);
     free(p);
 }
 END_TEST
@@ -227,6 +405,10 @@ int main(void) {
     tcase_add_test(tc, stats_truncated_and_netperf);
     tcase_add_test(tc, dump_json_exact);
     tcase_add_test(tc, dump_sorted_v6);
+    tcase_add_test(tc, manifest_decodes_fields);
+    tcase_add_test(tc, manifest_mismatch_reported);
+    tcase_add_test(tc, manifest_errors_located);
+    tcase_add_test(tc, manifest_path_env);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -2,23 +2,31 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "mantra/decode.h"
 #include "tool.h"
 
 #ifdef MANTRA_TOOL_HAVE_DOTNET
 #include "dotnet_registry.h"
 #endif
 
-mantra_reader *tool_reader(const char *cmd, unsigned flags) {
+mantra_reader *tool_reader(const char *cmd, unsigned flags, const tool_manifests *ms) {
     mantra_reader_options o = {flags, 0};
     mantra_reader *r = mantra_reader_new(&o);
     if (r == NULL) {
         fprintf(stderr, "mantra %s: out of memory\n", cmd);
         return NULL;
     }
+    for (size_t i = 0; ms && i < ms->nloaded; i++)
+        if (mantra_reader_add_manifest(r, ms->loaded[i]) < 0) {
+            fprintf(stderr, "mantra %s: out of memory\n", cmd);
+            mantra_reader_free(r);
+            return NULL;
+        }
 #ifdef MANTRA_TOOL_HAVE_DOTNET
     for (size_t i = 0; i < MANTRA_DOTNET_PROVIDER_COUNT; i++)
         mantra_reader_add_provider(r, mantra_dotnet_providers[i]);
@@ -81,4 +89,127 @@ void tool_progress(const mantra_reader *r, const char *cmd, int done) {
     else
         fprintf(stderr, "\rmantra %s: %.1f MB read", cmd, (double)s->bytes_read / 1e6);
     shown = 1;
+}
+
+/* ---- manifests ---------------------------------------------------------------------------- */
+
+int tool_manifests_add(tool_manifests *ms, const char *cmd, const char *file) {
+    const char **f = realloc(ms->files, (ms->nfiles + 1) * sizeof *f);
+    if (f == NULL) {
+        fprintf(stderr, "mantra %s: out of memory\n", cmd);
+        return -1;
+    }
+    f[ms->nfiles++] = file;
+    ms->files = f;
+    return 0;
+}
+
+/* 1 when path looks like an ETW XML manifest (by its name, or a first character '<'). */
+static int is_xml_manifest(const char *path) {
+    size_t n = strlen(path);
+    if ((n > 4 && (strcmp(path + n - 4, ".man") == 0 || strcmp(path + n - 4, ".xml") == 0)))
+        return 1;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    int c;
+    do
+        c = getc(f);
+    while (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0xEF || c == 0xBB || c == 0xBF);
+    fclose(f);
+    return c == '<';
+}
+
+static int load_one(tool_manifests *ms, const char *path) {
+    if (is_xml_manifest(path)) {
+        fprintf(stderr,
+                "%s:1:1: error: an ETW XML manifest; mantra reads the YAML spelling: convert it with "
+                "`mantra-gen --emit-yaml %s > NAME.yaml` and pass that file\n",
+                path, path);
+        return -1;
+    }
+    mantra_manifest_error *err = NULL;
+    mantra_manifest *m = mantra_manifest_load_file(path, &err);
+    if (m == NULL) {
+        if (err == NULL) {
+            fprintf(stderr, "%s:1:1: error: out of memory\n", path);
+            return -1;
+        }
+        char buf[1024];
+        mantra_manifest_error_format(err, buf, sizeof buf);
+        fprintf(stderr, "%s\n", buf);
+        const char *note = mantra_manifest_error_note(err);
+        if (note)
+            fprintf(stderr, "%s:%u:%u: note: %s\n", mantra_manifest_error_file(err), mantra_manifest_error_line(err),
+                    mantra_manifest_error_column(err), note);
+        mantra_manifest_error_free(err);
+        return -1;
+    }
+    mantra_manifest **l = realloc(ms->loaded, (ms->nloaded + 1) * sizeof *l);
+    if (l == NULL) {
+        mantra_manifest_free(m);
+        fprintf(stderr, "%s:1:1: error: out of memory\n", path);
+        return -1;
+    }
+    l[ms->nloaded++] = m;
+    ms->loaded = l;
+    return 0;
+}
+
+int tool_manifests_load(tool_manifests *ms) {
+    for (size_t i = 0; i < ms->nfiles; i++)
+        if (load_one(ms, ms->files[i]) < 0)
+            return -1;
+    const char *env = getenv("MANTRA_MANIFEST_PATH");
+    if (env == NULL || env[0] == '\0')
+        return 0;
+    char *copy = strdup(env);
+    if (copy == NULL) {
+        fprintf(stderr, "mantra: out of memory\n");
+        return -1;
+    }
+    int rc = 0;
+    for (char *p = copy; rc == 0 && p != NULL;) {
+        char *colon = strchr(p, ':');
+        if (colon)
+            *colon = '\0';
+        if (p[0] != '\0')
+            rc = load_one(ms, p);
+        p = colon ? colon + 1 : NULL;
+    }
+    free(copy);
+    return rc;
+}
+
+void tool_manifests_free(tool_manifests *ms) {
+    for (size_t i = 0; i < ms->nloaded; i++)
+        mantra_manifest_free(ms->loaded[i]);
+    free(ms->loaded);
+    free(ms->files);
+    memset(ms, 0, sizeof *ms);
+}
+
+/* ---- payloads that do not match their template ---------------------------------------------- */
+
+#define TOOL_DECODE_SHOWN 20
+
+static unsigned long long decode_warnings;
+
+void tool_decode_warning(const char *cmd, const char *path, const mantra_trace_event *ev) {
+    if (++decode_warnings > TOOL_DECODE_SHOWN)
+        return;
+    const mantra_trace_metadata *m = ev->metadata;
+    const char *what = ev->decode_status == MANTRA_DECODE_TRAILING ? "has bytes after the last field"
+                       : ev->decode_status == MANTRA_DECODE_BAD_STRING ? "has a string without terminator"
+                                                                       : "ends inside a field (too short)";
+    fprintf(stderr, "mantra %s: %s: offset %llu: %s/%u/v%u: the payload (%zu bytes) %s of the %s template\n", cmd,
+            path, (unsigned long long)ev->offset, m->provider, (unsigned)m->event_id, (unsigned)ev->version,
+            ev->payload_size, what, m->fields_from_manifest ? "manifest's" : "registered provider's");
+}
+
+void tool_decode_summary(const char *cmd, const char *path, const mantra_reader *r) {
+    const mantra_reader_stats *s = mantra_reader_get_stats(r);
+    if (s->decode_errors > TOOL_DECODE_SHOWN)
+        fprintf(stderr, "mantra %s: %s: %llu events whose payload does not match their template (%d shown)\n", cmd,
+                path, (unsigned long long)s->decode_errors, TOOL_DECODE_SHOWN);
 }

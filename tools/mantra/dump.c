@@ -1,4 +1,4 @@
-/* mantra dump [--json] [--sorted] TRACE - one line per event. */
+/* mantra dump [--json] [--sorted] [--manifest FILE]... TRACE - one line per event. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -6,25 +6,35 @@
 #include "tool.h"
 
 static const char dump_usage[] =
-    "Usage: mantra dump [--json] [--sorted] TRACE\n"
+    "Usage: mantra dump [--json] [--sorted] [--manifest FILE]... TRACE\n"
     "\n"
     "Prints every event of a nettrace trace (V4/V5 or V6), one line per event, in file order.\n"
     "TRACE '-' reads standard input.\n"
     "\n"
-    "  --json      one JSON object per line (docs/dump-json.md): timestamp, provider, event_id,\n"
-    "              version, name, thread_id, sequence, fields, stack\n"
-    "  --sorted    time order, as TraceEvent dispatches events\n"
+    "  --json             one JSON object per line (docs/dump-json.md): timestamp, provider, event_id,\n"
+    "                     version, name, thread_id, sequence, fields, field_source, maps, stack\n"
+    "  --sorted           time order, as TraceEvent dispatches events\n"
+    "  --manifest FILE    decode events whose trace metadata has no fields (the .NET runtime's own\n"
+    "                     providers) with this manifest, in the YAML spelling `mantra-gen --emit-yaml`\n"
+    "                     prints (convert ETW .man/.xml manifests with it first); repeatable; the\n"
+    "                     colon-separated MANTRA_MANIFEST_PATH adds more after these\n"
     "  --help      show this help\n"
     "  --version   show the version\n"
     "\n"
+    "Payloads that do not match their manifest template are reported on stderr; reading goes on.\n"
+    "\n"
     "Exit status: 0 every complete block was read (a truncated trace is reported on stderr),\n"
-    "1 unreadable or corrupt trace, 2 usage error.\n";
+    "1 unreadable or corrupt trace or a bad manifest (FILE:LINE:COL: error: MESSAGE), 2 usage error.\n";
 
 static void text_event(FILE *out, const mantra_trace_event *ev) {
     const mantra_trace_metadata *m = ev->metadata;
     fprintf(out, "%" PRId64 " %s/%" PRIu32 "/v%" PRIu32 " %s tid=%" PRIu64 " seq=%" PRIu32 " ", ev->timestamp,
             m->provider, m->event_id, ev->version, m->name[0] ? m->name : "-", ev->thread_id, ev->sequence);
     json_fields(out, ev);
+    if (json_map_count()) {
+        fputs(" maps=", out);
+        json_maps(out);
+    }
     if (ev->stack_count)
         fprintf(out, " stack=%zu", ev->stack_count);
     putc('\n', out);
@@ -33,6 +43,8 @@ static void text_event(FILE *out, const mantra_trace_event *ev) {
 int cmd_dump(int argc, char **argv) {
     int json = 0, sorted = 0;
     const char *path = NULL;
+    tool_manifests ms;
+    memset(&ms, 0, sizeof ms);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -47,21 +59,41 @@ int cmd_dump(int argc, char **argv) {
             json = 1;
         else if (strcmp(a, "--sorted") == 0)
             sorted = 1;
-        else if (a[0] == '-' && a[1] != '\0')
+        else if (strcmp(a, "--manifest") == 0 || strncmp(a, "--manifest=", 11) == 0) {
+            const char *f = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
+            if (f == NULL || f[0] == '\0') {
+                tool_manifests_free(&ms);
+                return tool_usage_error("dump", "%s", "--manifest needs a FILE");
+            }
+            if (tool_manifests_add(&ms, "dump", f) < 0) {
+                tool_manifests_free(&ms);
+                return TOOL_BAD_INPUT;
+            }
+        } else if ((a[0] == '-' && a[1] != '\0') || path) {
+            tool_manifests_free(&ms);
+            if (path && !(a[0] == '-' && a[1] != '\0'))
+                return tool_usage_error("dump", "more than one trace given ('%s')", a);
             return tool_usage_error("dump", "unknown option '%s'", a);
-        else if (path)
-            return tool_usage_error("dump", "more than one trace given ('%s')", a);
-        else
+        } else
             path = a;
     }
-    if (path == NULL)
+    if (path == NULL) {
+        tool_manifests_free(&ms);
         return tool_usage_error("dump", "%s", "no trace given");
-    mantra_reader *r = tool_reader("dump", sorted ? MANTRA_READER_SORTED : 0);
-    if (r == NULL)
+    }
+    if (tool_manifests_load(&ms) < 0) {
+        tool_manifests_free(&ms);
         return TOOL_BAD_INPUT;
+    }
+    mantra_reader *r = tool_reader("dump", sorted ? MANTRA_READER_SORTED : 0, &ms);
+    if (r == NULL) {
+        tool_manifests_free(&ms);
+        return TOOL_BAD_INPUT;
+    }
     int rc = tool_open(r, "dump", path);
     if (rc < 0) {
         mantra_reader_free(r);
+        tool_manifests_free(&ms);
         return TOOL_BAD_INPUT;
     }
     static char obuf[1 << 16];
@@ -72,10 +104,13 @@ int cmd_dump(int argc, char **argv) {
             json_event(stdout, ev);
         else
             text_event(stdout, ev);
+        if (ev->decode_status != 0)
+            tool_decode_warning("dump", path, ev);
         tool_progress(r, "dump", 0);
     }
     tool_progress(r, "dump", 1);
     fflush(stdout);
+    tool_decode_summary("dump", path, r);
     if (rc < 0)
         tool_report(r, "dump", path);
     int status = tool_status(rc);
@@ -84,5 +119,6 @@ int cmd_dump(int argc, char **argv) {
         status = TOOL_BAD_INPUT;
     }
     mantra_reader_free(r);
+    tool_manifests_free(&ms);
     return status;
 }

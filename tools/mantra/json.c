@@ -104,14 +104,72 @@ typedef struct printer {
     int first[MAX_NEST];
     char close[MAX_NEST];
     int skip_depth; /* >0: inside a byte array printed as hex */
+    /* the path of the current value ("Field", "Array[2].Member"), for the names of map values */
+    char path[1024];
+    size_t plen[MAX_NEST]; /* path length of each open level */
+    size_t index[MAX_NEST]; /* next element index of each open array */
+    size_t cur;            /* path length of the value being printed */
 } printer;
+
+/* Map names of the last json_fields() call: "path\0text\0" pairs. */
+static char *g_maps;
+static size_t g_maps_len, g_maps_cap, g_maps_count;
+
+static void maps_add(const char *path, size_t plen, const char *text) {
+    size_t tlen = strlen(text), need = g_maps_len + plen + tlen + 2;
+    if (need > g_maps_cap) {
+        size_t ncap = g_maps_cap ? g_maps_cap * 2 : 256;
+        while (ncap < need)
+            ncap *= 2;
+        char *n = realloc(g_maps, ncap);
+        if (n == NULL)
+            return; /* out of memory: the name is left out */
+        g_maps = n;
+        g_maps_cap = ncap;
+    }
+    memcpy(g_maps + g_maps_len, path, plen);
+    g_maps[g_maps_len + plen] = '\0';
+    memcpy(g_maps + g_maps_len + plen + 1, text, tlen + 1);
+    g_maps_len = need;
+    g_maps_count++;
+}
+
+void json_maps(FILE *out) {
+    putc('{', out);
+    size_t pos = 0;
+    for (size_t i = 0; i < g_maps_count; i++) {
+        const char *k = g_maps + pos;
+        size_t kl = strlen(k);
+        const char *t = k + kl + 1;
+        size_t tl = strlen(t);
+        if (i)
+            putc(',', out);
+        json_string(out, k, kl);
+        putc(':', out);
+        json_string(out, t, tl);
+        pos += kl + tl + 2;
+    }
+    putc('}', out);
+}
+
+size_t json_map_count(void) { return g_maps_count; }
 
 static void key(printer *p, const mantra_value *v) {
     if (!p->first[p->depth])
         putc(',', p->out);
     p->first[p->depth] = 0;
-    if (p->close[p->depth] == '}')
+    size_t n = p->plen[p->depth];
+    if (p->close[p->depth] == '}') {
         json_string(p->out, v->name, strlen(v->name)), putc(':', p->out);
+        int k = snprintf(p->path + n, sizeof p->path - n, "%s%s", n ? "." : "", v->name);
+        n = k < 0 ? n : n + (size_t)k;
+    } else {
+        int k = snprintf(p->path + n, sizeof p->path - n, "[%zu]", p->index[p->depth]++);
+        n = k < 0 ? n : n + (size_t)k;
+    }
+    p->cur = n < sizeof p->path ? n : sizeof p->path - 1;
+    if (v->map_text)
+        maps_add(p->path, p->cur, v->map_text);
 }
 
 static void print_double(FILE *out, double d, int single) {
@@ -176,6 +234,9 @@ static int on_scalar(void *ctx, const mantra_value *v) {
     case MANTRA_TYPE_STRING:
         json_utf16(out, v->data, v->count);
         break;
+    case MANTRA_TYPE_STRING8:
+        json_string(out, (const char *)v->data, v->size);
+        break;
     default: /* Decimal and anything else: the raw bytes in hex */
         putc('"', out);
         for (size_t i = 0; i < v->size; i++)
@@ -193,6 +254,8 @@ static int push(printer *p, char open, char close) {
     p->depth++;
     p->first[p->depth] = 1;
     p->close[p->depth] = close;
+    p->plen[p->depth] = p->cur;
+    p->index[p->depth] = 0;
     return 0;
 }
 
@@ -242,6 +305,7 @@ int json_fields(FILE *out, const mantra_trace_event *ev) {
     putc('{', out);
     p.first[0] = 1;
     p.close[0] = '}';
+    g_maps_len = g_maps_count = 0;
     int rc = mantra_decode_event(ev, &json_visitor, &p);
     if (p.skip_depth)
         p.skip_depth = 0;
@@ -259,8 +323,17 @@ void json_event(FILE *out, const mantra_trace_event *ev) {
     json_string(out, m->name, strlen(m->name));
     fprintf(out, ",\"thread_id\":%" PRIu64 ",\"sequence\":%" PRIu32 ",\"fields\":", ev->thread_id, ev->sequence);
     json_fields(out, ev);
+    fprintf(out, ",\"field_source\":\"%s\",\"maps\":", json_field_source(ev));
+    json_maps(out);
     fputs(",\"stack\":[", out);
     for (size_t i = 0; i < ev->stack_count; i++)
         fprintf(out, "%s\"0x%" PRIx64 "\"", i ? "," : "", mantra_trace_event_ip(ev, i));
     fputs("]}\n", out);
+}
+
+const char *json_field_source(const mantra_trace_event *ev) {
+    const mantra_trace_metadata *m = ev->metadata;
+    if (m->fields_from_manifest || m->fields_from_registry)
+        return "manifest";
+    return m->field_count ? "metadata" : "none";
 }

@@ -1,4 +1,4 @@
-/* mantra stats [--json] TRACE - counts of a trace (DESIGN.md "CLI contracts"). */
+/* mantra stats [--json] [--manifest FILE]... TRACE - counts of a trace (DESIGN.md "CLI contracts"). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,18 +7,23 @@
 #include "tool.h"
 
 static const char stats_usage[] =
-    "Usage: mantra stats [--json] TRACE\n"
+    "Usage: mantra stats [--json] [--manifest FILE]... TRACE\n"
     "\n"
     "Reads a whole nettrace trace and prints its counts. With --json, one JSON object:\n"
     "  format_version  3, 4 or 6 as the file says (V5 files say 4)\n"
     "  complete        whether the end-of-stream marker was seen\n"
     "  events, metadata, stacks, sequence_points\n"
     "  dropped         events lost, from per-thread sequence-number gaps\n"
+    "  decode_errors   events whose payload does not match their manifest template\n"
     "  by_event        \"<provider>/<event id>/v<version>\" -> count\n"
     "  errors          list of strings (\"offset N: what\")\n"
     "TRACE '-' reads standard input.\n"
     "\n"
-    "Exit status: 0 every complete block was read, 1 unreadable trace, 2 usage error.\n";
+    "  --manifest FILE    a manifest (YAML, as `mantra-gen --emit-yaml` prints) for events whose trace\n"
+    "                     metadata has no fields; repeatable; MANTRA_MANIFEST_PATH (colon-separated)\n"
+    "                     adds more\n"
+    "\n"
+    "Exit status: 0 every complete block was read, 1 unreadable trace or bad manifest, 2 usage error.\n";
 
 typedef struct bucket {
     char *key;
@@ -130,6 +135,8 @@ static void counter_free(counter *c) {
 int cmd_stats(int argc, char **argv) {
     int json = 0;
     const char *path = NULL;
+    tool_manifests ms;
+    memset(&ms, 0, sizeof ms);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -142,18 +149,37 @@ int cmd_stats(int argc, char **argv) {
         }
         if (strcmp(a, "--json") == 0)
             json = 1;
-        else if (a[0] == '-' && a[1] != '\0')
+        else if (strcmp(a, "--manifest") == 0 || strncmp(a, "--manifest=", 11) == 0) {
+            const char *f = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
+            if (f == NULL || f[0] == '\0') {
+                tool_manifests_free(&ms);
+                return tool_usage_error("stats", "%s", "--manifest needs a FILE");
+            }
+            if (tool_manifests_add(&ms, "stats", f) < 0) {
+                tool_manifests_free(&ms);
+                return TOOL_BAD_INPUT;
+            }
+        } else if ((a[0] == '-' && a[1] != '\0') || path) {
+            tool_manifests_free(&ms);
+            if (path && !(a[0] == '-' && a[1] != '\0'))
+                return tool_usage_error("stats", "more than one trace given ('%s')", a);
             return tool_usage_error("stats", "unknown option '%s'", a);
-        else if (path)
-            return tool_usage_error("stats", "more than one trace given ('%s')", a);
-        else
+        } else
             path = a;
     }
-    if (path == NULL)
+    if (path == NULL) {
+        tool_manifests_free(&ms);
         return tool_usage_error("stats", "%s", "no trace given");
-    mantra_reader *r = tool_reader("stats", 0);
-    if (r == NULL)
+    }
+    if (tool_manifests_load(&ms) < 0) {
+        tool_manifests_free(&ms);
         return TOOL_BAD_INPUT;
+    }
+    mantra_reader *r = tool_reader("stats", 0, &ms);
+    if (r == NULL) {
+        tool_manifests_free(&ms);
+        return TOOL_BAD_INPUT;
+    }
     counter c;
     memset(&c, 0, sizeof c);
     int rc = tool_open(r, "stats", path);
@@ -164,10 +190,14 @@ int cmd_stats(int argc, char **argv) {
                 fprintf(stderr, "mantra stats: out of memory\n");
                 counter_free(&c);
                 mantra_reader_free(r);
+                tool_manifests_free(&ms);
                 return TOOL_BAD_INPUT;
             }
+            if (ev->decode_status != 0)
+                tool_decode_warning("stats", path, ev);
             tool_progress(r, "stats", 0);
         }
+        tool_decode_summary("stats", path, r);
         tool_progress(r, "stats", 1);
         if (rc < 0)
             tool_report(r, "stats", path);
@@ -179,9 +209,10 @@ int cmd_stats(int argc, char **argv) {
     const char *err = rc < 0 ? mantra_reader_error(r) : "";
     if (json) {
         printf("{\"format_version\":%d,\"complete\":%s,\"events\":%" PRIu64 ",\"metadata\":%" PRIu64
-               ",\"stacks\":%" PRIu64 ",\"sequence_points\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"by_event\":{",
+               ",\"stacks\":%" PRIu64 ",\"sequence_points\":%" PRIu64 ",\"dropped\":%" PRIu64
+               ",\"manifest_events\":%" PRIu64 ",\"decode_errors\":%" PRIu64 ",\"by_event\":{",
                info->format_version, mantra_reader_complete(r) ? "true" : "false", s->events, s->metadata, s->stacks,
-               s->sequence_points, s->dropped);
+               s->sequence_points, s->dropped, s->manifest_events, s->decode_errors);
         for (size_t i = 0; i < c.nb; i++) {
             if (i)
                 putchar(',');
@@ -194,9 +225,10 @@ int cmd_stats(int argc, char **argv) {
         fputs("]}\n", stdout);
     } else {
         printf("format version   %d\ncomplete         %s\nevents           %" PRIu64 "\nmetadata         %" PRIu64
-               "\nstacks           %" PRIu64 "\nsequence points  %" PRIu64 "\ndropped          %" PRIu64 "\n",
+               "\nstacks           %" PRIu64 "\nsequence points  %" PRIu64 "\ndropped          %" PRIu64
+               "\nmanifest events  %" PRIu64 "\ndecode errors    %" PRIu64 "\n",
                info->format_version, mantra_reader_complete(r) ? "yes" : "no", s->events, s->metadata, s->stacks,
-               s->sequence_points, s->dropped);
+               s->sequence_points, s->dropped, s->manifest_events, s->decode_errors);
         for (size_t i = 0; i < c.nb; i++)
             printf("%10" PRIu64 "  %s\n", c.b[i].count, c.b[i].key);
         if (err[0])
@@ -206,5 +238,6 @@ int cmd_stats(int argc, char **argv) {
     int status = tool_status(rc);
     counter_free(&c);
     mantra_reader_free(r);
+    tool_manifests_free(&ms);
     return status;
 }

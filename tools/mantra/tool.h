@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mantra/manifest.h"
 #include "mantra/reader.h"
 
 #ifndef MANTRA_VERSION_STRING
@@ -18,9 +19,30 @@ int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 
 /* common.c */
-/* A reader over path (or standard input for "-") with the registered providers. NULL when out of
- * memory (reported). */
-mantra_reader *tool_reader(const char *cmd, unsigned flags);
+/* Manifests given with --manifest FILE (in order), then those of MANTRA_MANIFEST_PATH. */
+typedef struct tool_manifests {
+    const char **files; /* --manifest arguments */
+    size_t nfiles;
+    mantra_manifest **loaded;
+    size_t nloaded;
+} tool_manifests;
+/* Records a --manifest argument; 0, or -1 when out of memory (reported). */
+int tool_manifests_add(tool_manifests *ms, const char *cmd, const char *file);
+/* Loads the --manifest files, then each entry of the colon-separated MANTRA_MANIFEST_PATH (empty
+ * entries skipped). On the first problem prints `FILE:LINE:COL: error: MESSAGE` (and a `note:`
+ * line when the loader has one) and returns -1. ETW XML manifests (.man/.xml, or text starting
+ * with '<') are refused with the command that converts them (mantra-gen --emit-yaml). */
+int tool_manifests_load(tool_manifests *ms);
+void tool_manifests_free(tool_manifests *ms);
+/* A reader over path (or standard input for "-") with the loaded manifests (ms may be NULL) and
+ * the registered providers. NULL when out of memory (reported). */
+mantra_reader *tool_reader(const char *cmd, unsigned flags, const tool_manifests *ms);
+/* Reports an event whose payload does not match its template on stderr (the first 20; later ones
+ * are only counted): `mantra CMD: PATH: offset N: PROVIDER/ID/vV: payload ...`. */
+void tool_decode_warning(const char *cmd, const char *path, const mantra_trace_event *ev);
+/* After the last event: `mantra CMD: PATH: N events whose payload does not match their template`
+ * when more than were shown. */
+void tool_decode_summary(const char *cmd, const char *path, const mantra_reader *r);
 /* Opens path; on failure prints `mantra CMD: PATH: MESSAGE` and returns the code. */
 int tool_open(mantra_reader *r, const char *cmd, const char *path);
 /* Prints `mantra CMD: PATH: ERROR` for the reader's last error. */
@@ -34,8 +56,15 @@ int tool_usage_error(const char *cmd, const char *fmt, const char *arg);
 /* json.c */
 void json_string(FILE *out, const char *s, size_t len);
 void json_utf16(FILE *out, const uint8_t *data, size_t units);
-/* Writes the decoded fields of ev as a JSON object; returns the decoder's status. */
+/* Writes the decoded fields of ev as a JSON object; returns the decoder's status. The names of
+ * map fields' values are kept for json_maps() (until the next call). */
 int json_fields(FILE *out, const mantra_trace_event *ev);
+/* The map names of the last json_fields() call as a JSON object (docs/dump-json.md "maps"), and
+ * their number. */
+void json_maps(FILE *out);
+size_t json_map_count(void);
+/* "metadata", "manifest" or "none": where the field names of ev come from. */
+const char *json_field_source(const mantra_trace_event *ev);
 /* Writes one event as the JSON line of docs/dump-json.md (with the newline). */
 void json_event(FILE *out, const mantra_trace_event *ev);
 

@@ -40,6 +40,9 @@ extern "C" {
 #define MANTRA_ETRUNCATED (-9)    /* the input ends before the end-of-stream marker */
 #define MANTRA_EUNSUPPORTED (-10) /* a format version this reader does not read (NetPerf V3) */
 
+struct mantra_manifest;       /* mantra/manifest.h */
+struct mantra_manifest_event; /* mantra/manifest.h */
+
 /* Type codes of event fields (System.TypeCode values plus EventPipe's; 20..26 are V6 only). */
 enum mantra_type {
     MANTRA_TYPE_EMPTY = 0,
@@ -68,7 +71,10 @@ enum mantra_type {
     MANTRA_TYPE_UTF8_CODE_UNIT = 23,
     MANTRA_TYPE_RELLOC = 24,
     MANTRA_TYPE_DATALOC = 25,
-    MANTRA_TYPE_BOOLEAN8 = 26
+    MANTRA_TYPE_BOOLEAN8 = 26,
+    /* Not a nettrace type code: a NUL-terminated UTF-8 string (`data`/`size` without the NUL), as a
+     * manifest's AnsiString fields are decoded (fields from mantra_reader_add_manifest). */
+    MANTRA_TYPE_STRING8 = 0x100
 };
 
 /* One field of an event's metadata (a tree: objects have fields, arrays an element type). */
@@ -96,6 +102,16 @@ typedef struct mantra_trace_metadata {
     int fields_from_registry; /* 1: the trace had no field list; fields come from a registered
                                  provider description (mantra_reader_add_provider) */
     int fields_invalid;       /* 1: the field list could not be parsed (fields left empty) */
+    /* Fields from a loaded manifest (mantra_reader_add_manifest): the trace had no field list and
+     * a manifest defines (provider, event id, version). `fields` then describes the template for
+     * presentation (names and types; a count or length taken from another field shows as an Array,
+     * Pointer as UInt32/UInt64 by the trace's pointer size, AnsiString as MANTRA_TYPE_STRING8);
+     * decode such events with mantra_decode_event(), which uses the manifest's template, not with
+     * mantra_decode_payload(). */
+    const struct mantra_manifest_event *manifest_event; /* the event definition, or NULL */
+    int fields_from_manifest;
+    int has_provider_guid;    /* V6: the metadata carries the provider GUID */
+    mantra_guid provider_guid;
 } mantra_trace_metadata;
 
 /* Trace-wide facts (the Trace object / block). */
@@ -141,6 +157,13 @@ typedef struct mantra_trace_event {
     size_t stack_count;
     uint32_t pointer_size;
     uint64_t offset;             /* stream offset of the event's row */
+    /* Events whose fields come from a manifest or a registered provider (not from the trace): how
+     * the payload matches that template, checked when the event is read — MANTRA_DECODE_OK (0),
+     * MANTRA_DECODE_TRAILING (bytes after the last field), MANTRA_DECODE_SHORT (the payload ends
+     * inside a field), MANTRA_DECODE_BAD_STRING (a string without terminator); see mantra/decode.h.
+     * Always 0 for other events. Reading goes on either way; mantra_reader_stats.decode_errors
+     * counts the events delivered with a non-zero status. */
+    int decode_status;
 } mantra_trace_event;
 
 /* Address i of an event's stack (leaf first). */
@@ -156,6 +179,8 @@ typedef struct mantra_reader_stats {
     uint64_t blocks;          /* blocks read completely */
     uint64_t bytes_read;      /* stream bytes consumed */
     uint64_t total_bytes;     /* size of the input when known (files, memory), else 0 */
+    uint64_t decode_errors;   /* events delivered with a non-zero decode_status */
+    uint64_t manifest_events; /* events delivered whose fields come from a loaded manifest */
 } mantra_reader_stats;
 
 /* Reader options. */
@@ -177,6 +202,14 @@ void mantra_reader_free(mantra_reader *r);
  * "minimal" metadata for its native providers) are decoded with the description's fields when
  * the event id and version match. Call before opening; the description must outlive the reader. */
 int mantra_reader_add_provider(mantra_reader *r, const mantra_provider_desc *provider);
+
+/* Attaches a manifest loaded at run time (mantra/manifest.h): events whose trace metadata has no
+ * field list are decoded with the manifest's template for (provider, event id, version). The
+ * provider is found by the GUID where the trace gives one (V6 metadata), else by name. When the
+ * trace's metadata has fields, those win. Manifests are searched in the order they were added,
+ * before the providers of mantra_reader_add_provider(). Call before opening; the manifest must
+ * outlive the reader (it is not copied, and may be shared by several readers). */
+int mantra_reader_add_manifest(mantra_reader *r, const struct mantra_manifest *manifest);
 
 /* Opens the input and reads the stream header and the Trace object/block. One open per reader.
  * The fd is not closed by the reader; the memory must stay valid while the reader is used. */
@@ -216,6 +249,10 @@ typedef struct mantra_value {
     const uint8_t *data;
     size_t size;
     size_t count;
+    /* Integer fields with a value map or bitmap in the manifest the fields come from: the map's
+     * name for the value (mantra_manifest_map_format), or NULL (also for every other field).
+     * Valid during the callback. */
+    const char *map_text;
 } mantra_value;
 
 /* Callbacks of a decoding walk; any may be NULL. A callback returning a negative value stops the
@@ -235,7 +272,9 @@ typedef struct mantra_field_visitor {
 int mantra_decode_payload(const mantra_field_desc *fields, uint32_t count, const uint8_t *payload, size_t size,
                           uint32_t pointer_size, const mantra_field_visitor *visitor, void *ctx);
 
-/* The same for an event, with its metadata's fields. */
+/* The same for an event, with its metadata's fields; for metadata whose fields come from a manifest
+ * (fields_from_manifest), with the manifest's template and the event's pointer size, values shown
+ * through the descriptions in metadata->fields (and map names in mantra_value.map_text). */
 int mantra_decode_event(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx);
 
 /* Name of a type code ("UInt32", ...); "?" when unknown. */

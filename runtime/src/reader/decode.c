@@ -293,6 +293,8 @@ int mantra_decode_payload(const mantra_field_desc *fields, uint32_t count, const
 int mantra_decode_event(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx) {
     if (ev == NULL || ev->metadata == NULL)
         return MANTRA_EINVAL;
+    if (ev->metadata->fields_from_manifest && ev->metadata->manifest_event)
+        return rd_manifest_decode(ev, visitor, ctx);
     return mantra_decode_payload(ev->metadata->fields, ev->metadata->field_count, ev->payload, ev->payload_size,
                                  ev->pointer_size, visitor, ctx);
 }

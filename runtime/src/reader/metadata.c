@@ -447,6 +447,11 @@ int rd_parse_metadata_v6(rd_arena *a, const uint8_t *p, size_t n, mantra_trace_m
                 fail(&o, "provider GUID");
                 goto bad_o;
             }
+            m->provider_guid.data1 = mantra_load_u32(o.p + o.pos);
+            m->provider_guid.data2 = mantra_load_u16(o.p + o.pos + 4);
+            m->provider_guid.data3 = mantra_load_u16(o.p + o.pos + 6);
+            memcpy(m->provider_guid.data4, o.p + o.pos + 8, 8);
+            m->has_provider_guid = 1;
             o.pos += 16;
             break;
         case 8:

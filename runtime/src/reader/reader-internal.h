@@ -46,6 +46,16 @@ int rd_parse_metadata_v6(rd_arena *a, const uint8_t *p, size_t n, mantra_trace_m
 /* V6 strings: varuint32 length + UTF-8. Copies into the arena. Returns bytes used or 0. */
 size_t rd_v6_string(rd_arena *a, const uint8_t *p, size_t n, const char **out);
 
+/* ---- manifests loaded at run time (manifest_fields.c) ---- */
+struct mantra_manifest_event;
+/* The descriptions shown for a manifest event's template (allocated in a). 0 or MANTRA_ENOMEM. */
+int rd_manifest_fields(rd_arena *a, const struct mantra_manifest_event *e, uint32_t pointer_size,
+                       const mantra_field_desc **fields, uint32_t *count);
+/* mantra_decode_event() for metadata with fields_from_manifest. */
+int rd_manifest_decode(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx);
+/* How the payload matches the manifest template: a MANTRA_DECODE_* status (mantra/decode.h). */
+int rd_manifest_check(const mantra_trace_event *ev);
+
 /* ---- sorted delivery (order.c) ---- */
 typedef struct rd_order rd_order;
 rd_order *rd_order_new(void);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "mantra/decode.h"
+#include "mantra/manifest.h"
 #include "core/varint-internal.h"
 #include "reader-internal.h"
 
@@ -70,6 +71,10 @@ struct mantra_reader {
     /* providers registered for minimal metadata */
     const mantra_provider_desc **providers;
     size_t nproviders;
+    /* manifests loaded at run time, and the field descriptions made for their events */
+    const mantra_manifest **manifests;
+    size_t nmanifests;
+    rd_map manifest_fields; /* manifest event -> rd_mfields* */
     /* metadata: id -> mantra_trace_metadata* (kept until free) */
     rd_arena arena;
     rd_map meta;
@@ -152,6 +157,8 @@ void mantra_reader_free(mantra_reader *r) {
     free(r->stack_data);
     free(r->label_lists);
     free(r->providers);
+    free(r->manifests);
+    rd_map_free(&r->manifest_fields);
     rd_order_free(r->order);
     free(r);
 }
@@ -164,6 +171,17 @@ int mantra_reader_add_provider(mantra_reader *r, const mantra_provider_desc *pro
         return MANTRA_ENOMEM;
     p[r->nproviders++] = provider;
     r->providers = p;
+    return 0;
+}
+
+int mantra_reader_add_manifest(mantra_reader *r, const mantra_manifest *manifest) {
+    if (r == NULL || manifest == NULL)
+        return MANTRA_EINVAL;
+    const mantra_manifest **p = realloc(r->manifests, (r->nmanifests + 1) * sizeof *p);
+    if (p == NULL)
+        return MANTRA_ENOMEM;
+    p[r->nmanifests++] = manifest;
+    r->manifests = p;
     return 0;
 }
 
@@ -462,8 +480,47 @@ const mantra_trace_metadata *mantra_reader_metadata(const mantra_reader *r, uint
     return v ? (const mantra_trace_metadata *)(uintptr_t)*v : NULL;
 }
 
-static void apply_registry(mantra_reader *r, mantra_trace_metadata *m) {
+typedef struct rd_mfields {
+    const mantra_field_desc *fields;
+    uint32_t count;
+} rd_mfields;
+
+/* Fields from the first manifest that defines (provider, event id, version). */
+static int apply_manifest(mantra_reader *r, mantra_trace_metadata *m) {
     if (m->field_count != 0 || m->fields_invalid)
+        return 0;
+    for (size_t i = 0; i < r->nmanifests; i++) {
+        const mantra_manifest_provider *p = NULL;
+        if (m->has_provider_guid)
+            p = mantra_manifest_find_provider_by_guid(r->manifests[i], &m->provider_guid);
+        if (p == NULL)
+            p = mantra_manifest_find_provider(r->manifests[i], m->provider);
+        const mantra_manifest_event *e = p ? mantra_manifest_find_event(p, m->event_id, m->version) : NULL;
+        if (e == NULL)
+            continue;
+        uint64_t key = (uint64_t)(uintptr_t)e;
+        uint64_t *have = rd_map_get(&r->manifest_fields, key);
+        const rd_mfields *mf;
+        if (have) {
+            mf = (const rd_mfields *)(uintptr_t)*have;
+        } else {
+            rd_mfields *n = rd_arena_alloc(&r->arena, sizeof *n);
+            if (n == NULL || rd_manifest_fields(&r->arena, e, r->info.pointer_size, &n->fields, &n->count) < 0 ||
+                rd_map_put(&r->manifest_fields, key, (uint64_t)(uintptr_t)n) < 0)
+                return MANTRA_ENOMEM;
+            mf = n;
+        }
+        m->fields = mf->fields;
+        m->field_count = mf->count;
+        m->manifest_event = e;
+        m->fields_from_manifest = 1;
+        return 0;
+    }
+    return 0;
+}
+
+static void apply_registry(mantra_reader *r, mantra_trace_metadata *m) {
+    if (m->field_count != 0 || m->fields_invalid || m->fields_from_manifest)
         return;
     for (size_t i = 0; i < r->nproviders; i++) {
         const mantra_provider_desc *p = r->providers[i];
@@ -492,6 +549,8 @@ static int add_metadata(mantra_reader *r, mantra_trace_metadata *m, uint64_t off
         return set_err(r, MANTRA_EFORMAT, off, "metadata record defines id 0");
     if (r->v6 && rd_map_get(&r->meta, m->id))
         return set_err(r, MANTRA_EFORMAT, off, "metadata id %u defined twice", m->id);
+    if (apply_manifest(r, m) < 0)
+        return set_err(r, MANTRA_ENOMEM, off, "out of memory");
     apply_registry(r, m);
     if (rd_map_put(&r->meta, m->id, (uint64_t)(uintptr_t)m) < 0)
         return set_err(r, MANTRA_ENOMEM, off, "out of memory");
@@ -1021,6 +1080,12 @@ static int next_row(mantra_reader *r) {
     e->payload_size = s->payload_size;
     e->pointer_size = r->info.pointer_size;
     e->offset = row_off;
+    if (m->fields_from_manifest)
+        e->decode_status = rd_manifest_check(e);
+    else if (m->fields_from_registry) {
+        int rc = mantra_decode_payload(m->fields, m->field_count, payload, s->payload_size, e->pointer_size, NULL, NULL);
+        e->decode_status = rc == 0 ? MANTRA_DECODE_OK : rc == 1 ? MANTRA_DECODE_TRAILING : MANTRA_DECODE_SHORT;
+    }
     if (!r->v6) {
         e->thread_id = e->thread_index = s->thread;
         e->capture_thread_id = e->capture_thread_index = s->capture_thread;
@@ -1238,6 +1303,14 @@ static int step(mantra_reader *r) {
     return r->v6 ? next_block_v6(r) : next_object_v4(r);
 }
 
+static void count_event(mantra_reader *r, const mantra_trace_event *e) {
+    r->stats.events++;
+    if (e->decode_status != 0)
+        r->stats.decode_errors++;
+    if (e->metadata->fields_from_manifest)
+        r->stats.manifest_events++;
+}
+
 int mantra_reader_next(mantra_reader *r, const mantra_trace_event **ev) {
     if (r == NULL || ev == NULL)
         return MANTRA_EINVAL;
@@ -1248,7 +1321,7 @@ int mantra_reader_next(mantra_reader *r, const mantra_trace_event **ev) {
         if (r->order) {
             const mantra_trace_event *e = rd_order_pop(r->order);
             if (e) {
-                r->stats.events++;
+                count_event(r, e);
                 *ev = e;
                 return 1;
             }
@@ -1265,7 +1338,7 @@ int mantra_reader_next(mantra_reader *r, const mantra_trace_event **ev) {
             continue;
         }
         if (rc == 1) {
-            r->stats.events++;
+            count_event(r, &r->cur);
             *ev = &r->cur;
             return 1;
         }

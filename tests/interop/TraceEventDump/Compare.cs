@@ -23,6 +23,20 @@
 //      - TraceEvent turns a Char array into a string: ours as an array of one-char strings equals
 //        TraceEvent's string when the characters agree;
 //      - a byte array is ours' hex string vs TraceEvent's byte[] as hex.
+//  * fields that mantra took from a manifest (field_source "manifest"; ours lines without the key
+//    are treated as before):
+//      - ours {} while TraceEvent shows a non-null field is a difference (the manifest's template
+//        has no fields where TraceEvent knows some);
+//      - TraceEvent has no parser for the event and the file's metadata has no fields (TraceEvent
+//        shows {} from DynamicTraceEventData, e.g. DotNETRuntime 200/201 Increase/DecreaseMemoryPressure,
+//        unknown to TraceEvent 4.0.0): ours is not compared, counted as "not decoded by TraceEvent";
+//      - by name as for built-in parsers, with two per-event exceptions where TraceEvent's CLR parser
+//        does not show the manifest's raw values: GCPerHeapHistory (DotNETRuntime 204)
+//        CompactMechanisms/ExpandMechanisms (TraceEvent converts the runtime's mechanism encoding
+//        into its own enum values) and MethodDetails (DotNETRuntime 72) TypeParameterCount,
+//        LoaderModuleID, TypeParameters (TraceEvent's parser reads them at other offsets than the
+//        manifest's layout: TypeParameterCount null, LoaderModuleID 0, TypeParameters = the
+//        manifest's LoaderModuleID) - those fields are not compared.
 //  * stack: equal address lists, except that TraceEvent discards the stacks of every
 //    Microsoft-Windows-DotNETRuntimeRundown event and of Microsoft-Windows-DotNETRuntime events
 //    140-144 and 190 (method load/unload bookkeeping): there an empty TraceEvent stack is accepted.
@@ -45,6 +59,9 @@ public sealed class Comparer
     public bool AnyOrder;
     public int Differences;
     public long Events;
+    /// <summary>Events whose fields came from a manifest (ours): compared field by field, and not
+    /// decodable by TraceEvent (no parser, no metadata fields).</summary>
+    public long ManifestCompared, ManifestNotDecodedByTe;
     readonly TextWriter _out;
 
     public Comparer(TextWriter output) { _out = output; }
@@ -91,6 +108,9 @@ public sealed class Comparer
             Differences++;
             _out.WriteLine($"count: ours {mine.Count} events, traceevent {Events}");
         }
+        if (ManifestCompared + ManifestNotDecodedByTe > 0)
+            _out.WriteLine($"manifest: {ManifestCompared} events with fields from a manifest compared, " +
+                           $"{ManifestNotDecodedByTe} not decoded by TraceEvent");
         _out.WriteLine($"compare: {Events} events, {Differences} differences");
         return Differences == 0 ? 0 : 1;
     }
@@ -124,11 +144,20 @@ public sealed class Comparer
         if ((uint)ours.ThreadId != (uint)te.ThreadId) why.Add($"thread_id: ours {ours.ThreadId}, traceevent {te.ThreadId}");
         if (ours.Name.Length > 0 && !NameMatches(ours.Name, te.Name, teOpcode))
             why.Add($"name: ours \"{ours.Name}\", traceevent \"{te.Name}\" (opcode {teOpcode})");
-        if (ours.Fields.Count > 0)
+        bool manifest = ours.FieldSource == "manifest";
+        if (manifest && ours.Fields.Count > 0 && te.Fields.Count == 0 && !te.BuiltIn)
+            ManifestNotDecodedByTe++;   // TraceEvent has no template for it
+        else if (ours.Fields.Count > 0)
         {
-            if (te.BuiltIn) CheckBuiltInFields(ours.Fields, te.Fields, why);
+            if (manifest) ManifestCompared++;
+            if (te.BuiltIn) CheckBuiltInFields(ours.Fields, te.Fields, why, te.Provider, te.EventId);
             else CheckFields(ours.Fields, te.Fields, "", why);
         }
+        else if (manifest && te.Fields.Any(kv => kv.Value != null))
+        {
+            why.Add($"fields: ours none (manifest template without fields), traceevent [{string.Join(",", te.Fields.Select(k => k.Key))}]");
+        }
+        else if (manifest) ManifestCompared++;
         if (Stacks && !StackMatches(ours, te))
             why.Add($"stack: ours {ours.Stack.Count} frames, traceevent {te.Stack.Count}" + FirstStackDiff(ours.Stack, te.Stack));
         if (why.Count == 0) return;
@@ -184,13 +213,20 @@ public sealed class Comparer
     // reserved fields hidden, derived fields added (OptimizationTier, later versions' fields as null).
     // Fields are matched by name; a field on one side only is not compared, but at least one field
     // must be common; values compare as usual, with BuiltInValueEquals' known presentation rules.
-    static void CheckBuiltInFields(JObject ours, JObject te, List<string> why)
+    // Fields of TraceEvent's CLR parsers that do not show the manifest's raw value (see the header).
+    static bool NotComparedByName(string provider, long id, string name) =>
+        provider == "Microsoft-Windows-DotNETRuntime" &&
+        ((id == 204 && name is "CompactMechanisms" or "ExpandMechanisms") ||
+         (id == 72 && name is "TypeParameterCount" or "LoaderModuleID" or "TypeParameters"));
+
+    static void CheckBuiltInFields(JObject ours, JObject te, List<string> why, string provider, long id)
     {
         int common = 0;
         foreach (var kv in ours)
         {
             int j = te.FindIndex(t => t.Key == kv.Key);
             if (j < 0) continue;
+            if (NotComparedByName(provider, id, kv.Key)) { common++; continue; }
             common++;
             object? tv = te[j].Value;
             if (BuiltInValueEquals(kv.Key, kv.Value, tv)) continue;

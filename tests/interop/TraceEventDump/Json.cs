@@ -47,6 +47,9 @@ public sealed class EventLine
     /// <summary>TraceEvent decoded the payload with a built-in parser (CLR, rundown, private, sample
     /// profiler), not from the file's metadata (compare only, not printed).</summary>
     public bool BuiltIn;
+    /// <summary>Ours only: where mantra took the field names from ("metadata", "manifest", "none"; "" when
+    /// the line has no "field_source" key). The "maps" key of ours is read by nobody.</summary>
+    public string FieldSource = "";
 }
 
 public static class Json
@@ -178,6 +181,10 @@ public static class Json
         var f = Req(r, "fields");
         if (f.ValueKind != JsonValueKind.Object) throw new FormatException("\"fields\" is not an object");
         e.Fields = (JObject)FromElement(f)!;
+        // mantra-only keys: "field_source" is kept for compare's rules, "maps" (names of map values)
+        // is ignored; TraceEvent's own dump prints neither.
+        if (r.TryGetProperty("field_source", out var fs) && fs.ValueKind == JsonValueKind.String)
+            e.FieldSource = fs.GetString() ?? "";
         foreach (var a in Req(r, "stack").EnumerateArray())
         {
             string s = a.GetString() ?? "";
