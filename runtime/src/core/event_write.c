@@ -1,15 +1,17 @@
 /* Payload serialisation and dispatch of written events (mantra/event.h).
  *
- * Until sessions exist (the runtime issue), a written event goes to the in-process listener, if
- * one is set. The payload is assembled in a per-thread buffer of MANTRA_MAX_PAYLOAD bytes, so the
- * write path never allocates. */
+ * A written event goes to the in-process listener (bit 63 of the enabled mask), if one is set, and
+ * to every session whose bit (0..62) is set in the event's mask (session/session.c). The payload
+ * is assembled in a per-thread buffer of MANTRA_MAX_PAYLOAD bytes, so the write path never
+ * allocates. */
 #include <stdbool.h>
 #include <string.h>
 
 #include "mantra/event.h"
+#include "session/session-internal.h"
 #include "utf-internal.h"
 
-#define LISTENER_SESSION_BIT (UINT64_C(1) << 63)
+#define LISTENER_SESSION_BIT MANTRA_LISTENER_BIT
 #define MAX_PROVIDERS 256
 
 static _Atomic(mantra_listener_fn) g_listener;
@@ -113,22 +115,29 @@ int64_t mantra_payload_serialize(const mantra_data *data, uint32_t count, uint8_
 int mantra_event_write(const mantra_event_desc *desc, mantra_event_state *state, const mantra_data *data,
                        uint32_t count) {
     static _Thread_local uint8_t payload[MANTRA_MAX_PAYLOAD];
-    (void)state;
     int64_t n = mantra_payload_serialize(data, count, payload, sizeof payload);
     if (n < 0) {
         atomic_fetch_add_explicit(n == MANTRA_WRITE_TOO_LARGE ? &g_too_large : &g_bad_string, 1,
                                   memory_order_relaxed);
         return (int)n;
     }
+    uint64_t sessions = state ? (MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS) : 0;
     mantra_listener_fn fn = atomic_load_explicit(&g_listener, memory_order_acquire);
-    if (fn == NULL) {
+    if (fn == NULL && sessions == 0) {
         atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
         return MANTRA_WRITE_DROPPED;
     }
-    fn(atomic_load_explicit(&g_listener_ctx, memory_order_acquire), desc, payload, (size_t)n);
-    atomic_fetch_add_explicit(&g_written, 1, memory_order_relaxed);
-    return MANTRA_WRITE_OK;
+    int rc = MANTRA_WRITE_OK;
+    if (fn != NULL)
+        fn(atomic_load_explicit(&g_listener_ctx, memory_order_acquire), desc, payload, (size_t)n);
+    if (sessions != 0)
+        rc = mantra__session_write(desc, state, sessions, payload, (uint32_t)n);
+    atomic_fetch_add_explicit(rc == MANTRA_WRITE_OK ? &g_written : &g_dropped, 1, memory_order_relaxed);
+    return rc;
 }
+
+uint32_t mantra__provider_count(void) { return atomic_load_explicit(&g_provider_count, memory_order_acquire); }
+const mantra_provider_desc *mantra__provider_at(uint32_t i) { return g_providers[i]; }
 
 /* Recomputes the listener bit of every registered event's enabled mask. */
 static void publish_listener_bit(bool on) {
@@ -157,6 +166,9 @@ static int register_locked(const mantra_provider_desc *provider) {
             return 0;
     if (np >= MAX_PROVIDERS)
         return -1;
+    /* state->runtime leads from an event's state back to its provider (session write path). */
+    for (uint32_t e = 0; e < provider->event_count; e++)
+        provider->states[e].runtime = (void *)(uintptr_t)provider;
     g_providers[np] = provider;
     atomic_store_explicit(&g_provider_count, np + 1, memory_order_release);
     if (atomic_load_explicit(&g_listener, memory_order_acquire) != NULL)
@@ -170,6 +182,8 @@ int mantra_register_provider(const mantra_provider_desc *provider) {
         ;
     int rc = register_locked(provider);
     atomic_flag_clear_explicit(&g_registry_lock, memory_order_release);
+    if (rc == 0)
+        mantra__session_refresh_provider(provider); /* running sessions may want its events */
     return rc;
 }
 

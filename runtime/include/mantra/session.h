@@ -1,0 +1,143 @@
+/* mantra/session.h - EventPipe-style tracing sessions (issue 4, first step).
+ *
+ * A session enables events of the registered providers (mantra_register_provider) by a provider
+ * configuration in dotnet-trace's syntax and writes the events that generated writers emit into
+ * a nettrace V5 file, a file descriptor, or a listener callback.
+ *
+ *   mantra_session_config c; mantra_session_config_init(&c);
+ *   c.providers = "Microsoft-Windows-DotNETRuntime:0x18:5";
+ *   c.output = MANTRA_SESSION_OUTPUT_FILE; c.path = "trace.nettrace";
+ *   mantra_session_id id; mantra_session_start(&id, &c);  ...  mantra_session_stop(id);
+ *
+ * Enable rule (the newest EventPipe rule, eventpipe-semantics.md §2): an event is enabled for a
+ * session when the session has an entry for its provider (exact, case-sensitive name; `*` is a
+ * catch-all that shadows named entries) and
+ *   (event keywords == 0 || (event keywords & entry keywords) != 0) and
+ *   (event level == 0 || entry level == 0 || entry level >= event level).
+ * Keywords 0 in an entry do NOT mean "all". Event keyword bits 44..47 (EventSource session bits)
+ * are ignored unless the event's keywords are all ones (dotnet/runtime PR #75248).
+ *
+ * Session bits. Each running session owns one bit of every event's mantra_event_state.enabled:
+ * bits 0..62 for sessions, bit 63 stays the process-wide listener of mantra_set_listener()
+ * (mantra/event.h), which counts as the 64th session. So at most MANTRA_MAX_SESSIONS (63)
+ * sessions run at once beside the listener. Masks are recomputed under the session lock whenever
+ * a session starts or stops or a provider registers, and published with release stores.
+ *
+ * Buffers (eventpipe-semantics.md §3): each writing thread has its own buffers per session, taken
+ * from the session's budget (buffer_mb); the write path takes no lock while the thread's current
+ * buffer has room. Drop mode: when no buffer can be had within the budget the event is dropped and
+ * counted, and its per-thread sequence number is still consumed, so readers see the gap.
+ *
+ * Drain: a thread per session moves buffers to the output every flush_interval_ms in timestamp
+ * order (all threads merged; the nettrace writer runs in GLOBAL_ORDER mode), with sequence points
+ * every sequence_point_mb MB of output. Stop: ProcessInfo event (into the stopping session),
+ * disable, flush, final sequence point, end-of-stream tag, close.
+ *
+ * Errors: 0 or a negative MANTRA_E* code (mantra/sink.h); the text of the calling thread's last
+ * session error is mantra_session_last_error(), for provider specs "providers:COLUMN: message".
+ */
+#ifndef MANTRA_SESSION_H
+#define MANTRA_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mantra/event.h"
+#include "mantra/sink.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MANTRA_MAX_SESSIONS 63u /* + the listener of mantra_set_listener() = 64 */
+
+/* ---- provider configuration ------------------------------------------------------------ */
+
+typedef struct mantra_provider_spec {
+    char name[128];    /* provider name, or "*" */
+    uint64_t keywords;
+    uint32_t level;    /* 0..255, enum mantra_level */
+} mantra_provider_spec;
+
+/* Parses `Name[:0xKEYWORDS[:LEVEL[:ARGS]]]` entries separated by commas (dotnet-trace syntax).
+ * KEYWORDS: hexadecimal (0x prefix optional); LEVEL: 0..255 or a level name (LogAlways,
+ * Critical, Error, Warning, Informational, Verbose; any case). Missing fields take dotnet-trace's
+ * defaults: keywords 0, level 4 (Informational) - except `*` alone, which means all keywords at
+ * Verbose. ARGS (filter data) are accepted and ignored for now. Returns 0 and the entry count in
+ * *count; MANTRA_EINVAL for bad syntax, with the 1-based column in *err_col and a message in
+ * mantra_session_last_error(); MANTRA_ERANGE when more than cap entries. */
+int mantra_provider_spec_parse(const char *spec, mantra_provider_spec *out, size_t cap, size_t *count,
+                               size_t *err_col);
+
+/* 1 when these specs enable the event of the named provider, else 0 (the rule above). */
+int mantra_provider_spec_enables(const mantra_provider_spec *specs, size_t count, const char *provider,
+                                 const mantra_event_desc *desc);
+
+/* ---- sessions -------------------------------------------------------------------------- */
+
+typedef uint64_t mantra_session_id;
+
+enum mantra_session_output {
+    MANTRA_SESSION_OUTPUT_FILE = 0,     /* path: created or truncated */
+    MANTRA_SESSION_OUTPUT_FD = 1,       /* fd: not closed by the session */
+    MANTRA_SESSION_OUTPUT_LISTENER = 2  /* listener callback on the drain thread, in time order */
+};
+
+/* What a session listener receives for each event. */
+typedef struct mantra_session_record {
+    const mantra_provider_desc *provider; /* NULL for the session's own ProcessInfo */
+    const char *provider_name;
+    const mantra_event_desc *desc;
+    uint64_t timestamp;  /* mantra clock: monotonic ns */
+    uint64_t thread_id;  /* OS thread id */
+    uint32_t sequence;   /* per thread and session, counting every attempt */
+    const uint8_t *payload;
+    size_t size;
+} mantra_session_record;
+typedef void (*mantra_session_listener_fn)(void *ctx, const mantra_session_record *rec);
+
+typedef struct mantra_session_config {
+    const char *providers;          /* dotnet-trace syntax, required */
+    uint32_t output;                /* enum mantra_session_output */
+    const char *path;               /* FILE */
+    int fd;                         /* FD */
+    mantra_session_listener_fn listener; /* LISTENER */
+    void *listener_ctx;
+    uint32_t buffer_mb;             /* session cap; default 256 */
+    uint64_t buffer_bytes;          /* when non-zero, the cap in bytes (wins over buffer_mb) */
+    uint32_t sequence_point_mb;     /* sequence point every N MB of output; default 10; 0: default */
+    uint32_t flush_interval_ms;     /* drain period; default 100 */
+} mantra_session_config;
+
+void mantra_session_config_init(mantra_session_config *cfg);
+
+/* Starts a session: parses the providers, opens the output, writes the trace header, starts the
+ * drain thread and enables the events. */
+int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg);
+
+typedef struct mantra_session_stats {
+    uint64_t attempted; /* writes that reached this session (sequence numbers consumed) */
+    uint64_t written;   /* stored in a buffer */
+    uint64_t dropped;   /* no buffer space (Drop mode) */
+    uint64_t buffers;   /* buffers allocated */
+    uint64_t bytes;     /* bytes handed to the output (nettrace outputs) */
+    uint32_t threads;   /* writing threads seen */
+} mantra_session_stats;
+
+int mantra_session_get_stats(mantra_session_id id, mantra_session_stats *out);
+/* Stops: ProcessInfo, disable, flush, final sequence point, end tag, close. */
+int mantra_session_stop(mantra_session_id id);
+/* The same, and the final counters in *out (NULL accepted). */
+int mantra_session_stop_stats(mantra_session_id id, mantra_session_stats *out);
+
+/* The session's bit number in mantra_event_state.enabled (0..62), or -1 for an unknown id. */
+int mantra_session_bit(mantra_session_id id);
+
+/* Text of the calling thread's last session error ("" when none). */
+const char *mantra_session_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MANTRA_SESSION_H */

@@ -1,0 +1,62 @@
+/* platform-internal.h - the small platform layer of libmantra (DESIGN.md "Platform-specific
+ * code ... sits behind one small layer"), in the spirit of EventPipe's ep-rt-* files: threads,
+ * mutex and condition variable, the monotonic clock in nanoseconds, the OS thread id, the CPU
+ * count, the process id and a few process facts. Only platform_posix.c includes OS headers; a
+ * threadless build or a non-POSIX port replaces that one file. Private: never leaves src/. */
+#ifndef MANTRA_PLATFORM_INTERNAL_H
+#define MANTRA_PLATFORM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Opaque storage big enough for the host's objects (checked in platform_posix.c). */
+typedef struct mantra_pal_mutex {
+    _Alignas(16) unsigned char opaque[64];
+} mantra_pal_mutex;
+typedef struct mantra_pal_cond {
+    _Alignas(16) unsigned char opaque[64];
+} mantra_pal_cond;
+typedef struct mantra_pal_thread {
+    _Alignas(16) unsigned char opaque[16];
+} mantra_pal_thread;
+
+typedef void (*mantra_pal_thread_fn)(void *arg);
+
+/* 0 or a negative MANTRA_E* code. */
+int mantra_pal_mutex_init(mantra_pal_mutex *m);
+void mantra_pal_mutex_destroy(mantra_pal_mutex *m);
+void mantra_pal_mutex_lock(mantra_pal_mutex *m);
+void mantra_pal_mutex_unlock(mantra_pal_mutex *m);
+
+int mantra_pal_cond_init(mantra_pal_cond *c);
+void mantra_pal_cond_destroy(mantra_pal_cond *c);
+void mantra_pal_cond_signal(mantra_pal_cond *c);
+void mantra_pal_cond_broadcast(mantra_pal_cond *c);
+/* Waits (m held) until signalled or timeout_ms elapsed (spurious wake-ups possible). */
+void mantra_pal_cond_timedwait(mantra_pal_cond *c, mantra_pal_mutex *m, uint32_t timeout_ms);
+
+/* Starts fn(arg) on a new thread. 0 or a negative MANTRA_E* code. */
+int mantra_pal_thread_start(mantra_pal_thread *t, mantra_pal_thread_fn fn, void *arg);
+void mantra_pal_thread_join(mantra_pal_thread *t);
+/* Lets other threads run (spin-wait loops). */
+void mantra_pal_yield(void);
+
+/* Monotonic clock, nanoseconds (CLOCK_MONOTONIC): the trace clock, 1e9 ticks per second. */
+uint64_t mantra_pal_now_ns(void);
+#define MANTRA_PAL_TICKS_PER_SECOND UINT64_C(1000000000)
+/* UTC wall clock, milliseconds since 1970. */
+int64_t mantra_pal_unix_ms(void);
+
+/* The calling thread's OS id (Linux: gettid), cached per thread. */
+uint64_t mantra_pal_thread_id(void);
+uint32_t mantra_pal_cpu_count(void);
+uint32_t mantra_pal_pid(void);
+
+/* Process facts for ProcessInfo: the command line (arguments joined by spaces), the OS name and
+ * release, the architecture ("x64", "arm64", ...). Each writes a NUL-terminated UTF-8 string
+ * into out (truncated to size - 1 bytes). */
+void mantra_pal_command_line(char *out, size_t size);
+void mantra_pal_os_info(char *out, size_t size);
+const char *mantra_pal_arch(void);
+
+#endif /* MANTRA_PLATFORM_INTERNAL_H */

@@ -1,0 +1,155 @@
+/* POSIX implementation of the platform layer (platform-internal.h). */
+#define _GNU_SOURCE /* syscall(SYS_gettid) */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
+
+#include "mantra/sink.h"
+#include "platform-internal.h"
+
+_Static_assert(sizeof(pthread_mutex_t) <= sizeof(mantra_pal_mutex), "mutex storage");
+_Static_assert(sizeof(pthread_cond_t) <= sizeof(mantra_pal_cond), "cond storage");
+_Static_assert(sizeof(pthread_t) + sizeof(void *) <= sizeof(mantra_pal_thread), "thread storage");
+
+#define MTX(m) ((pthread_mutex_t *)(void *)(m)->opaque)
+#define CND(c) ((pthread_cond_t *)(void *)(c)->opaque)
+
+int mantra_pal_mutex_init(mantra_pal_mutex *m) {
+    return pthread_mutex_init(MTX(m), NULL) == 0 ? MANTRA_OK : MANTRA_ENOMEM;
+}
+void mantra_pal_mutex_destroy(mantra_pal_mutex *m) { pthread_mutex_destroy(MTX(m)); }
+void mantra_pal_mutex_lock(mantra_pal_mutex *m) { pthread_mutex_lock(MTX(m)); }
+void mantra_pal_mutex_unlock(mantra_pal_mutex *m) { pthread_mutex_unlock(MTX(m)); }
+
+int mantra_pal_cond_init(mantra_pal_cond *c) {
+    pthread_condattr_t a;
+    if (pthread_condattr_init(&a) != 0)
+        return MANTRA_ENOMEM;
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init(CND(c), &a);
+    pthread_condattr_destroy(&a);
+    return rc == 0 ? MANTRA_OK : MANTRA_ENOMEM;
+}
+void mantra_pal_cond_destroy(mantra_pal_cond *c) { pthread_cond_destroy(CND(c)); }
+void mantra_pal_cond_signal(mantra_pal_cond *c) { pthread_cond_signal(CND(c)); }
+void mantra_pal_cond_broadcast(mantra_pal_cond *c) { pthread_cond_broadcast(CND(c)); }
+void mantra_pal_cond_timedwait(mantra_pal_cond *c, mantra_pal_mutex *m, uint32_t timeout_ms) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)timeout_ms * 1000000u;
+    ts.tv_sec += (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    pthread_cond_timedwait(CND(c), MTX(m), &ts);
+}
+
+struct start_arg {
+    mantra_pal_thread_fn fn;
+    void *arg;
+};
+typedef struct {
+    pthread_t th;
+} thread_rep;
+
+static void *trampoline(void *p) {
+    struct start_arg a = *(struct start_arg *)p;
+    free(p);
+    a.fn(a.arg);
+    return NULL;
+}
+
+int mantra_pal_thread_start(mantra_pal_thread *t, mantra_pal_thread_fn fn, void *arg) {
+    struct start_arg *a = malloc(sizeof *a);
+    if (!a)
+        return MANTRA_ENOMEM;
+    a->fn = fn;
+    a->arg = arg;
+    thread_rep *r = (thread_rep *)(void *)t->opaque;
+    if (pthread_create(&r->th, NULL, trampoline, a) != 0) {
+        free(a);
+        return MANTRA_ENOMEM;
+    }
+    return MANTRA_OK;
+}
+void mantra_pal_thread_join(mantra_pal_thread *t) { pthread_join(((thread_rep *)(void *)t->opaque)->th, NULL); }
+void mantra_pal_yield(void) { sched_yield(); }
+
+uint64_t mantra_pal_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+int64_t mantra_pal_unix_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+uint64_t mantra_pal_thread_id(void) {
+    static _Thread_local uint64_t tid;
+    if (tid == 0) {
+#if defined(__linux__)
+        tid = (uint64_t)syscall(SYS_gettid);
+#else
+        static _Atomic uint64_t next = 1;
+        tid = next++;
+#endif
+    }
+    return tid;
+}
+
+uint32_t mantra_pal_cpu_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (uint32_t)n : 1u;
+}
+uint32_t mantra_pal_pid(void) { return (uint32_t)getpid(); }
+
+void mantra_pal_command_line(char *out, size_t size) {
+    if (size == 0)
+        return;
+    out[0] = 0;
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (!f)
+        return;
+    size_t n = fread(out, 1, size - 1, f);
+    fclose(f);
+    while (n > 0 && out[n - 1] == 0)
+        n--;
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == 0)
+            out[i] = ' ';
+    out[n] = 0;
+}
+
+void mantra_pal_os_info(char *out, size_t size) {
+    struct utsname u;
+    if (size == 0)
+        return;
+    if (uname(&u) != 0) {
+        snprintf(out, size, "unknown");
+        return;
+    }
+    snprintf(out, size, "%s %s", u.sysname, u.release);
+}
+
+const char *mantra_pal_arch(void) {
+#if defined(__x86_64__)
+    return "x64";
+#elif defined(__aarch64__)
+    return "arm64";
+#elif defined(__i386__)
+    return "x86";
+#elif defined(__arm__)
+    return "arm";
+#else
+    return "unknown";
+#endif
+}
