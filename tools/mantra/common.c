@@ -213,3 +213,28 @@ void tool_decode_summary(const char *cmd, const char *path, const mantra_reader 
         fprintf(stderr, "mantra %s: %s: %llu events whose payload does not match their template (%d shown)\n", cmd,
                 path, (unsigned long long)s->decode_errors, TOOL_DECODE_SHOWN);
 }
+
+int tool_common_arg(const char *cmd, int argc, char **argv, int *i, tool_manifests *ms, const char **path) {
+    const char *a = argv[*i];
+    if (strcmp(a, "--manifest") == 0 || strncmp(a, "--manifest=", 11) == 0) {
+        const char *f = a[10] == '=' ? a + 11 : (*i + 1 < argc ? argv[++*i] : NULL);
+        if (f == NULL || f[0] == '\0') {
+            tool_manifests_free(ms);
+            return tool_usage_error(cmd, "%s", "--manifest needs a FILE");
+        }
+        if (tool_manifests_add(ms, cmd, f) < 0) {
+            tool_manifests_free(ms);
+            return TOOL_BAD_INPUT;
+        }
+        return -1;
+    }
+    int option = a[0] == '-' && a[1] != '\0';
+    if (option || *path) {
+        tool_manifests_free(ms);
+        if (!option)
+            return tool_usage_error(cmd, "more than one trace given ('%s')", a);
+        return tool_usage_error(cmd, "unknown option '%s'", a);
+    }
+    *path = a;
+    return -1;
+}

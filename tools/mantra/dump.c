@@ -59,23 +59,11 @@ int cmd_dump(int argc, char **argv) {
             json = 1;
         else if (strcmp(a, "--sorted") == 0)
             sorted = 1;
-        else if (strcmp(a, "--manifest") == 0 || strncmp(a, "--manifest=", 11) == 0) {
-            const char *f = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
-            if (f == NULL || f[0] == '\0') {
-                tool_manifests_free(&ms);
-                return tool_usage_error("dump", "%s", "--manifest needs a FILE");
-            }
-            if (tool_manifests_add(&ms, "dump", f) < 0) {
-                tool_manifests_free(&ms);
-                return TOOL_BAD_INPUT;
-            }
-        } else if ((a[0] == '-' && a[1] != '\0') || path) {
-            tool_manifests_free(&ms);
-            if (path && !(a[0] == '-' && a[1] != '\0'))
-                return tool_usage_error("dump", "more than one trace given ('%s')", a);
-            return tool_usage_error("dump", "unknown option '%s'", a);
-        } else
-            path = a;
+        else {
+            int rc = tool_common_arg("dump", argc, argv, &i, &ms, &path);
+            if (rc >= 0)
+                return rc;
+        }
     }
     if (path == NULL) {
         tool_manifests_free(&ms);

@@ -4,42 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/utf-internal.h"
 #include "mantra/decode.h"
 #include "tool.h"
-
-/* Length of a valid UTF-8 sequence at s[0..n), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-    unsigned char b = s[0];
-    size_t len;
-    uint32_t v, min;
-    if (b < 0x80)
-        return 1;
-    if ((b & 0xE0) == 0xC0) {
-        len = 2;
-        v = b & 0x1Fu;
-        min = 0x80;
-    } else if ((b & 0xF0) == 0xE0) {
-        len = 3;
-        v = b & 0x0Fu;
-        min = 0x800;
-    } else if ((b & 0xF8) == 0xF0) {
-        len = 4;
-        v = b & 0x07u;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3Fu);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    return len;
-}
 
 void json_string(FILE *out, const char *str, size_t len) {
     const unsigned char *s = (const unsigned char *)str;
@@ -64,7 +31,8 @@ void json_string(FILE *out, const char *str, size_t len) {
             putc(c, out);
             i++;
         } else {
-            size_t k = utf8_len(s + i, len - i);
+            uint32_t cp_;
+            size_t k = mantra_utf8_decode(s + i, len - i, &cp_);
             if (k == 0) {
                 fputs("\xEF\xBF\xBD", out); /* U+FFFD */
                 i++;

@@ -53,6 +53,11 @@ int tool_status(int rc);
 void tool_progress(const mantra_reader *r, const char *cmd, int done);
 int tool_usage_error(const char *cmd, const char *fmt, const char *arg);
 
+/* The arguments every trace-reading subcommand shares: `--manifest FILE` (or --manifest=FILE) and
+ * the one TRACE path. argv[*i] is the argument at hand (*i advances past a FILE). Returns -1 when
+ * the argument was taken, else an exit status (usage error or bad manifest) after freeing ms. */
+int tool_common_arg(const char *cmd, int argc, char **argv, int *i, tool_manifests *ms, const char **path);
+
 /* json.c */
 void json_string(FILE *out, const char *s, size_t len);
 void json_utf16(FILE *out, const uint8_t *data, size_t units);
