@@ -55,8 +55,8 @@ END_TEST
 
 START_TEST(dotnet_yaml) {
     mantra_manifest *m = mt_load_file(mt_source_path("manifest/dotnet.yaml"));
-    ck_assert_uint_eq(mantra_manifest_provider_count(m), 4);
-    ck_assert_uint_eq(mantra_manifest_event_count(m), 31);
+    ck_assert_uint_eq(mantra_manifest_provider_count(m), 5);
+    ck_assert_uint_eq(mantra_manifest_event_count(m), 35);
     static const struct {
         const char *name, *guid;
         unsigned derived, keywords, maps, templates, events;
@@ -65,8 +65,9 @@ START_TEST(dotnet_yaml) {
         {"Microsoft-Windows-DotNETRuntimeRundown", "a669021c-c450-4609-a035-5af59af4df18", 0, 12, 2, 4, 13},
         {"Microsoft-DotNETCore-SampleProfiler", "3c530d44-97ae-513a-1e6d-783e8f8e03a9", 0, 0, 1, 1, 1},
         {"Microsoft-DotNETCore-EventPipe", "92f528a6-f5b8-5160-a7ee-b33da7739e29", 1, 0, 0, 1, 1},
+        {"Mantra-Demo", "38e013e8-4f24-548f-e99c-557dba31e3b9", 1, 4, 1, 4, 4},
     };
-    for (uint32_t i = 0; i < 4; i++) {
+    for (uint32_t i = 0; i < 5; i++) {
         const mantra_manifest_provider *p = mantra_manifest_provider_at(m, i);
         ck_assert_str_eq(p->name, want[i].name);
         ck_assert_str_eq(guid_text(&p->guid), want[i].guid);

@@ -107,7 +107,31 @@ typedef struct mantra_session_config {
     uint64_t buffer_bytes;          /* when non-zero, the cap in bytes (wins over buffer_mb) */
     uint32_t sequence_point_mb;     /* sequence point every N MB of output; default 10; 0: default */
     uint32_t flush_interval_ms;     /* drain period; default 100 */
+    uint32_t buffer_mode;           /* enum mantra_buffer_mode; default DROP */
+    uint32_t block_timeout_ms;      /* BLOCK: longest wait for space per event; default 100 */
+    uint64_t rundown_keywords;      /* rundown at stop with these keywords; 0: none */
+    uint32_t start_rundown;         /* 1: rundown callbacks also run at start (StartRundown 0x40) */
+    uint32_t rotate_mb;             /* FILE: roll over to a new file after N MB; 0: never */
+    uint64_t rotate_bytes;          /* when non-zero, the rotation size in bytes (wins over rotate_mb) */
 } mantra_session_config;
+
+enum mantra_buffer_mode {
+    MANTRA_BUFFER_DROP = 0,  /* no space: the event is dropped and counted (EventPipe's default) */
+    MANTRA_BUFFER_BLOCK = 1  /* no space: the writer waits up to block_timeout_ms for the drain,
+                              * then drops; refused (MANTRA_EUNSUPPORTED) in the threadless build */
+};
+
+/* The rundown keywords the .NET runtime uses when rundown is requested without keywords
+ * (eventpipe-semantics.md §6): GC | Loader | Jit | NGen | EndRundown | JittedMethodILToNativeMap |
+ * ThreadTransfer. */
+#define MANTRA_DEFAULT_RUNDOWN_KEYWORDS UINT64_C(0x80020139)
+#define MANTRA_RUNDOWN_PROVIDER "Microsoft-Windows-DotNETRuntimeRundown"
+#define MANTRA_START_RUNDOWN_KEYWORD UINT64_C(0x40)
+
+/* Rotation: file n of a rotating session (n = 0 is the configured path itself; n >= 1 inserts
+ * ".n" before the extension of the last path component: trace.nettrace, trace.1.nettrace, ...).
+ * Returns the length written, or MANTRA_ERANGE when out (of size bytes) is too small. */
+int mantra_session_rotated_path(const char *path, uint32_t n, char *out, size_t size);
 
 void mantra_session_config_init(mantra_session_config *cfg);
 
@@ -121,7 +145,10 @@ typedef struct mantra_session_stats {
     uint64_t dropped;   /* no buffer space (Drop mode) */
     uint64_t buffers;   /* buffers allocated */
     uint64_t bytes;     /* bytes handed to the output (nettrace outputs) */
+    uint64_t oversized; /* payloads over 64 KB (refused and counted in dropped too) */
+    uint64_t blocked;   /* BLOCK mode: writes that waited for space */
     uint32_t threads;   /* writing threads seen */
+    uint32_t files;     /* files written (rotation); 1 without rotation, 0 for listener outputs */
 } mantra_session_stats;
 
 int mantra_session_get_stats(mantra_session_id id, mantra_session_stats *out);
@@ -132,6 +159,54 @@ int mantra_session_stop_stats(mantra_session_id id, mantra_session_stats *out);
 
 /* The session's bit number in mantra_event_state.enabled (0..62), or -1 for an unknown id. */
 int mantra_session_bit(mantra_session_id id);
+
+/* ---- stopping hooks and rundown ------------------------------------------------------- */
+
+/* What hooks and rundown callbacks learn of a session; a copy, never a pointer into it. */
+typedef struct mantra_session_info {
+    mantra_session_id id;
+    uint64_t mask;              /* the session's bit in mantra_event_state.enabled */
+    uint64_t keywords;          /* union of the keywords of the session's provider entries */
+    uint64_t rundown_keywords;  /* this rundown's keywords (hooks: the session's configured ones) */
+} mantra_session_info;
+
+/* A stopping hook runs on the stopping thread for every session that stops, after the id has been
+ * validated and before the stop takes its locks; the session is still enabled, and every event the
+ * hook writes from that thread goes into the stopping session only (not other sessions, not the
+ * process listener). Use: flush final state (PGO tables, counters) into the trace. At most 16
+ * hooks; MANTRA_ERANGE beyond. Adding the same (fn, ctx) twice is a no-op. */
+typedef void (*mantra_session_stopping_fn)(void *ctx, const mantra_session_info *info);
+int mantra_session_add_stopping_hook(mantra_session_stopping_fn fn, void *ctx);
+int mantra_session_remove_stopping_hook(mantra_session_stopping_fn fn, void *ctx);
+
+/* Rundown callbacks run, for sessions with rundown_keywords != 0 that write a trace (file or fd),
+ * at stop after the flush, and at start when start_rundown is set. While they run, the session's
+ * only enabled entries are MANTRA_RUNDOWN_PROVIDER at Verbose with the rundown keywords (| 0x40
+ * StartRundown at start) and a `*` entry if it has one; the events they write from the calling
+ * thread go into that session only. At most 16 callbacks. */
+enum mantra_rundown_phase { MANTRA_RUNDOWN_AT_START = 0, MANTRA_RUNDOWN_AT_STOP = 1 };
+typedef void (*mantra_rundown_fn)(void *ctx, const mantra_session_info *info, int phase);
+int mantra_rundown_register(mantra_rundown_fn fn, void *ctx);
+int mantra_rundown_unregister(mantra_rundown_fn fn, void *ctx);
+
+/* ---- process lifetime and startup tracing ------------------------------------------------ */
+
+/* Startup tracing from the environment, as the .NET runtime reads the DOTNET_ ones:
+ *   MANTRA_EnableEventPipe=1       start a file session,
+ *   MANTRA_EventPipeConfig         providers (dotnet-trace syntax); empty: the .NET defaults,
+ *   MANTRA_EventPipeOutputPath     default "trace.nettrace"; "{pid}" becomes the process id,
+ *   MANTRA_EventPipeCircularMB     buffer cap in MB (0 becomes 1; default 256),
+ * with rundown (MANTRA_DEFAULT_RUNDOWN_KEYWORDS) at stop. Registers mantra_shutdown with atexit
+ * once. Idempotent. Returns 0 (also when the variables ask for nothing) or a negative MANTRA_E*
+ * code with the reason in mantra_session_last_error(). */
+int mantra_init(void);
+/* The session mantra_init started, or 0. */
+mantra_session_id mantra_startup_session(void);
+/* Stops every running session (each trace ends with its end-of-stream tag) and runs the queued
+ * jobs once. Safe to call more than once and from atexit. */
+void mantra_shutdown(void);
+/* Stops every running session; returns how many. */
+uint32_t mantra_session_stop_all(void);
 
 /* Text of the calling thread's last session error ("" when none). */
 const char *mantra_session_last_error(void);

@@ -11,11 +11,14 @@
  * buffer and by the drain, which unpublishes every current buffer (exchange with NULL), waits for
  * the writers outside the lock, then takes the buffers and merges them by timestamp. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mantra/metadata.h"
 #include "mantra/nettrace_writer.h"
+#include "mantra/pump.h"
+#include "mantra/reader.h"
 #include "mantra/session.h"
 #include "platform/platform-internal.h"
 #include "session-internal.h"
@@ -652,3 +655,49 @@ int mantra_session_stop_stats(mantra_session_id id, mantra_session_stats *out) {
 }
 
 int mantra_session_stop(mantra_session_id id) { return mantra_session_stop_stats(id, NULL); }
+
+/* ---- rotation names ------------------------------------------------------------------------ */
+
+int mantra_session_rotated_path(const char *path, uint32_t n, char *out, size_t size) {
+    if (!path || !out)
+        return MANTRA_EINVAL;
+    size_t len = strlen(path);
+    if (n == 0) {
+        if (len + 1 > size)
+            return MANTRA_ERANGE;
+        memcpy(out, path, len + 1);
+        return (int)len;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - path) : len;
+    char num[16];
+    int k = snprintf(num, sizeof num, ".%u", n);
+    if (stem + (size_t)k + (len - stem) + 1 > size)
+        return MANTRA_ERANGE;
+    memcpy(out, path, stem);
+    memcpy(out + stem, num, (size_t)k);
+    memcpy(out + stem + (size_t)k, path + stem, len - stem + 1);
+    return (int)(len + (size_t)k);
+}
+
+/* ---- process lifetime ---------------------------------------------------------------------- */
+
+uint32_t mantra_session_stop_all(void) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < NSLOTS; i++) {
+        ctl_lock();
+        session *s = g_live[i];
+        mantra_session_id id = s ? s->id : 0;
+        ctl_unlock();
+        if (id && mantra_session_stop(id) != MANTRA_EINVAL)
+            n++;
+    }
+    return n;
+}
+
+void mantra_shutdown(void) {
+    mantra_session_stop_all();
+    mantra_pump();
+}
