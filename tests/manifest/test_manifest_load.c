@@ -79,7 +79,7 @@ START_TEST(dotnet_yaml) {
         ck_assert_ptr_eq(mantra_manifest_find_provider(m, want[i].name), p);
         ck_assert_ptr_eq(mantra_manifest_find_provider_by_guid(m, &p->guid), p);
     }
-    ck_assert_ptr_null(mantra_manifest_provider_at(m, 4));
+    ck_assert_ptr_null(mantra_manifest_provider_at(m, 5));
     ck_assert_ptr_null(mantra_manifest_find_provider(m, "Microsoft-Windows-DotNETRuntimePrivate"));
     mantra_guid zero = {0, 0, 0, {0}};
     ck_assert_ptr_null(mantra_manifest_find_provider_by_guid(m, &zero));
