@@ -12,29 +12,10 @@
 #include "dotnet_writers.h"
 #include "mantra/reader.h"
 #include "mantra/session.h"
+#include "session_test_util.h"
 
-static char g_dir[512];
-
-static const char *path_of(const char *name) {
-    static char p[4][640];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", g_dir, name);
-    return p[k];
-}
-
-static mantra_session_id start_file(const char *providers, const char *path, uint64_t cap_bytes) {
-    mantra_session_config c;
-    mantra_session_config_init(&c);
-    c.providers = providers;
-    c.output = MANTRA_SESSION_OUTPUT_FILE;
-    c.path = path;
-    c.buffer_bytes = cap_bytes;
-    c.flush_interval_ms = 20;
-    mantra_session_id id;
-    ck_assert_msg(mantra_session_start(&id, &c) == 0, "%s", mantra_session_last_error());
-    return id;
-}
+#define path_of st_path
+#define start_file st_start_file
 
 /* ---- enable rule ---- */
 static mantra_event_desc EV(uint64_t kw, uint8_t level) {
@@ -142,41 +123,24 @@ static void listen(void *ctx, const mantra_event_desc *d, const uint8_t *p, size
     g_seen[g_nseen++].size = n;
 }
 
-typedef struct readback {
-    uint64_t events, process_info, dropped, by_id[512];
-    int complete;
-} readback;
+/* Every event read (but ProcessInfo) equals, in order, what the process listener saw. */
+static size_t g_k;
+static void compare_seen(void *ctx, const mantra_trace_event *ev) {
+    (void)ctx;
+    if (strcmp(ev->metadata->provider, "Microsoft-DotNETCore-EventPipe") == 0)
+        return;
+    ck_assert_uint_lt(g_k, g_nseen);
+    ck_assert_uint_eq(ev->metadata->event_id, g_seen[g_k].desc->id);
+    ck_assert_uint_eq(ev->payload_size, g_seen[g_k].size);
+    ck_assert_int_eq(memcmp(ev->payload, g_seen[g_k].payload, g_seen[g_k].size), 0);
+    g_k++;
+}
 
-static void read_trace(const char *path, readback *rb, int compare_seen) {
-    memset(rb, 0, sizeof *rb);
-    mantra_reader *r = mantra_reader_new(NULL);
-    ck_assert_ptr_nonnull(r);
-    ck_assert_msg(mantra_reader_open_file(r, path) == 0, "%s", mantra_reader_error(r));
-    const mantra_trace_event *ev;
-    int rc;
-    size_t k = 0;
-    while ((rc = mantra_reader_next(r, &ev)) == 1) {
-        if (strcmp(ev->metadata->provider, "Microsoft-DotNETCore-EventPipe") == 0 && ev->metadata->event_id == 1) {
-            rb->process_info++;
-            continue;
-        }
-        rb->events++;
-        if (ev->metadata->event_id < 512)
-            rb->by_id[ev->metadata->event_id]++;
-        if (compare_seen) {
-            ck_assert_uint_lt(k, g_nseen);
-            ck_assert_uint_eq(ev->metadata->event_id, g_seen[k].desc->id);
-            ck_assert_uint_eq(ev->payload_size, g_seen[k].size);
-            ck_assert_int_eq(memcmp(ev->payload, g_seen[k].payload, g_seen[k].size), 0);
-            k++;
-        }
-    }
-    ck_assert_msg(rc == 0, "%s", mantra_reader_error(r));
-    rb->complete = mantra_reader_complete(r);
-    rb->dropped = mantra_reader_get_stats(r)->dropped;
-    if (compare_seen)
-        ck_assert_uint_eq(k, g_nseen);
-    mantra_reader_free(r);
+static void read_trace(const char *path, readback *rb, int compare) {
+    g_k = 0;
+    st_read_trace(path, rb, compare ? compare_seen : NULL, NULL);
+    if (compare)
+        ck_assert_uint_eq(g_k, g_nseen);
 }
 
 START_TEST(file_session_reads_back) {
@@ -217,6 +181,7 @@ END_TEST
 typedef struct wstat {
     uint64_t ok, dropped;
 } wstat;
+static atomic_int g_running;
 static void *writer(void *arg) {
     wstat *w = arg;
     for (uint32_t i = 0; i < PER_THREAD; i++) {
@@ -226,6 +191,7 @@ static void *writer(void *arg) {
         else if (rc == MANTRA_WRITE_DROPPED)
             w->dropped++;
     }
+    atomic_fetch_sub(&g_running, 1);
     return NULL;
 }
 
@@ -234,8 +200,10 @@ START_TEST(drop_accounting) {
     pthread_t th[NWRITERS];
     wstat ws[NWRITERS];
     memset(ws, 0, sizeof ws);
+    atomic_store(&g_running, NWRITERS);
     for (int i = 0; i < NWRITERS; i++)
         ck_assert_int_eq(pthread_create(&th[i], NULL, writer, &ws[i]), 0);
+    st_wait_pumping(&g_running);
     uint64_t ok = 0, dropped = 0;
     for (int i = 0; i < NWRITERS; i++) {
         pthread_join(th[i], NULL);
@@ -255,11 +223,8 @@ START_TEST(drop_accounting) {
     /* ProcessInfo may itself be dropped when the budget is full at stop */
     ck_assert_uint_eq(st.written, ok + rb.process_info);
     ck_assert_uint_eq(st.dropped, dropped + 1 - rb.process_info);
-    /* KNOWN GAP (issue 4, next step): the reader must report exactly st.dropped; today it sees
-     * fewer (trailing drops via the final sequence point are not yet accounted the way the
-     * reader's TraceEvent rule expects). Tighten to equality once fixed. */
-    ck_assert_uint_gt(rb.dropped, 0);
-    ck_assert_uint_le(rb.dropped, st.dropped);
+    /* every drop is visible to a reader (TraceEvent's rule) as a sequence gap */
+    ck_assert_uint_eq(rb.dropped, st.dropped);
 }
 END_TEST
 
@@ -294,9 +259,7 @@ START_TEST(overlapping_sessions) {
 END_TEST
 
 int main(void) {
-    const char *bin = getenv("MANTRA_BINARY_DIR");
-    snprintf(g_dir, sizeof g_dir, "%s/session", bin ? bin : ".");
-    mkdir(g_dir, 0777);
+    st_init_dir("session");
     if (mantra_dotnet_register() != 0) {
         fprintf(stderr, "mantra_dotnet_register failed\n");
         return 1;

@@ -116,13 +116,17 @@ int mantra_event_write(const mantra_event_desc *desc, mantra_event_state *state,
                        uint32_t count) {
     static _Thread_local uint8_t payload[MANTRA_MAX_PAYLOAD];
     int64_t n = mantra_payload_serialize(data, count, payload, sizeof payload);
+    uint64_t sessions = state ? (MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS) : 0;
     if (n < 0) {
         atomic_fetch_add_explicit(n == MANTRA_WRITE_TOO_LARGE ? &g_too_large : &g_bad_string, 1,
                                   memory_order_relaxed);
+        if (n == MANTRA_WRITE_TOO_LARGE && sessions != 0)
+            mantra__session_oversized(state, sessions); /* sessions count it and skip its number */
         return (int)n;
     }
-    uint64_t sessions = state ? (MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS) : 0;
     mantra_listener_fn fn = atomic_load_explicit(&g_listener, memory_order_acquire);
+    if (MANTRA_UNLIKELY(mantra__session_exclusive != NULL))
+        fn = NULL; /* a stopping hook or rundown writes into its session only */
     if (fn == NULL && sessions == 0) {
         atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
         return MANTRA_WRITE_DROPPED;

@@ -80,6 +80,24 @@ int mantra_pal_thread_start(mantra_pal_thread *t, mantra_pal_thread_fn fn, void 
     return MANTRA_OK;
 }
 void mantra_pal_thread_join(mantra_pal_thread *t) { pthread_join(((thread_rep *)(void *)t->opaque)->th, NULL); }
+
+/* One process-wide key whose destructor calls the registered function with the thread's value. */
+static pthread_key_t g_exit_key;
+static pthread_once_t g_exit_once = PTHREAD_ONCE_INIT;
+static void (*g_exit_fn)(void *);
+static int g_exit_ok;
+static void exit_dtor(void *v) {
+    if (v && g_exit_fn)
+        g_exit_fn(v);
+}
+static void exit_key_init(void) { g_exit_ok = pthread_key_create(&g_exit_key, exit_dtor) == 0; }
+int mantra_pal_on_thread_exit(void (*fn)(void *), void *value) {
+    pthread_once(&g_exit_once, exit_key_init);
+    if (!g_exit_ok)
+        return MANTRA_ENOMEM;
+    g_exit_fn = fn;
+    return pthread_setspecific(g_exit_key, value) == 0 ? MANTRA_OK : MANTRA_ENOMEM;
+}
 void mantra_pal_yield(void) { sched_yield(); }
 
 uint64_t mantra_pal_now_ns(void) {

@@ -24,4 +24,12 @@ int mantra__session_write(const mantra_event_desc *desc, const mantra_event_stat
 
 void mantra__session_set_error(const char *msg);
 
+/* An oversized payload: every session of `sessions` counts it as dropped and consumes its sequence
+ * number. */
+void mantra__session_oversized(const mantra_event_state *state, uint64_t sessions);
+
+/* The session a stopping hook or rundown callback writes into (NULL otherwise): its events go to
+ * that session only, not to other sessions or the process listener. */
+extern _Thread_local void *mantra__session_exclusive;
+
 #endif /* MANTRA_SESSION_INTERNAL_H */

@@ -27,6 +27,12 @@
 #define REC_HDR 32u
 #define BUF_MIN (100u * 1024u)
 #define BUF_MAX (1024u * 1024u)
+#define MAX_HOOKS 16u
+/* Sequence numbers of a (thread, session) start at 2, so that "1" can stand for "before the first
+ * event" in a sequence point: TraceEvent (EventCache.cs NotifyDroppedEventsIfNeeded) skips the
+ * drop check when the last known number is 0 in V4/V5, so drops before a thread's first written
+ * event are only visible against a non-zero base (eventpipe-semantics.md §4.2 / nettrace §4.2). */
+#define SEQ_FIRST 2u
 
 typedef struct buf {
     struct buf *next;
@@ -45,6 +51,7 @@ _Static_assert(sizeof(rec_hdr) == REC_HDR, "record header");
 typedef struct thread_rec {
     struct thread_rec *next;
     _Atomic uint32_t writing; /* session index + 1 while inside a write, else 0 */
+    _Atomic int free;         /* 1: its thread exited; a new thread may take it over */
     uint64_t tid;
     struct {
         uint64_t id;
@@ -58,14 +65,18 @@ typedef struct tss {
     uint64_t tid;
     _Atomic(buf *) current;
     _Atomic uint32_t seq;                        /* next sequence number (owner writes) */
-    _Atomic uint64_t attempted, written, dropped; /* owner writes, relaxed */
+    _Atomic uint64_t attempted, written, dropped, oversized, blocked; /* owner writes, relaxed */
+    _Atomic int waiting;                         /* BLOCK: waiting for space, touching no buffer */
     buf *head, *tail;                            /* session lock */
     uint32_t nbufs;
     buf *dhead, *dtail; /* drain side */
     uint32_t doff;
-    uint32_t last_seq;
-    int any;
+    uint32_t last_seq;   /* drain: sequence number of the last event handed to the output */
+    int any;             /* drain: an event of this thread reached the output */
+    uint32_t known_file; /* drain: file number + 1 whose writer knows this thread's base */
 } tss;
+
+enum { MODE_NORMAL = 0, MODE_START_RUNDOWN = 1, MODE_STOP_RUNDOWN = 2 };
 
 typedef struct session {
     mantra_session_id id;
@@ -73,15 +84,29 @@ typedef struct session {
     mantra_provider_spec *specs;
     size_t nspecs;
     mantra_session_config cfg;
+    uint64_t keywords;     /* union of the entries' keywords */
+    uint64_t rotate;       /* bytes; 0: no rotation */
+    int mode;              /* g_ctl: MODE_* (which entries enable events) */
+    _Atomic(thread_rec *) rundown_rec; /* MODE_STOP_RUNDOWN: the only thread whose writes are taken */
+    _Atomic uint32_t refs; /* owner + streaming job (threadless) */
+    int claimed;           /* g_ctl: a stop has begun */
     mantra_pal_mutex lock;
-    mantra_pal_cond cond;
+    mantra_pal_cond cond;  /* wakes the drain thread */
+    mantra_pal_cond space; /* BLOCK: wakes writers waiting for space */
+    mantra_pal_mutex drain_lock; /* one drain pass at a time */
     tss *threads; /* session lock */
     uint32_t nthreads;
     uint64_t cap, allocated, buffers;
-    int stopping;
+    int stopping; /* session lock: no more buffers; the drain thread ends */
+    int disabled; /* session lock: writers waiting for space give up */
+    _Atomic int job_stop; /* threadless: the streaming job releases its reference */
+    int failed;   /* drain: output error (sticky); events are discarded */
+    int auto_stopped;
     mantra_sink *sink;
     mantra_nettrace_writer *w;
     mantra_nettrace_event_key pi_key;
+    uint32_t file_no;      /* drain: current file number (rotation) */
+    uint64_t bytes_done;   /* bytes of finished files */
     mantra_pal_thread drain;
     int has_drain;
 } session;
@@ -93,6 +118,16 @@ static _Atomic(session *) g_slots[NSLOTS];
 static uint64_t g_generation;         /* g_ctl */
 static _Atomic(thread_rec *) g_threads; /* push-only list of thread records */
 static _Thread_local thread_rec *tl_rec;
+_Thread_local void *mantra__session_exclusive; /* session * while a hook or rundown runs */
+static struct {
+    mantra_session_stopping_fn fn;
+    void *ctx;
+} g_hooks[MAX_HOOKS];
+static struct {
+    mantra_rundown_fn fn;
+    void *ctx;
+} g_rundowns[MAX_HOOKS];
+static uint32_t g_nhooks, g_nrundowns; /* g_ctl */
 
 static const char PI_PROVIDER[] = "Microsoft-DotNETCore-EventPipe";
 /* ProcessInfo (eventpipe-semantics.md §1 "Disable, step by step" item 2): provider
@@ -107,13 +142,37 @@ static void ctl_lock(void) {
 }
 static void ctl_unlock(void) { atomic_flag_clear_explicit(&g_ctl, memory_order_release); }
 
+static void release(session *s);
+
 /* ---- masks --------------------------------------------------------------------------------- */
+
+/* Does session s (in its current mode) enable the event? Rundown (eventpipe-semantics.md §6):
+ * the rundown provider at Verbose with the rundown keywords is added; at stop it is the only
+ * named entry left beside a `*` entry. */
+static int session_enables(const session *s, const char *provider, const mantra_event_desc *d) {
+    if (s->mode != MODE_NORMAL && strcmp(provider, MANTRA_RUNDOWN_PROVIDER) == 0) {
+        mantra_provider_spec rd;
+        memset(&rd, 0, sizeof rd);
+        memcpy(rd.name, MANTRA_RUNDOWN_PROVIDER, sizeof MANTRA_RUNDOWN_PROVIDER);
+        rd.keywords = s->cfg.rundown_keywords | (s->mode == MODE_START_RUNDOWN ? MANTRA_START_RUNDOWN_KEYWORD : 0);
+        rd.level = MANTRA_LEVEL_VERBOSE;
+        if (mantra_provider_spec_enables(&rd, 1, provider, d))
+            return 1;
+    }
+    if (s->mode == MODE_STOP_RUNDOWN) {
+        for (size_t i = 0; i < s->nspecs; i++)
+            if (strcmp(s->specs[i].name, "*") == 0)
+                return mantra_provider_spec_enables(&s->specs[i], 1, provider, d);
+        return 0;
+    }
+    return mantra_provider_spec_enables(s->specs, s->nspecs, provider, d);
+}
 
 static void refresh_provider_locked(const mantra_provider_desc *p) {
     for (uint32_t e = 0; e < p->event_count; e++) {
         uint64_t bits = 0;
         for (uint32_t i = 0; i < NSLOTS; i++)
-            if (g_live[i] && mantra_provider_spec_enables(g_live[i]->specs, g_live[i]->nspecs, p->name, &p->events[e]))
+            if (g_live[i] && session_enables(g_live[i], p->name, &p->events[e]))
                 bits |= UINT64_C(1) << i;
         mantra_atomic_u64 *en = &p->states[e].enabled;
         uint64_t old = atomic_load_explicit(en, memory_order_relaxed);
@@ -135,11 +194,30 @@ void mantra__session_refresh_provider(const mantra_provider_desc *provider) {
     ctl_unlock();
 }
 
-/* ---- write path ---------------------------------------------------------------------------- */
+/* ---- thread records -------------------------------------------------------------------------- */
+
+/* Thread exit: the record stays in the list (stop and drain walk it without a lock) and is taken
+ * over by the next new thread. */
+static void rec_exit(void *v) {
+    thread_rec *r = v;
+    atomic_store(&r->free, 1);
+}
 
 static thread_rec *get_rec(void) {
     thread_rec *r = tl_rec;
-    if (MANTRA_UNLIKELY(r == NULL)) {
+    if (r != NULL)
+        return r;
+    for (thread_rec *x = atomic_load(&g_threads); x; x = x->next) {
+        int one = 1;
+        if (atomic_load_explicit(&x->free, memory_order_relaxed) &&
+            atomic_compare_exchange_strong(&x->free, &one, 0)) {
+            memset(x->cache, 0, sizeof x->cache);
+            x->tid = mantra_pal_thread_id();
+            r = x;
+            break;
+        }
+    }
+    if (!r) {
         r = calloc(1, sizeof *r);
         if (!r)
             return NULL;
@@ -148,10 +226,13 @@ static thread_rec *get_rec(void) {
         do
             r->next = head;
         while (!atomic_compare_exchange_weak(&g_threads, &head, r));
-        tl_rec = r;
     }
+    tl_rec = r;
+    (void)mantra_pal_on_thread_exit(rec_exit, r); /* without it the record is just not recycled */
     return r;
 }
+
+/* ---- write path ---------------------------------------------------------------------------- */
 
 /* Called with rec->writing == index + 1, so s stays alive. */
 static tss *new_tss(session *s, thread_rec *r) {
@@ -160,7 +241,7 @@ static tss *new_tss(session *s, thread_rec *r) {
         return NULL;
     t->rec = r;
     t->tid = r->tid;
-    atomic_init(&t->seq, 1);
+    atomic_init(&t->seq, SEQ_FIRST);
     mantra_pal_mutex_lock(&s->lock);
     if (s->stopping) {
         mantra_pal_mutex_unlock(&s->lock);
@@ -174,58 +255,95 @@ static tss *new_tss(session *s, thread_rec *r) {
     return t;
 }
 
-/* A new current buffer for t (NULL: over the cap, stopping, or out of memory). */
+static buf *try_alloc_locked(session *s, tss *t, uint32_t need) {
+    if (s->stopping)
+        return NULL;
+    uint64_t size = (uint64_t)BUF_MIN * (t->nbufs + 1); /* grows per thread, as EventPipe's */
+    if (size > BUF_MAX)
+        size = BUF_MAX;
+    if (size < need + sizeof(buf))
+        size = need + sizeof(buf);
+    if (s->allocated + size > s->cap && s->allocated < s->cap && s->cap - s->allocated >= need + sizeof(buf))
+        size = s->cap - s->allocated;
+    if (s->allocated + size > s->cap)
+        return NULL;
+    buf *b = malloc((size_t)size);
+    if (!b)
+        return NULL;
+    b->next = NULL;
+    b->size = (uint32_t)(size - sizeof(buf));
+    b->used = 0;
+    if (t->tail)
+        t->tail->next = b;
+    else
+        t->head = b;
+    t->tail = b;
+    t->nbufs++;
+    s->allocated += size;
+    s->buffers++;
+    atomic_store(&t->current, b);
+    return b;
+}
+
+/* A new current buffer for t (NULL: over the cap, stopping, or out of memory). In BLOCK mode the
+ * writer waits (bounded) for the drain to free space; meanwhile t->waiting tells the drain that
+ * this writer touches no buffer. */
 static buf *alloc_buffer(session *s, tss *t, uint32_t need) {
     mantra_pal_mutex_lock(&s->lock);
-    buf *ok = NULL;
-    if (!s->stopping) {
-        uint64_t size = (uint64_t)BUF_MIN * (t->nbufs + 1);
-        if (size > BUF_MAX)
-            size = BUF_MAX;
-        if (size < need + sizeof(buf))
-            size = need + sizeof(buf);
-        if (s->allocated + size > s->cap && s->cap - s->allocated >= need + sizeof(buf) && s->allocated < s->cap)
-            size = s->cap - s->allocated;
-        if (s->allocated + size <= s->cap) {
-            buf *b = malloc((size_t)size);
-            if (b) {
-                b->next = NULL;
-                b->size = (uint32_t)(size - sizeof(buf));
-                b->used = 0;
-                if (t->tail)
-                    t->tail->next = b;
-                else
-                    t->head = b;
-                t->tail = b;
-                t->nbufs++;
-                s->allocated += size;
-                s->buffers++;
-                atomic_store(&t->current, b);
-                ok = b;
-            }
+    buf *b = try_alloc_locked(s, t, need);
+    if (!b && s->cfg.buffer_mode == MANTRA_BUFFER_BLOCK && !s->disabled && !s->stopping) {
+        atomic_store_explicit(&t->blocked, atomic_load_explicit(&t->blocked, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        atomic_store(&t->waiting, 1);
+        uint64_t deadline = mantra_pal_now_ns() + (uint64_t)s->cfg.block_timeout_ms * 1000000u;
+        while (!b && !s->disabled && !s->stopping) {
+            uint64_t now = mantra_pal_now_ns();
+            if (now >= deadline)
+                break;
+            mantra_pal_cond_signal(&s->cond);
+            uint64_t left = (deadline - now + 999999u) / 1000000u;
+            mantra_pal_cond_timedwait(&s->space, &s->lock, (uint32_t)(left > 1000u ? 1000u : left));
+            b = try_alloc_locked(s, t, need);
         }
+        atomic_store(&t->waiting, 0);
     }
     mantra_pal_cond_signal(&s->cond); /* as EventPipe: a write that needed a buffer wakes the drain */
     mantra_pal_mutex_unlock(&s->lock);
-    return ok;
+    return b;
 }
 
-/* One session; the caller has set r->writing = index + 1 and checked the slot. */
-static int write_into(session *s, thread_rec *r, const mantra_event_desc *desc, const mantra_provider_desc *prov,
-                      const uint8_t *payload, uint32_t size) {
+static void bump(_Atomic uint64_t *c) {
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+static tss *get_tss(session *s, thread_rec *r) {
     uint32_t i = s->index;
     tss *t = r->cache[i].id == s->id ? r->cache[i].t : NULL;
     if (MANTRA_UNLIKELY(t == NULL)) {
         t = new_tss(s, r);
         if (!t)
-            return MANTRA_WRITE_DROPPED; /* stopping or out of memory: no thread state to count in */
+            return NULL; /* stopping or out of memory: no thread state to count in */
         r->cache[i].id = s->id;
         r->cache[i].t = t;
     }
+    return t;
+}
+
+/* One session; the caller has set r->writing = index + 1 and checked the slot. payload NULL: an
+ * oversized event, refused but counted and given its sequence number. */
+static int write_into(session *s, thread_rec *r, const mantra_event_desc *desc, const mantra_provider_desc *prov,
+                      const uint8_t *payload, uint32_t size) {
+    tss *t = get_tss(s, r);
+    if (!t)
+        return MANTRA_WRITE_DROPPED;
     uint32_t seq = atomic_load_explicit(&t->seq, memory_order_relaxed);
     atomic_store_explicit(&t->seq, seq + 1, memory_order_relaxed);
-    atomic_store_explicit(&t->attempted, atomic_load_explicit(&t->attempted, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    bump(&t->attempted);
+    if (MANTRA_UNLIKELY(payload == NULL)) {
+        bump(&t->oversized);
+        bump(&t->dropped);
+        return MANTRA_WRITE_DROPPED;
+    }
     uint32_t need = REC_HDR + ((size + 7u) & ~7u);
     buf *b = atomic_load(&t->current);
     if (b == NULL || b->size - b->used < need) {
@@ -239,12 +357,10 @@ static int write_into(session *s, thread_rec *r, const mantra_event_desc *desc, 
         memcpy(b->data + b->used, &h, sizeof h);
         memcpy(b->data + b->used + REC_HDR, payload, size);
         b->used += need;
-        atomic_store_explicit(&t->written, atomic_load_explicit(&t->written, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+        bump(&t->written);
         return MANTRA_WRITE_OK;
     }
-    atomic_store_explicit(&t->dropped, atomic_load_explicit(&t->dropped, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    bump(&t->dropped);
     return MANTRA_WRITE_DROPPED;
 }
 
@@ -253,14 +369,18 @@ int mantra__session_write(const mantra_event_desc *desc, const mantra_event_stat
     thread_rec *r = get_rec();
     if (!r)
         return MANTRA_WRITE_DROPPED;
+    session *only = mantra__session_exclusive;
+    if (MANTRA_UNLIKELY(only != NULL))
+        sessions &= UINT64_C(1) << only->index; /* a stopping hook or rundown: that session only */
     const mantra_provider_desc *prov = state->runtime;
-    int rc = MANTRA_WRITE_OK;
+    int rc = sessions ? MANTRA_WRITE_OK : MANTRA_WRITE_DROPPED;
     while (sessions) {
         uint32_t i = (uint32_t)__builtin_ctzll(sessions);
         sessions &= sessions - 1;
         atomic_store(&r->writing, i + 1);
         session *s = atomic_load(&g_slots[i]);
-        if (s && write_into(s, r, desc, prov, payload, size) != MANTRA_WRITE_OK)
+        if (s && (MANTRA_UNLIKELY(atomic_load_explicit(&s->rundown_rec, memory_order_relaxed) != NULL) ? atomic_load_explicit(&s->rundown_rec, memory_order_relaxed) == r : 1) &&
+            write_into(s, r, desc, prov, payload, size) != MANTRA_WRITE_OK)
             rc = MANTRA_WRITE_DROPPED;
         atomic_store_explicit(&r->writing, 0, memory_order_release);
     }
@@ -275,19 +395,84 @@ static void wait_writers(uint32_t index) {
             mantra_pal_yield();
 }
 
+static int open_file_writer(session *s);
+
+static void drain_fail(session *s, int rc, const char *what) {
+    (void)rc;
+    if (!s->failed)
+        mantra__session_set_error(what);
+    s->failed = 1;
+}
+
+/* Rotation: finish the current file (final sequence point, end tag), open the next. */
+static void rotate_file(session *s) {
+    int rc = mantra_nettrace_finish(s->w);
+    mantra_nettrace_stats ns;
+    mantra_nettrace_get_stats(s->w, &ns);
+    s->bytes_done += ns.bytes;
+    int crc = mantra_sink_close(s->sink);
+    if (rc || crc) {
+        drain_fail(s, rc ? rc : crc, rc ? mantra_nettrace_last_error(s->w) : mantra_sink_last_error(s->sink));
+        return;
+    }
+    mantra_nettrace_writer_free(s->w);
+    mantra_sink_free(s->sink);
+    s->w = NULL;
+    s->sink = NULL;
+    s->file_no++;
+    if ((rc = open_file_writer(s)) != 0)
+        s->failed = 1;
+}
+
+/* The writer must know a thread's base before its first event in this file when events before it
+ * were dropped: a sequence point that lists the thread at its base makes the gap visible. */
+static int introduce_thread(session *s, tss *t, uint32_t next_seq) {
+    if (t->known_file == s->file_no + 1)
+        return 0;
+    t->known_file = s->file_no + 1;
+    uint32_t base = t->any ? t->last_seq : SEQ_FIRST - 1u;
+    if (next_seq == base + 1u)
+        return 0;
+    int rc = mantra_nettrace_thread_dropped(s->w, t->tid, base);
+    if (!rc)
+        rc = mantra_nettrace_sequence_point(s->w);
+    return rc;
+}
+
 static void emit(session *s, tss *t, const rec_hdr *h, const uint8_t *payload) {
     if (s->cfg.output == MANTRA_SESSION_OUTPUT_LISTENER) {
         mantra_session_record rec = {h->provider, h->provider ? h->provider->name : PI_PROVIDER, h->desc,
                                      h->ts, t->tid, h->seq, payload, h->size};
         s->cfg.listener(s->cfg.listener_ctx, &rec);
     } else {
+        if (s->failed || !s->w)
+            return;
         mantra_nettrace_event_key key = s->pi_key;
-        if (h->provider && mantra_nettrace_add_event(s->w, h->provider, h->desc, &key) != 0)
+        int rc = introduce_thread(s, t, h->seq);
+        if (!rc && h->provider)
+            rc = mantra_nettrace_add_event(s->w, h->provider, h->desc, &key);
+        if (!rc) {
+            mantra_nettrace_event ev = {.key = key, .timestamp = h->ts, .thread_id = t->tid,
+                                        .processor_number = 0xFFFFFFFFu, .sequence = h->seq};
+            rc = mantra_nettrace_write(s->w, &ev, payload, h->size);
+        }
+        if (rc) {
+            /* ERANGE: this event refused (the reader sees its sequence number missing); else the
+             * output failed, which is sticky */
+            if (rc != MANTRA_ERANGE)
+                drain_fail(s, rc, mantra_nettrace_last_error(s->w));
             return;
-        mantra_nettrace_event ev = {.key = key, .timestamp = h->ts, .thread_id = t->tid,
-                                    .processor_number = 0xFFFFFFFFu, .sequence = h->seq};
-        if (mantra_nettrace_write(s->w, &ev, payload, h->size) != 0)
-            return;
+        }
+        if (s->rotate) {
+            mantra_nettrace_stats ns;
+            mantra_nettrace_get_stats(s->w, &ns);
+            if (ns.bytes >= s->rotate) {
+                t->last_seq = h->seq;
+                t->any = 1;
+                rotate_file(s);
+                return;
+            }
+        }
     }
     t->last_seq = h->seq;
     t->any = 1;
@@ -295,22 +480,23 @@ static void emit(session *s, tss *t, const rec_hdr *h, const uint8_t *payload) {
 
 /* One pass: events stamped before "now" (all of them when final) go out in timestamp order. */
 static void drain_pass(session *s, int final) {
+    mantra_pal_mutex_lock(&s->drain_lock);
     mantra_pal_mutex_lock(&s->lock);
     uint64_t stop_ts = final ? UINT64_MAX : mantra_pal_now_ns();
     for (tss *t = s->threads; t; t = t->next)
         atomic_exchange(&t->current, NULL);
+    tss *first = s->threads;
     mantra_pal_mutex_unlock(&s->lock);
-    /* a writer that loaded its buffer before the exchange is still inside its write */
-    for (tss *t = s->threads; t; t = t->next) /* the list only grows at its head */
-        while (atomic_load(&t->rec->writing) == s->index + 1)
+    /* a writer that loaded its buffer before the exchange is still inside its write, unless it is
+     * waiting for space (BLOCK), when it touches no buffer */
+    for (tss *t = first; t; t = t->next) /* the list only grows at its head */
+        while (atomic_load(&t->rec->writing) == s->index + 1 && !atomic_load(&t->waiting))
             mantra_pal_yield();
     mantra_pal_mutex_lock(&s->lock);
-    tss *first = s->threads;
     for (tss *t = first; t; t = t->next) {
         /* every buffer in the list is unpublished except a new one the writer took since */
         buf *cur = atomic_load(&t->current);
-        buf *upto = t->head;
-        if (!upto)
+        if (!t->head)
             continue;
         buf *last = NULL;
         for (buf *b = t->head; b && b != cur; b = b->next)
@@ -361,13 +547,17 @@ static void drain_pass(session *s, int final) {
         emit(s, best, bh, (const uint8_t *)(bh + 1));
         best->doff += REC_HDR + ((bh->size + 7u) & ~7u);
     }
-    if (s->w && !final)
-        mantra_nettrace_flush(s->w);
+    if (s->w && !final && !s->failed && mantra_nettrace_flush(s->w) != 0)
+        drain_fail(s, MANTRA_EIO, mantra_nettrace_last_error(s->w));
     mantra_pal_mutex_lock(&s->lock);
     s->allocated -= freed;
+    if (freed)
+        mantra_pal_cond_broadcast(&s->space);
     mantra_pal_mutex_unlock(&s->lock);
+    mantra_pal_mutex_unlock(&s->drain_lock);
 }
 
+#ifndef MANTRA_THREADLESS
 static void drain_main(void *arg) {
     session *s = arg;
     mantra_pal_mutex_lock(&s->lock);
@@ -381,6 +571,26 @@ static void drain_main(void *arg) {
     }
     mantra_pal_mutex_unlock(&s->lock);
 }
+#endif
+
+/* Threadless streaming (eventpipe-semantics.md §8): one drain pass per pump. After an output error
+ * the job stops its session and stays queued once more, so that its reference is released on the
+ * next pump; after a stop it releases its reference and is done. */
+#ifdef MANTRA_THREADLESS
+static int stream_job(void *arg) {
+    session *s = arg;
+    if (atomic_load(&s->job_stop)) {
+        release(s);
+        return MANTRA_JOB_DONE;
+    }
+    drain_pass(s, 0);
+    if (s->failed && !s->auto_stopped) {
+        s->auto_stopped = 1;
+        (void)mantra_session_stop(s->id);
+    }
+    return MANTRA_JOB_AGAIN;
+}
+#endif
 
 /* ---- start / stop -------------------------------------------------------------------------- */
 
@@ -390,6 +600,7 @@ void mantra_session_config_init(mantra_session_config *cfg) {
     cfg->buffer_mb = 256;
     cfg->sequence_point_mb = 10;
     cfg->flush_interval_ms = 100;
+    cfg->block_timeout_ms = 100;
 }
 
 static void free_session(session *s) {
@@ -411,31 +622,21 @@ static void free_session(session *s) {
     mantra_nettrace_writer_free(s->w);
     mantra_sink_free(s->sink);
     mantra_pal_cond_destroy(&s->cond);
+    mantra_pal_cond_destroy(&s->space);
+    mantra_pal_mutex_destroy(&s->drain_lock);
     mantra_pal_mutex_destroy(&s->lock);
     free(s->specs);
     free(s);
 }
 
-static int open_output(session *s) {
+static void release(session *s) {
+    if (atomic_fetch_sub(&s->refs, 1) == 1)
+        free_session(s);
+}
+
+/* The nettrace writer over s->sink, with the ProcessInfo metadata. */
+static int open_writer(session *s) {
     const mantra_session_config *c = &s->cfg;
-    int rc;
-    if (c->output == MANTRA_SESSION_OUTPUT_LISTENER)
-        return c->listener ? MANTRA_OK : (mantra__session_set_error("listener output needs a listener"), MANTRA_EINVAL);
-    if (c->output == MANTRA_SESSION_OUTPUT_FILE) {
-        if (!c->path)
-            return mantra__session_set_error("file output needs a path"), MANTRA_EINVAL;
-        rc = mantra_sink_open_file(&s->sink, c->path);
-    } else if (c->output == MANTRA_SESSION_OUTPUT_FD) {
-        if (c->fd < 0)
-            return mantra__session_set_error("fd output needs a file descriptor"), MANTRA_EINVAL;
-        rc = mantra_sink_open_fd(&s->sink, c->fd, 0);
-    } else {
-        return mantra__session_set_error("unknown output kind"), MANTRA_EINVAL;
-    }
-    if (rc != 0) {
-        mantra__session_set_error(s->sink ? mantra_sink_last_error(s->sink) : "cannot open the output");
-        return rc;
-    }
     mantra_nettrace_options o;
     mantra_nettrace_options_init(&o);
     o.ticks_per_second = MANTRA_PAL_TICKS_PER_SECOND;
@@ -445,7 +646,7 @@ static int open_output(session *s) {
     o.processor_count = mantra_pal_cpu_count();
     o.sequence_point_bytes = (uint64_t)(c->sequence_point_mb ? c->sequence_point_mb : 10) << 20;
     o.order = MANTRA_NETTRACE_GLOBAL_ORDER; /* the drain merges all threads by timestamp */
-    rc = mantra_nettrace_writer_new(&s->w, s->sink, &o);
+    int rc = mantra_nettrace_writer_new(&s->w, s->sink, &o);
     if (rc != 0) {
         mantra__session_set_error(s->w ? mantra_nettrace_last_error(s->w) : "cannot create the trace writer");
         return rc;
@@ -470,24 +671,112 @@ static int open_output(session *s) {
     return rc;
 }
 
+static int open_file_writer(session *s) {
+    char path[4096];
+    if (mantra_session_rotated_path(s->cfg.path, s->file_no, path, sizeof path) < 0)
+        return mantra__session_set_error("output path too long"), MANTRA_ERANGE;
+    int rc = mantra_sink_open_file(&s->sink, path);
+    if (rc != 0) {
+        mantra__session_set_error(s->sink ? mantra_sink_last_error(s->sink) : "cannot open the output");
+        return rc;
+    }
+    return open_writer(s);
+}
+
+static int open_output(session *s) {
+    const mantra_session_config *c = &s->cfg;
+    int rc;
+    if (c->output == MANTRA_SESSION_OUTPUT_LISTENER)
+        return c->listener ? MANTRA_OK : (mantra__session_set_error("listener output needs a listener"), MANTRA_EINVAL);
+    if (c->output == MANTRA_SESSION_OUTPUT_FILE) {
+        if (!c->path)
+            return mantra__session_set_error("file output needs a path"), MANTRA_EINVAL;
+        return open_file_writer(s);
+    }
+    if (c->output != MANTRA_SESSION_OUTPUT_FD)
+        return mantra__session_set_error("unknown output kind"), MANTRA_EINVAL;
+    if (c->fd < 0)
+        return mantra__session_set_error("fd output needs a file descriptor"), MANTRA_EINVAL;
+    if (s->rotate)
+        return mantra__session_set_error("rotation needs a file output"), MANTRA_EINVAL;
+    rc = mantra_sink_open_fd(&s->sink, c->fd, 0);
+    if (rc != 0) {
+        mantra__session_set_error(s->sink ? mantra_sink_last_error(s->sink) : "cannot open the output");
+        return rc;
+    }
+    return open_writer(s);
+}
+
+static void info_of(const session *s, mantra_session_info *info) {
+    info->id = s->id;
+    info->mask = UINT64_C(1) << s->index;
+    info->keywords = s->keywords;
+    info->rundown_keywords = s->cfg.rundown_keywords;
+}
+
+/* Rundown (eventpipe-semantics.md §6) on the calling thread, into s only. */
+static void run_rundown(session *s, int phase) {
+    struct {
+        mantra_rundown_fn fn;
+        void *ctx;
+    } cbs[MAX_HOOKS];
+    ctl_lock();
+    uint32_t n = g_nrundowns;
+    memcpy(cbs, g_rundowns, sizeof cbs);
+    ctl_unlock();
+    mantra_session_info info;
+    info_of(s, &info);
+    if (phase == MANTRA_RUNDOWN_AT_START)
+        info.rundown_keywords |= MANTRA_START_RUNDOWN_KEYWORD;
+    void *saved = mantra__session_exclusive;
+    mantra__session_exclusive = s;
+    for (uint32_t i = 0; i < n; i++)
+        cbs[i].fn(cbs[i].ctx, &info, phase);
+    mantra__session_exclusive = saved;
+}
+
 int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg) {
     if (!id || !cfg)
         return mantra__session_set_error("NULL argument"), MANTRA_EINVAL;
     *id = 0;
+#ifdef MANTRA_THREADLESS
+    if (cfg->buffer_mode == MANTRA_BUFFER_BLOCK)
+        return mantra__session_set_error("Block mode needs a drain thread: not available in the threadless build"),
+               MANTRA_EUNSUPPORTED;
+#endif
+    if (cfg->buffer_mode > MANTRA_BUFFER_BLOCK)
+        return mantra__session_set_error("unknown buffer mode"), MANTRA_EINVAL;
     session *s = calloc(1, sizeof *s);
     if (!s)
         return MANTRA_ENOMEM;
     s->cfg = *cfg;
     if (s->cfg.flush_interval_ms == 0)
         s->cfg.flush_interval_ms = 100;
+    if (s->cfg.block_timeout_ms == 0)
+        s->cfg.block_timeout_ms = 100;
     s->cap = cfg->buffer_bytes ? cfg->buffer_bytes : (uint64_t)(cfg->buffer_mb ? cfg->buffer_mb : 256) << 20;
+    s->rotate = cfg->rotate_bytes ? cfg->rotate_bytes : (uint64_t)cfg->rotate_mb << 20;
+    atomic_init(&s->refs, 1);
     s->specs = calloc(64, sizeof *s->specs);
     int rc = s->specs ? MANTRA_OK : MANTRA_ENOMEM;
     if (!rc)
         rc = mantra_provider_spec_parse(cfg->providers, s->specs, 64, &s->nspecs, NULL);
+    for (size_t i = 0; !rc && i < s->nspecs; i++)
+        s->keywords |= s->specs[i].keywords;
     if (!rc && mantra_pal_mutex_init(&s->lock) != 0)
         rc = MANTRA_ENOMEM;
+    if (!rc && mantra_pal_mutex_init(&s->drain_lock) != 0) {
+        mantra_pal_mutex_destroy(&s->lock);
+        rc = MANTRA_ENOMEM;
+    }
     if (!rc && mantra_pal_cond_init(&s->cond) != 0) {
+        mantra_pal_mutex_destroy(&s->drain_lock);
+        mantra_pal_mutex_destroy(&s->lock);
+        rc = MANTRA_ENOMEM;
+    }
+    if (!rc && mantra_pal_cond_init(&s->space) != 0) {
+        mantra_pal_cond_destroy(&s->cond);
+        mantra_pal_mutex_destroy(&s->drain_lock);
         mantra_pal_mutex_destroy(&s->lock);
         rc = MANTRA_ENOMEM;
     }
@@ -512,23 +801,44 @@ int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg
         }
         ctl_unlock();
     }
+#ifdef MANTRA_THREADLESS
+    if (!rc) {
+        atomic_fetch_add(&s->refs, 1); /* the streaming job's */
+        if ((rc = mantra_queue_job(stream_job, s)) != 0) {
+            atomic_fetch_sub(&s->refs, 1); /* a job that cannot be queued releases what it holds */
+            mantra__session_set_error("cannot queue the streaming job (out of memory)");
+        }
+    }
+#else
     if (!rc && (rc = mantra_pal_thread_start(&s->drain, drain_main, s)) == 0)
         s->has_drain = 1;
+    else if (rc && s->id)
+        mantra__session_set_error("cannot start the drain thread");
+#endif
     if (rc) {
         if (s->id) {
             ctl_lock();
             g_taken[s->index] = NULL;
             ctl_unlock();
         }
-        free_session(s);
+        release(s);
         return rc;
     }
     ctl_lock();
+    if (s->cfg.start_rundown && s->cfg.rundown_keywords && s->w)
+        s->mode = MODE_START_RUNDOWN;
     g_live[s->index] = s;
     atomic_store(&g_slots[s->index], s);
     refresh_all_locked();
     ctl_unlock();
     *id = s->id;
+    if (s->mode == MODE_START_RUNDOWN) {
+        run_rundown(s, MANTRA_RUNDOWN_AT_START);
+        ctl_lock();
+        s->mode = MODE_NORMAL;
+        refresh_all_locked();
+        ctl_unlock();
+    }
     return MANTRA_OK;
 }
 
@@ -547,24 +857,38 @@ static void collect_stats(session *s, mantra_session_stats *out) {
         out->attempted += atomic_load_explicit(&t->attempted, memory_order_relaxed);
         out->written += atomic_load_explicit(&t->written, memory_order_relaxed);
         out->dropped += atomic_load_explicit(&t->dropped, memory_order_relaxed);
+        out->oversized += atomic_load_explicit(&t->oversized, memory_order_relaxed);
+        out->blocked += atomic_load_explicit(&t->blocked, memory_order_relaxed);
         out->threads++;
     }
     out->buffers = s->buffers;
     mantra_pal_mutex_unlock(&s->lock);
+    mantra_pal_mutex_lock(&s->drain_lock);
+    out->bytes = s->bytes_done;
     if (s->w) {
         mantra_nettrace_stats ns;
         mantra_nettrace_get_stats(s->w, &ns);
-        out->bytes = ns.bytes;
+        out->bytes += ns.bytes;
     }
+    out->files = s->cfg.output == MANTRA_SESSION_OUTPUT_LISTENER ? 0 : s->file_no + 1;
+    mantra_pal_mutex_unlock(&s->drain_lock);
 }
 
 int mantra_session_get_stats(mantra_session_id id, mantra_session_stats *out) {
+    if (!out)
+        return mantra__session_set_error("NULL argument"), MANTRA_EINVAL;
     ctl_lock();
     session *s = find(id);
     if (s && g_live[s->index] == s)
-        collect_stats(s, out);
+        atomic_fetch_add(&s->refs, 1);
+    else
+        s = NULL;
     ctl_unlock();
-    return s ? MANTRA_OK : (mantra__session_set_error("unknown session id"), MANTRA_EINVAL);
+    if (!s)
+        return mantra__session_set_error("unknown session id"), MANTRA_EINVAL;
+    collect_stats(s, out);
+    release(s);
+    return MANTRA_OK;
 }
 
 int mantra_session_bit(mantra_session_id id) {
@@ -596,46 +920,107 @@ static void write_process_info(session *s) {
     atomic_store_explicit(&r->writing, 0, memory_order_release);
 }
 
+static void run_stopping_hooks(session *s) {
+    struct {
+        mantra_session_stopping_fn fn;
+        void *ctx;
+    } hooks[MAX_HOOKS];
+    ctl_lock();
+    uint32_t n = g_nhooks;
+    memcpy(hooks, g_hooks, sizeof hooks);
+    ctl_unlock();
+    if (!n)
+        return;
+    mantra_session_info info;
+    info_of(s, &info);
+    void *saved = mantra__session_exclusive;
+    mantra__session_exclusive = s;
+    for (uint32_t i = 0; i < n; i++)
+        hooks[i].fn(hooks[i].ctx, &info);
+    mantra__session_exclusive = saved;
+}
+
+/* Events dropped after a thread's last written one: the final sequence point shows them. */
+static int account_trailing_drops(session *s) {
+    int rc = 0;
+    for (tss *t = s->threads; t && !rc; t = t->next) {
+        uint32_t last = atomic_load(&t->seq) - 1u;
+        uint32_t base = t->any ? t->last_seq : SEQ_FIRST - 1u;
+        uint32_t n = last - base;
+        if (n == 0)
+            continue;
+        if (t->known_file != s->file_no + 1) {
+            t->known_file = s->file_no + 1;
+            rc = mantra_nettrace_thread_dropped(s->w, t->tid, base);
+            if (!rc)
+                rc = mantra_nettrace_sequence_point(s->w);
+        }
+        if (!rc)
+            rc = mantra_nettrace_thread_dropped(s->w, t->tid, n);
+    }
+    return rc;
+}
+
 int mantra_session_stop_stats(mantra_session_id id, mantra_session_stats *out) {
     static atomic_flag stop_lock = ATOMIC_FLAG_INIT; /* one stop at a time (payload buffer) */
     ctl_lock();
     session *s = find(id);
-    if (!s || g_live[s->index] != s) {
+    if (!s || g_live[s->index] != s || s->claimed) {
         ctl_unlock();
-        return mantra__session_set_error("unknown session id"), MANTRA_EINVAL;
+        return mantra__session_set_error(s ? "session is already stopping" : "unknown session id"), MANTRA_EINVAL;
     }
-    g_live[s->index] = NULL; /* no second stop; masks recomputed below */
+    s->claimed = 1; /* the id is validated: no second stop */
     ctl_unlock();
+    /* 0. stopping hooks: before the stop takes its locks; events into this session only */
+    run_stopping_hooks(s);
     while (atomic_flag_test_and_set_explicit(&stop_lock, memory_order_acquire))
         mantra_pal_yield();
     /* 1. ProcessInfo, into the stopping session */
     if (s->w)
         write_process_info(s);
-    /* 2. disable: masks, slot, then wait for writers inside this session */
+    /* 2. disable: masks (only the rundown provider stays when rundown runs), then flush */
+    int rundown = s->cfg.rundown_keywords != 0 && s->w != NULL;
     ctl_lock();
+    if (rundown) {
+        s->mode = MODE_STOP_RUNDOWN;
+        atomic_store(&s->rundown_rec, get_rec());
+    } else {
+        g_live[s->index] = NULL;
+    }
     refresh_all_locked();
+    ctl_unlock();
+    drain_pass(s, 0);
+    /* 3. rundown, into this session only; the drain still runs, so it has the whole budget */
+    if (rundown && atomic_load(&s->rundown_rec)) {
+        run_rundown(s, MANTRA_RUNDOWN_AT_STOP);
+        ctl_lock();
+        g_live[s->index] = NULL;
+        refresh_all_locked();
+        ctl_unlock();
+    }
+    ctl_lock();
     atomic_store(&g_slots[s->index], NULL);
     ctl_unlock();
+    mantra_pal_mutex_lock(&s->lock);
+    s->disabled = 1;
+    mantra_pal_cond_broadcast(&s->space);
+    mantra_pal_mutex_unlock(&s->lock);
     wait_writers(s->index);
-    /* 3. stop the drain thread, flush everything */
+    /* 4. stop the drain, flush everything */
     mantra_pal_mutex_lock(&s->lock);
     s->stopping = 1;
     mantra_pal_cond_signal(&s->cond);
     mantra_pal_mutex_unlock(&s->lock);
     if (s->has_drain)
         mantra_pal_thread_join(&s->drain);
+    atomic_store(&s->job_stop, 1);
     drain_pass(s, 1);
     int rc = MANTRA_OK;
-    if (s->w) {
-        /* events dropped after a thread's last written one: readers see them at the final SP */
-        for (tss *t = s->threads; t; t = t->next) {
-            uint32_t last = atomic_load(&t->seq) - 1u;
-            uint32_t n = t->any ? last - t->last_seq : last;
-            if (n)
-                mantra_nettrace_thread_dropped(s->w, t->tid, n);
-        }
-        /* 4. (rundown: later) 5. final sequence point, end tag */
-        rc = mantra_nettrace_finish(s->w);
+    if (s->w && !s->failed) {
+        /* 5. final sequence point (with trailing drops), end tag, close */
+        rc = account_trailing_drops(s);
+        if (!rc)
+            rc = mantra_nettrace_finish(s->w);
         if (rc)
             mantra__session_set_error(mantra_nettrace_last_error(s->w));
         int crc = mantra_sink_close(s->sink);
@@ -643,6 +1028,10 @@ int mantra_session_stop_stats(mantra_session_id id, mantra_session_stats *out) {
             rc = crc;
             mantra__session_set_error(mantra_sink_last_error(s->sink));
         }
+    } else if (s->w) {
+        rc = MANTRA_EIO;
+        mantra__session_set_error(mantra_nettrace_last_error(s->w));
+        (void)mantra_sink_close(s->sink);
     }
     atomic_flag_clear_explicit(&stop_lock, memory_order_release);
     if (out)
@@ -650,11 +1039,78 @@ int mantra_session_stop_stats(mantra_session_id id, mantra_session_stats *out) {
     ctl_lock();
     g_taken[s->index] = NULL;
     ctl_unlock();
-    free_session(s);
+    release(s);
     return rc;
 }
 
 int mantra_session_stop(mantra_session_id id) { return mantra_session_stop_stats(id, NULL); }
+
+/* ---- hooks and rundown callbacks ------------------------------------------------------------ */
+
+typedef struct {
+    void (*fn)(void);
+    void *ctx;
+} any_cb;
+
+static int cb_add(any_cb *arr, uint32_t *n, void (*fn)(void), void *ctx) {
+    if (!fn)
+        return mantra__session_set_error("NULL callback"), MANTRA_EINVAL;
+    ctl_lock();
+    int rc = MANTRA_OK;
+    uint32_t i = 0;
+    while (i < *n && !(arr[i].fn == fn && arr[i].ctx == ctx))
+        i++;
+    if (i == *n) {
+        if (*n == MAX_HOOKS) {
+            rc = MANTRA_ERANGE;
+        } else {
+            arr[*n].fn = fn;
+            arr[*n].ctx = ctx;
+            (*n)++;
+        }
+    }
+    ctl_unlock();
+    if (rc)
+        mantra__session_set_error("too many callbacks (16)");
+    return rc;
+}
+
+static int cb_remove(any_cb *arr, uint32_t *n, void (*fn)(void), void *ctx) {
+    ctl_lock();
+    int rc = MANTRA_EINVAL;
+    for (uint32_t i = 0; i < *n; i++)
+        if (arr[i].fn == fn && arr[i].ctx == ctx) {
+            memmove(&arr[i], &arr[i + 1], (*n - i - 1) * sizeof *arr);
+            (*n)--;
+            rc = MANTRA_OK;
+            break;
+        }
+    ctl_unlock();
+    if (rc)
+        mantra__session_set_error("callback not registered");
+    return rc;
+}
+
+_Static_assert(sizeof g_hooks[0] == sizeof(any_cb) && sizeof g_rundowns[0] == sizeof(any_cb), "callback slots");
+
+int mantra_session_add_stopping_hook(mantra_session_stopping_fn fn, void *ctx) {
+    return cb_add((any_cb *)(void *)g_hooks, &g_nhooks, (void (*)(void))fn, ctx);
+}
+int mantra_session_remove_stopping_hook(mantra_session_stopping_fn fn, void *ctx) {
+    return cb_remove((any_cb *)(void *)g_hooks, &g_nhooks, (void (*)(void))fn, ctx);
+}
+int mantra_rundown_register(mantra_rundown_fn fn, void *ctx) {
+    return cb_add((any_cb *)(void *)g_rundowns, &g_nrundowns, (void (*)(void))fn, ctx);
+}
+int mantra_rundown_unregister(mantra_rundown_fn fn, void *ctx) {
+    return cb_remove((any_cb *)(void *)g_rundowns, &g_nrundowns, (void (*)(void))fn, ctx);
+}
+
+/* Oversized payloads (eventpipe-semantics.md §3 "Drop behaviour"): refused, but each session that
+ * enables the event counts it and gives it a sequence number, so readers see the gap. */
+void mantra__session_oversized(const mantra_event_state *state, uint64_t sessions) {
+    mantra__session_write(NULL, state, sessions, NULL, 0);
+}
 
 /* ---- rotation names ------------------------------------------------------------------------ */
 
