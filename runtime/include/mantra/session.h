@@ -85,7 +85,7 @@ enum mantra_session_output {
 
 /* What a session listener receives for each event. */
 typedef struct mantra_session_record {
-    const mantra_provider_desc *provider; /* NULL for the session's own ProcessInfo */
+    const mantra_provider_desc *provider; /* never NULL (ProcessInfo goes to file/fd outputs only) */
     const char *provider_name;
     const mantra_event_desc *desc;
     uint64_t timestamp;  /* mantra clock: monotonic ns */

@@ -40,6 +40,8 @@ extern "C" {
 #define MANTRA_ESTATE (-5)  /* the object is closed, finished or failed earlier */
 #define MANTRA_ERANGE (-6)  /* a value is too large for the format (payload, block, count) */
 #define MANTRA_EORDER (-7)  /* events handed in an order the chosen mode does not allow */
+/* (-8 MANTRA_EFORMAT and -9 MANTRA_ETRUNCATED are the reader's, mantra/reader.h) */
+#define MANTRA_EUNSUPPORTED (-10) /* not available in this build, or a format version not read */
 
 /* A short constant name for a status code ("MANTRA_EIO"), "MANTRA_OK" for 0, "?" otherwise. */
 const char *mantra_status_name(int code);

@@ -39,6 +39,9 @@ const char *mantra_status_name(int code) {
     case MANTRA_ESTATE: return "MANTRA_ESTATE";
     case MANTRA_ERANGE: return "MANTRA_ERANGE";
     case MANTRA_EORDER: return "MANTRA_EORDER";
+    case -8: return "MANTRA_EFORMAT";
+    case -9: return "MANTRA_ETRUNCATED";
+    case MANTRA_EUNSUPPORTED: return "MANTRA_EUNSUPPORTED";
     default: return "?";
     }
 }

@@ -101,7 +101,9 @@ typedef struct session {
     int disabled; /* session lock: writers waiting for space give up */
     _Atomic int job_stop; /* threadless: the streaming job releases its reference */
     int failed;   /* drain: output error (sticky); events are discarded */
+    char errmsg[256]; /* drain: what failed */
     int auto_stopped;
+    char *path;   /* copy of cfg.path (rotation opens more files) */
     mantra_sink *sink;
     mantra_nettrace_writer *w;
     mantra_nettrace_event_key pi_key;
@@ -397,10 +399,10 @@ static void wait_writers(uint32_t index) {
 
 static int open_file_writer(session *s);
 
-static void drain_fail(session *s, int rc, const char *what) {
-    (void)rc;
+/* The drain runs on its own thread: the message is kept for the stop to report. */
+static void drain_fail(session *s, const char *what) {
     if (!s->failed)
-        mantra__session_set_error(what);
+        snprintf(s->errmsg, sizeof s->errmsg, "%s", what && *what ? what : "output error");
     s->failed = 1;
 }
 
@@ -412,7 +414,7 @@ static void rotate_file(session *s) {
     s->bytes_done += ns.bytes;
     int crc = mantra_sink_close(s->sink);
     if (rc || crc) {
-        drain_fail(s, rc ? rc : crc, rc ? mantra_nettrace_last_error(s->w) : mantra_sink_last_error(s->sink));
+        drain_fail(s, rc ? mantra_nettrace_last_error(s->w) : mantra_sink_last_error(s->sink));
         return;
     }
     mantra_nettrace_writer_free(s->w);
@@ -421,7 +423,7 @@ static void rotate_file(session *s) {
     s->sink = NULL;
     s->file_no++;
     if ((rc = open_file_writer(s)) != 0)
-        s->failed = 1;
+        drain_fail(s, mantra_session_last_error()); /* open_file_writer set it on this thread */
 }
 
 /* The writer must know a thread's base before its first event in this file when events before it
@@ -460,7 +462,7 @@ static void emit(session *s, tss *t, const rec_hdr *h, const uint8_t *payload) {
             /* ERANGE: this event refused (the reader sees its sequence number missing); else the
              * output failed, which is sticky */
             if (rc != MANTRA_ERANGE)
-                drain_fail(s, rc, mantra_nettrace_last_error(s->w));
+                drain_fail(s, mantra_nettrace_last_error(s->w));
             return;
         }
         if (s->rotate) {
@@ -548,7 +550,7 @@ static void drain_pass(session *s, int final) {
         best->doff += REC_HDR + ((bh->size + 7u) & ~7u);
     }
     if (s->w && !final && !s->failed && mantra_nettrace_flush(s->w) != 0)
-        drain_fail(s, MANTRA_EIO, mantra_nettrace_last_error(s->w));
+        drain_fail(s, mantra_nettrace_last_error(s->w));
     mantra_pal_mutex_lock(&s->lock);
     s->allocated -= freed;
     if (freed)
@@ -626,6 +628,7 @@ static void free_session(session *s) {
     mantra_pal_mutex_destroy(&s->drain_lock);
     mantra_pal_mutex_destroy(&s->lock);
     free(s->specs);
+    free(s->path);
     free(s);
 }
 
@@ -750,6 +753,16 @@ int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg
     if (!s)
         return MANTRA_ENOMEM;
     s->cfg = *cfg;
+    s->cfg.providers = NULL; /* parsed below; the caller's strings are not kept */
+    if (cfg->path) {
+        size_t n = strlen(cfg->path) + 1;
+        if (!(s->path = malloc(n))) {
+            free(s);
+            return MANTRA_ENOMEM;
+        }
+        memcpy(s->path, cfg->path, n);
+    }
+    s->cfg.path = s->path;
     if (s->cfg.flush_interval_ms == 0)
         s->cfg.flush_interval_ms = 100;
     if (s->cfg.block_timeout_ms == 0)
@@ -782,6 +795,7 @@ int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg
     }
     if (rc) {
         free(s->specs);
+        free(s->path);
         free(s);
         return rc;
     }
@@ -1028,10 +1042,11 @@ int mantra_session_stop_stats(mantra_session_id id, mantra_session_stats *out) {
             rc = crc;
             mantra__session_set_error(mantra_sink_last_error(s->sink));
         }
-    } else if (s->w) {
+    } else if (s->failed) {
         rc = MANTRA_EIO;
-        mantra__session_set_error(mantra_nettrace_last_error(s->w));
-        (void)mantra_sink_close(s->sink);
+        mantra__session_set_error(s->errmsg);
+        if (s->sink)
+            (void)mantra_sink_close(s->sink);
     }
     atomic_flag_clear_explicit(&stop_lock, memory_order_release);
     if (out)
