@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "emit_cmd.h"
 #include "tool.h"
 
 static const char usage[] =
@@ -10,6 +11,7 @@ static const char usage[] =
     "Commands:\n"
     "  dump [--json] [--sorted] [--manifest FILE]... TRACE   print every event of a trace\n"
     "  stats [--json] [--manifest FILE]... TRACE            counts of a trace (events, metadata, stacks, ...)\n"
+    "  emit [--threads N] [--events M] [--trace FILE] ...   write Mantra-Demo events through sessions\n"
     "\n"
     "Options:\n"
     "  --help      show this help (also: mantra COMMAND --help)\n"
@@ -35,6 +37,8 @@ int main(int argc, char **argv) {
         return cmd_dump(argc - 1, argv + 1);
     if (strcmp(cmd, "stats") == 0)
         return cmd_stats(argc - 1, argv + 1);
+    if (strcmp(cmd, "emit") == 0)
+        return cmd_emit(argc - 1, argv + 1);
     fprintf(stderr, "mantra: unknown command '%s'\nTry 'mantra --help'.\n", cmd);
     return TOOL_USAGE;
 }

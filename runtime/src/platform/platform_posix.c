@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,18 +85,19 @@ void mantra_pal_thread_join(mantra_pal_thread *t) { pthread_join(((thread_rep *)
 /* One process-wide key whose destructor calls the registered function with the thread's value. */
 static pthread_key_t g_exit_key;
 static pthread_once_t g_exit_once = PTHREAD_ONCE_INIT;
-static void (*g_exit_fn)(void *);
+static void (*_Atomic g_exit_fn)(void *);
 static int g_exit_ok;
 static void exit_dtor(void *v) {
-    if (v && g_exit_fn)
-        g_exit_fn(v);
+    void (*fn)(void *) = atomic_load(&g_exit_fn);
+    if (v && fn)
+        fn(v);
 }
 static void exit_key_init(void) { g_exit_ok = pthread_key_create(&g_exit_key, exit_dtor) == 0; }
 int mantra_pal_on_thread_exit(void (*fn)(void *), void *value) {
     pthread_once(&g_exit_once, exit_key_init);
     if (!g_exit_ok)
         return MANTRA_ENOMEM;
-    g_exit_fn = fn;
+    atomic_store(&g_exit_fn, fn);
     return pthread_setspecific(g_exit_key, value) == 0 ? MANTRA_OK : MANTRA_ENOMEM;
 }
 void mantra_pal_yield(void) { sched_yield(); }

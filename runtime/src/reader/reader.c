@@ -486,8 +486,20 @@ typedef struct rd_mfields {
 } rd_mfields;
 
 /* Fields from the first manifest that defines (provider, event id, version). */
+/* Metadata fields that are a strict prefix (by name) of the manifest's: the writer described only
+ * the fields before its first counted array, binary, struct or AnsiString, which nettrace metadata
+ * cannot express (mantra's MANTRA_EVENT_PARTIAL_METADATA events). */
+static int is_partial_of(const mantra_trace_metadata *m, const rd_mfields *mf) {
+    if (mf->count <= m->field_count)
+        return 0;
+    for (uint32_t i = 0; i < m->field_count; i++)
+        if (strcmp(m->fields[i].name, mf->fields[i].name) != 0)
+            return 0;
+    return 1;
+}
+
 static int apply_manifest(mantra_reader *r, mantra_trace_metadata *m) {
-    if (m->field_count != 0 || m->fields_invalid)
+    if (m->fields_invalid)
         return 0;
     for (size_t i = 0; i < r->nmanifests; i++) {
         const mantra_manifest_provider *p = NULL;
@@ -510,6 +522,8 @@ static int apply_manifest(mantra_reader *r, mantra_trace_metadata *m) {
                 return MANTRA_ENOMEM;
             mf = n;
         }
+        if (m->field_count != 0 && !is_partial_of(m, mf))
+            return 0; /* the trace describes the whole event: it wins */
         m->fields = mf->fields;
         m->field_count = mf->count;
         m->manifest_event = e;

@@ -839,7 +839,7 @@ int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg
         return rc;
     }
     ctl_lock();
-    if (s->cfg.start_rundown && s->cfg.rundown_keywords && s->w)
+    if (s->cfg.start_rundown && s->cfg.rundown_keywords && s->cfg.output != MANTRA_SESSION_OUTPUT_LISTENER)
         s->mode = MODE_START_RUNDOWN;
     g_live[s->index] = s;
     atomic_store(&g_slots[s->index], s);
@@ -989,11 +989,15 @@ int mantra_session_stop_stats(mantra_session_id id, mantra_session_stats *out) {
     run_stopping_hooks(s);
     while (atomic_flag_test_and_set_explicit(&stop_lock, memory_order_acquire))
         mantra_pal_yield();
-    /* 1. ProcessInfo, into the stopping session */
-    if (s->w)
+    /* 1. ProcessInfo, into the stopping session (trace outputs); a drain pass first, so that a
+     * full budget does not drop it */
+    int trace = s->cfg.output != MANTRA_SESSION_OUTPUT_LISTENER;
+    if (trace) {
+        drain_pass(s, 0);
         write_process_info(s);
+    }
     /* 2. disable: masks (only the rundown provider stays when rundown runs), then flush */
-    int rundown = s->cfg.rundown_keywords != 0 && s->w != NULL;
+    int rundown = s->cfg.rundown_keywords != 0 && trace;
     ctl_lock();
     if (rundown) {
         s->mode = MODE_STOP_RUNDOWN;
