@@ -9,9 +9,13 @@
 #   writer  writer_throughput       nettrace writer to a file vs plain write() of the same bytes
 #   reader  bench/reader_vs_traceevent.sh  reader MB/s and events/s (1 GB), and vs TraceEvent
 #   manifest manifest_load          C run-time manifest loader on ClrEtwAll (converted to YAML)
+#   session session_write + bench/session_emit.sh + bench/session_lttng.sh   session write path:
+#                                   disabled/enabled Tick vs empty loop and plain copy, 2 threads,
+#                                   parts (clock, atomics), end to end via `mantra emit`, LTTng-UST
+#                                   anchor (skipped when LTTng is not installed)
 #
 # Usage: bench/run_all.sh [--build-dir DIR] [--quick] [--log FILE] [gen] [compile] [event] [insns]
-#                         [writer] [reader] [manifest]
+#                         [writer] [reader] [manifest] [session]
 #   --build-dir DIR  CMake build folder holding bench/disabled_event (default: build). The target
 #                    is (re)built there; a folder without CMakeCache.txt is configured first with
 #                    -DMANTRA_BUILD_BENCH=ON -DMANTRA_BUILD_TESTS=OFF -DMANTRA_BUILD_EXAMPLES=OFF.
@@ -31,19 +35,21 @@ while [ $# -gt 0 ]; do
     --build-dir) BUILD_DIR=$2; shift 2 ;;
     --quick) QUICK=1; shift ;;
     --log) LOG=$2; shift 2 ;;
-    gen|compile|event|insns|writer|reader|manifest) WANT+=("$1"); shift ;;
+    gen|compile|event|insns|writer|reader|manifest|session) WANT+=("$1"); shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_all: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
-[ ${#WANT[@]} -gt 0 ] || WANT=(gen compile event insns writer reader manifest)
+[ ${#WANT[@]} -gt 0 ] || WANT=(gen compile event insns writer reader manifest session)
 want() { local w; for w in "${WANT[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
 case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$PWD/$BUILD_DIR" ;; esac
 
 if [ "$QUICK" = 1 ]; then
   GEN_RUNS=3; CC_RUNS=1; EV_ARGS=(-n 2e8 -r 3 -e 2e5); INSN_ARGS=(-n 100000 -e 2000); READER_MB=128; TE_RUNS=1
+  SW_ARGS=(-r 3 -n 5e5 -d 5e7 -p 2e6); SESSION_QUICK=(--quick)
 else
   GEN_RUNS=7; CC_RUNS=3; EV_ARGS=(-n 1e9 -r 7 -e 2e6); INSN_ARGS=(-n 1000000 -e 10000); READER_MB=1024; TE_RUNS=3
+  SW_ARGS=(-r 7 -n 2e6 -d 2e8 -p 1e7); SESSION_QUICK=()
 fi
 
 KEEP_LOG=1
@@ -107,6 +113,17 @@ if want manifest; then
   section "run-time manifest load (manifest_load)"
   man="${MANTRA_SHARED_DIR:-$REPO/../shared}/fixtures/manifests/ClrEtwAll-coreclr-2019.man"
   if [ -f "$man" ]; then run "$BUILD_DIR/bench/manifest_load" "$man"; else echo "skipped: $man not found" | tee -a "$LOG"; fi
+fi
+
+if want session; then
+  section "build session_write in $BUILD_DIR"
+  run cmake --build "$BUILD_DIR" --target session_write -j "$(nproc)" >/dev/null
+  section "session write path (session_write)"
+  run "$BUILD_DIR/bench/session_write" "${SW_ARGS[@]}" -o default,parts
+  section "session end to end into a file via mantra emit (bench/session_emit.sh)"
+  run "$REPO/bench/session_emit.sh" --build-dir "$BUILD_DIR" ${SESSION_QUICK[@]+"${SESSION_QUICK[@]}"}
+  section "session write path vs LTTng-UST (bench/session_lttng.sh)"
+  run "$REPO/bench/session_lttng.sh" --build-dir "$BUILD_DIR" ${SESSION_QUICK[@]+"${SESSION_QUICK[@]}"}
 fi
 
 section "summary"

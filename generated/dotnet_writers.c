@@ -5,6 +5,8 @@
  * structs as raw bytes whose count or length is another field) and hands it to libmantra. */
 #include "dotnet_writers.h"
 
+#include <string.h>
+
 /* ---- Microsoft-Windows-DotNETRuntime ---- */
 
 int mantra_DotNETRuntime_MethodLoad_emit(
@@ -14,15 +16,14 @@ int mantra_DotNETRuntime_MethodLoad_emit(
     uint32_t MethodSize,
     uint32_t MethodToken,
     uint32_t MethodFlags) {
-    const mantra_data mantra_data_[6] = {
-        {&MethodID, 8, MANTRA_DATA_BYTES},
-        {&ModuleID, 8, MANTRA_DATA_BYTES},
-        {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
-        {&MethodSize, 4, MANTRA_DATA_BYTES},
-        {&MethodToken, 4, MANTRA_DATA_BYTES},
-        {&MethodFlags, 4, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_DotNETRuntime_events[0], &mantra_DotNETRuntime_states[0], mantra_data_, 6u);
+    uint8_t mantra_p_[36];
+    memcpy(mantra_p_ + 0, &MethodID, 8);
+    memcpy(mantra_p_ + 8, &ModuleID, 8);
+    memcpy(mantra_p_ + 16, &MethodStartAddress, 8);
+    memcpy(mantra_p_ + 24, &MethodSize, 4);
+    memcpy(mantra_p_ + 28, &MethodToken, 4);
+    memcpy(mantra_p_ + 32, &MethodFlags, 4);
+    return mantra_event_write_bytes(&mantra_DotNETRuntime_events[0], &mantra_DotNETRuntime_states[0], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 int mantra_DotNETRuntime_MethodLoad_V1_emit(
@@ -33,16 +34,15 @@ int mantra_DotNETRuntime_MethodLoad_V1_emit(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID) {
-    const mantra_data mantra_data_[7] = {
-        {&MethodID, 8, MANTRA_DATA_BYTES},
-        {&ModuleID, 8, MANTRA_DATA_BYTES},
-        {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
-        {&MethodSize, 4, MANTRA_DATA_BYTES},
-        {&MethodToken, 4, MANTRA_DATA_BYTES},
-        {&MethodFlags, 4, MANTRA_DATA_BYTES},
-        {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_DotNETRuntime_events[1], &mantra_DotNETRuntime_states[1], mantra_data_, 7u);
+    uint8_t mantra_p_[38];
+    memcpy(mantra_p_ + 0, &MethodID, 8);
+    memcpy(mantra_p_ + 8, &ModuleID, 8);
+    memcpy(mantra_p_ + 16, &MethodStartAddress, 8);
+    memcpy(mantra_p_ + 24, &MethodSize, 4);
+    memcpy(mantra_p_ + 28, &MethodToken, 4);
+    memcpy(mantra_p_ + 32, &MethodFlags, 4);
+    memcpy(mantra_p_ + 36, &ClrInstanceID, 2);
+    return mantra_event_write_bytes(&mantra_DotNETRuntime_events[1], &mantra_DotNETRuntime_states[1], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 int mantra_DotNETRuntime_MethodLoad_V2_emit(
@@ -54,17 +54,16 @@ int mantra_DotNETRuntime_MethodLoad_V2_emit(
     uint32_t MethodFlags,
     uint16_t ClrInstanceID,
     uint64_t ReJITID) {
-    const mantra_data mantra_data_[8] = {
-        {&MethodID, 8, MANTRA_DATA_BYTES},
-        {&ModuleID, 8, MANTRA_DATA_BYTES},
-        {&MethodStartAddress, 8, MANTRA_DATA_BYTES},
-        {&MethodSize, 4, MANTRA_DATA_BYTES},
-        {&MethodToken, 4, MANTRA_DATA_BYTES},
-        {&MethodFlags, 4, MANTRA_DATA_BYTES},
-        {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
-        {&ReJITID, 8, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_DotNETRuntime_events[2], &mantra_DotNETRuntime_states[2], mantra_data_, 8u);
+    uint8_t mantra_p_[46];
+    memcpy(mantra_p_ + 0, &MethodID, 8);
+    memcpy(mantra_p_ + 8, &ModuleID, 8);
+    memcpy(mantra_p_ + 16, &MethodStartAddress, 8);
+    memcpy(mantra_p_ + 24, &MethodSize, 4);
+    memcpy(mantra_p_ + 28, &MethodToken, 4);
+    memcpy(mantra_p_ + 32, &MethodFlags, 4);
+    memcpy(mantra_p_ + 36, &ClrInstanceID, 2);
+    memcpy(mantra_p_ + 38, &ReJITID, 8);
+    return mantra_event_write_bytes(&mantra_DotNETRuntime_events[2], &mantra_DotNETRuntime_states[2], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 int mantra_DotNETRuntime_R2RGetEntryPoint_emit(
@@ -512,11 +511,10 @@ int mantra_DotNETRuntime_R2RGetEntryPoint_V1_emit16(
 }
 
 int mantra_DotNETRuntime_R2RGetEntryPointStart_emit(uint64_t MethodID, uint16_t ClrInstanceID) {
-    const mantra_data mantra_data_[2] = {
-        {&MethodID, 8, MANTRA_DATA_BYTES},
-        {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_DotNETRuntime_events[12], &mantra_DotNETRuntime_states[12], mantra_data_, 2u);
+    uint8_t mantra_p_[10];
+    memcpy(mantra_p_ + 0, &MethodID, 8);
+    memcpy(mantra_p_ + 8, &ClrInstanceID, 2);
+    return mantra_event_write_bytes(&mantra_DotNETRuntime_events[12], &mantra_DotNETRuntime_states[12], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 int mantra_DotNETRuntime_JitInstrumentationData_emit(
@@ -597,18 +595,17 @@ int mantra_DotNETRuntime_R2RMethodLoad_emit(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID) {
-    const mantra_data mantra_data_[9] = {
-        {&MethodID, 8, MANTRA_DATA_BYTES},
-        {&ModuleID, 8, MANTRA_DATA_BYTES},
-        {&HotStartAddress, 8, MANTRA_DATA_BYTES},
-        {&HotSize, 4, MANTRA_DATA_BYTES},
-        {&ColdStartAddress, 8, MANTRA_DATA_BYTES},
-        {&ColdSize, 4, MANTRA_DATA_BYTES},
-        {&MethodToken, 4, MANTRA_DATA_BYTES},
-        {&MethodFlags, 4, MANTRA_DATA_BYTES},
-        {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_DotNETRuntime_events[15], &mantra_DotNETRuntime_states[15], mantra_data_, 9u);
+    uint8_t mantra_p_[50];
+    memcpy(mantra_p_ + 0, &MethodID, 8);
+    memcpy(mantra_p_ + 8, &ModuleID, 8);
+    memcpy(mantra_p_ + 16, &HotStartAddress, 8);
+    memcpy(mantra_p_ + 24, &HotSize, 4);
+    memcpy(mantra_p_ + 28, &ColdStartAddress, 8);
+    memcpy(mantra_p_ + 36, &ColdSize, 4);
+    memcpy(mantra_p_ + 40, &MethodToken, 4);
+    memcpy(mantra_p_ + 44, &MethodFlags, 4);
+    memcpy(mantra_p_ + 48, &ClrInstanceID, 2);
+    return mantra_event_write_bytes(&mantra_DotNETRuntime_events[15], &mantra_DotNETRuntime_states[15], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 /* ---- Microsoft-Windows-DotNETRuntimeRundown ---- */
@@ -730,10 +727,9 @@ int mantra_DotNETRuntimeRundown_DCStartComplete_emit(void) {
 }
 
 int mantra_DotNETRuntimeRundown_DCStartComplete_V1_emit(uint16_t ClrInstanceID) {
-    const mantra_data mantra_data_[1] = {
-        {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[3], &mantra_DotNETRuntimeRundown_states[3], mantra_data_, 1u);
+    uint8_t mantra_p_[2];
+    memcpy(mantra_p_ + 0, &ClrInstanceID, 2);
+    return mantra_event_write_bytes(&mantra_DotNETRuntimeRundown_events[3], &mantra_DotNETRuntimeRundown_states[3], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 int mantra_DotNETRuntimeRundown_DCEndComplete_emit(void) {
@@ -741,10 +737,9 @@ int mantra_DotNETRuntimeRundown_DCEndComplete_emit(void) {
 }
 
 int mantra_DotNETRuntimeRundown_DCEndComplete_V1_emit(uint16_t ClrInstanceID) {
-    const mantra_data mantra_data_[1] = {
-        {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[5], &mantra_DotNETRuntimeRundown_states[5], mantra_data_, 1u);
+    uint8_t mantra_p_[2];
+    memcpy(mantra_p_ + 0, &ClrInstanceID, 2);
+    return mantra_event_write_bytes(&mantra_DotNETRuntimeRundown_events[5], &mantra_DotNETRuntimeRundown_states[5], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 int mantra_DotNETRuntimeRundown_DCStartInit_emit(void) {
@@ -752,10 +747,9 @@ int mantra_DotNETRuntimeRundown_DCStartInit_emit(void) {
 }
 
 int mantra_DotNETRuntimeRundown_DCStartInit_V1_emit(uint16_t ClrInstanceID) {
-    const mantra_data mantra_data_[1] = {
-        {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[7], &mantra_DotNETRuntimeRundown_states[7], mantra_data_, 1u);
+    uint8_t mantra_p_[2];
+    memcpy(mantra_p_ + 0, &ClrInstanceID, 2);
+    return mantra_event_write_bytes(&mantra_DotNETRuntimeRundown_events[7], &mantra_DotNETRuntimeRundown_states[7], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 int mantra_DotNETRuntimeRundown_DCEndInit_emit(void) {
@@ -763,10 +757,9 @@ int mantra_DotNETRuntimeRundown_DCEndInit_emit(void) {
 }
 
 int mantra_DotNETRuntimeRundown_DCEndInit_V1_emit(uint16_t ClrInstanceID) {
-    const mantra_data mantra_data_[1] = {
-        {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[9], &mantra_DotNETRuntimeRundown_states[9], mantra_data_, 1u);
+    uint8_t mantra_p_[2];
+    memcpy(mantra_p_ + 0, &ClrInstanceID, 2);
+    return mantra_event_write_bytes(&mantra_DotNETRuntimeRundown_events[9], &mantra_DotNETRuntimeRundown_states[9], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 int mantra_DotNETRuntimeRundown_ModuleDCStart_V2_emit(
@@ -907,27 +900,25 @@ int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_emit(
     uint32_t MethodToken,
     uint32_t MethodFlags,
     uint16_t ClrInstanceID) {
-    const mantra_data mantra_data_[9] = {
-        {&MethodID, 8, MANTRA_DATA_BYTES},
-        {&ModuleID, 8, MANTRA_DATA_BYTES},
-        {&HotStartAddress, 8, MANTRA_DATA_BYTES},
-        {&HotSize, 4, MANTRA_DATA_BYTES},
-        {&ColdStartAddress, 8, MANTRA_DATA_BYTES},
-        {&ColdSize, 4, MANTRA_DATA_BYTES},
-        {&MethodToken, 4, MANTRA_DATA_BYTES},
-        {&MethodFlags, 4, MANTRA_DATA_BYTES},
-        {&ClrInstanceID, 2, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_DotNETRuntimeRundown_events[12], &mantra_DotNETRuntimeRundown_states[12], mantra_data_, 9u);
+    uint8_t mantra_p_[50];
+    memcpy(mantra_p_ + 0, &MethodID, 8);
+    memcpy(mantra_p_ + 8, &ModuleID, 8);
+    memcpy(mantra_p_ + 16, &HotStartAddress, 8);
+    memcpy(mantra_p_ + 24, &HotSize, 4);
+    memcpy(mantra_p_ + 28, &ColdStartAddress, 8);
+    memcpy(mantra_p_ + 36, &ColdSize, 4);
+    memcpy(mantra_p_ + 40, &MethodToken, 4);
+    memcpy(mantra_p_ + 44, &MethodFlags, 4);
+    memcpy(mantra_p_ + 48, &ClrInstanceID, 2);
+    return mantra_event_write_bytes(&mantra_DotNETRuntimeRundown_events[12], &mantra_DotNETRuntimeRundown_states[12], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 /* ---- Microsoft-DotNETCore-SampleProfiler ---- */
 
 int mantra_SampleProfiler_ThreadSample_emit(int32_t Type) {
-    const mantra_data mantra_data_[1] = {
-        {&Type, 4, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_SampleProfiler_events[0], &mantra_SampleProfiler_states[0], mantra_data_, 1u);
+    uint8_t mantra_p_[4];
+    memcpy(mantra_p_ + 0, &Type, 4);
+    return mantra_event_write_bytes(&mantra_SampleProfiler_events[0], &mantra_SampleProfiler_states[0], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 /* ---- Microsoft-DotNETCore-EventPipe ---- */
@@ -959,11 +950,10 @@ int mantra_EventPipe_ProcessInfo_emit16(
 /* ---- Mantra-Demo ---- */
 
 int mantra_Demo_Tick_emit(uint32_t Thread, uint64_t Index) {
-    const mantra_data mantra_data_[2] = {
-        {&Thread, 4, MANTRA_DATA_BYTES},
-        {&Index, 8, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_Demo_events[0], &mantra_Demo_states[0], mantra_data_, 2u);
+    uint8_t mantra_p_[12];
+    memcpy(mantra_p_ + 0, &Thread, 4);
+    memcpy(mantra_p_ + 4, &Index, 8);
+    return mantra_event_write_bytes(&mantra_Demo_events[0], &mantra_Demo_states[0], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 int mantra_Demo_Scalars_emit(
@@ -982,23 +972,22 @@ int mantra_Demo_Scalars_emit(
     uintptr_t Address,
     uint64_t When) {
     const uint32_t mantra_b_Flag = Flag ? 1u : 0u;
-    const mantra_data mantra_data_[14] = {
-        {&I8, 1, MANTRA_DATA_BYTES},
-        {&U8, 1, MANTRA_DATA_BYTES},
-        {&I16, 2, MANTRA_DATA_BYTES},
-        {&U16, 2, MANTRA_DATA_BYTES},
-        {&I32, 4, MANTRA_DATA_BYTES},
-        {&U32, 4, MANTRA_DATA_BYTES},
-        {&I64, 8, MANTRA_DATA_BYTES},
-        {&U64, 8, MANTRA_DATA_BYTES},
-        {&F32, 4, MANTRA_DATA_BYTES},
-        {&F64, 8, MANTRA_DATA_BYTES},
-        {&mantra_b_Flag, 4, MANTRA_DATA_BYTES},
-        {Id, 16, MANTRA_DATA_BYTES},
-        {&Address, sizeof Address, MANTRA_DATA_BYTES},
-        {&When, 8, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_Demo_events[1], &mantra_Demo_states[1], mantra_data_, 14u);
+    uint8_t mantra_p_[70 + sizeof(uintptr_t)];
+    memcpy(mantra_p_ + 0, &I8, 1);
+    memcpy(mantra_p_ + 1, &U8, 1);
+    memcpy(mantra_p_ + 2, &I16, 2);
+    memcpy(mantra_p_ + 4, &U16, 2);
+    memcpy(mantra_p_ + 6, &I32, 4);
+    memcpy(mantra_p_ + 10, &U32, 4);
+    memcpy(mantra_p_ + 14, &I64, 8);
+    memcpy(mantra_p_ + 22, &U64, 8);
+    memcpy(mantra_p_ + 30, &F32, 4);
+    memcpy(mantra_p_ + 34, &F64, 8);
+    memcpy(mantra_p_ + 42, &mantra_b_Flag, 4);
+    if (Id) memcpy(mantra_p_ + 46, Id, 16); else memset(mantra_p_ + 46, 0, 16);
+    memcpy(mantra_p_ + 62, &Address, sizeof(uintptr_t));
+    memcpy(mantra_p_ + 62 + sizeof(uintptr_t), &When, 8);
+    return mantra_event_write_bytes(&mantra_Demo_events[1], &mantra_Demo_states[1], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 int mantra_Demo_Strings_emit(const char *Wide, uint32_t Length, const char *Narrow) {

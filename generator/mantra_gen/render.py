@@ -83,6 +83,8 @@ class TemplateView:
     structs: List[StructView]
     has_utf16: bool
     used: bool
+    packed: Optional[List[str]] = None  # fixed layout: statements packing the payload into mantra_p_
+    packed_size: str = ""               # its size (a C constant expression)
 
 
 @dataclass
@@ -288,7 +290,42 @@ class _Renderer:
                                           [mv.member for mv in members],
                                           [line for mv in members for line in mv.decode]))
         has16 = any(f.type == "UnicodeString" for f in t.fields)
-        return TemplateView(t.name, c_type, fields, structs, has16, used)
+        view = TemplateView(t.name, c_type, fields, structs, has16, used)
+        self._pack(t, view)
+        return view
+
+    @staticmethod
+    def _pack(t: Template, view: TemplateView) -> None:
+        """Templates of fixed-size scalars only (no strings, arrays, binaries or structs) get a
+        writer that packs the payload into a local array and hands it over whole
+        (mantra_event_write_bytes): no descriptor walk, no size pass, no staging copy."""
+        stmts: List[str] = []
+        offset = 0
+        extra = ""  # "+ sizeof(uintptr_t)" per Pointer field before this one
+        for f in t.fields:
+            if f.count is not None or f.length is not None or f.type == "struct":
+                return
+            at = f"{offset}{extra}" if extra else f"{offset}"
+            n = f.name
+            if f.type == "Pointer":
+                stmts.append(f"memcpy(mantra_p_ + {at}, &{n}, sizeof(uintptr_t));")
+                extra += " + sizeof(uintptr_t)"
+            elif f.type == "GUID":
+                stmts.append(f"if ({n}) memcpy(mantra_p_ + {at}, {n}, 16); else memset(mantra_p_ + {at}, 0, 16);")
+                offset += 16
+            elif f.type == "Boolean":
+                stmts.append(f"memcpy(mantra_p_ + {at}, &mantra_b_{n}, 4);")
+                offset += 4
+            elif f.type in SCALARS:
+                size = SCALARS[f.type][1]
+                stmts.append(f"memcpy(mantra_p_ + {at}, &{n}, {size});")
+                offset += size
+            else:
+                return
+        if not stmts:
+            return
+        view.packed = stmts
+        view.packed_size = f"{offset}{extra}"
 
     # ---- metadata -----------------------------------------------------------------------
     @staticmethod

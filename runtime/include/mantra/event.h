@@ -130,6 +130,11 @@ enum mantra_write_status {
 int mantra_event_write(const mantra_event_desc *desc, mantra_event_state *state, const mantra_data *data,
                        uint32_t count);
 
+/* The same for a payload already laid out (generated writers of templates made only of fixed-size
+ * scalars pack it themselves): no descriptor walk and no staging copy. */
+int mantra_event_write_bytes(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
+                             uint32_t size);
+
 /* The size mantra_event_write() would produce for these descriptors, or a negative
  * enum mantra_write_status when a string is invalid. */
 int64_t mantra_payload_size(const mantra_data *data, uint32_t count);

@@ -131,13 +131,36 @@ int mantra_event_write(const mantra_event_desc *desc, mantra_event_state *state,
         atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
         return MANTRA_WRITE_DROPPED;
     }
-    int rc = MANTRA_WRITE_OK;
     if (fn != NULL)
         fn(atomic_load_explicit(&g_listener_ctx, memory_order_acquire), desc, payload, (size_t)n);
-    if (sessions != 0)
-        rc = mantra__session_write(desc, state, sessions, payload, (uint32_t)n);
-    atomic_fetch_add_explicit(rc == MANTRA_WRITE_OK ? &g_written : &g_dropped, 1, memory_order_relaxed);
-    return rc;
+    if (sessions != 0) /* counts the event itself, per thread */
+        return mantra__session_write(desc, state, sessions, payload, (uint32_t)n);
+    atomic_fetch_add_explicit(&g_written, 1, memory_order_relaxed);
+    return MANTRA_WRITE_OK;
+}
+
+int mantra_event_write_bytes(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
+                             uint32_t size) {
+    uint64_t sessions = state ? (MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS) : 0;
+    if (MANTRA_UNLIKELY(size > MANTRA_MAX_PAYLOAD)) {
+        atomic_fetch_add_explicit(&g_too_large, 1, memory_order_relaxed);
+        if (sessions != 0)
+            mantra__session_oversized(state, sessions);
+        return MANTRA_WRITE_TOO_LARGE;
+    }
+    mantra_listener_fn fn = atomic_load_explicit(&g_listener, memory_order_acquire);
+    if (MANTRA_UNLIKELY(fn != NULL)) {
+        if (mantra__session_exclusive == NULL)
+            fn(atomic_load_explicit(&g_listener_ctx, memory_order_acquire), desc, payload, size);
+        if (sessions == 0) {
+            atomic_fetch_add_explicit(&g_written, 1, memory_order_relaxed);
+            return MANTRA_WRITE_OK;
+        }
+    }
+    if (sessions != 0) /* counts the event itself, per thread */
+        return mantra__session_write(desc, state, sessions, payload, size);
+    atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
+    return MANTRA_WRITE_DROPPED;
 }
 
 uint32_t mantra__provider_count(void) { return atomic_load_explicit(&g_provider_count, memory_order_acquire); }
@@ -192,8 +215,10 @@ int mantra_register_provider(const mantra_provider_desc *provider) {
 }
 
 void mantra_get_write_counters(mantra_write_counters *out) {
-    out->written = atomic_load_explicit(&g_written, memory_order_relaxed);
+    uint64_t sw, sd;
+    mantra__session_event_counts(&sw, &sd);
+    out->written = atomic_load_explicit(&g_written, memory_order_relaxed) + sw;
     out->too_large = atomic_load_explicit(&g_too_large, memory_order_relaxed);
     out->bad_string = atomic_load_explicit(&g_bad_string, memory_order_relaxed);
-    out->dropped = atomic_load_explicit(&g_dropped, memory_order_relaxed);
+    out->dropped = atomic_load_explicit(&g_dropped, memory_order_relaxed) + sd;
 }

@@ -190,7 +190,7 @@ static int begin_struct(mantra_metadata_builder *b, const char *name, int array)
         return MANTRA_EINVAL;
     if (b->depth == MANTRA_METADATA_MAX_DEPTH)
         return fail(b, MANTRA_ERANGE, "structs nested deeper than %d", MANTRA_METADATA_MAX_DEPTH);
-    int32_t i;
+    int32_t i = -1;
     int rc = add_node(b, name, array ? MANTRA_TC_ARRAY : MANTRA_TC_OBJECT, array ? MANTRA_TC_OBJECT : 0, &i);
     if (rc != MANTRA_OK)
         return rc;

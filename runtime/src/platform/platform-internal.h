@@ -44,8 +44,30 @@ int mantra_pal_on_thread_exit(void (*fn)(void *), void *value);
 /* Lets other threads run (spin-wait loops). */
 void mantra_pal_yield(void);
 
-/* Monotonic clock, nanoseconds (CLOCK_MONOTONIC): the trace clock, 1e9 ticks per second. */
+/* Monotonic clock, nanoseconds: the trace clock, 1e9 ticks per second. CLOCK_MONOTONIC, or the
+ * invariant TSC scaled to nanoseconds where the kernel's clocksource is the TSC or MANTRA_CLOCK=tsc
+ * (MANTRA_CLOCK=monotonic forces CLOCK_MONOTONIC). */
 uint64_t mantra_pal_now_ns(void);
+/* The same, inline for the write path: the TSC scaled in place once the clock is chosen, else a
+ * call. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+extern struct mantra_pal_tsc {
+    _Atomic int mode; /* 0 undecided, 1 monotonic, 2 tsc */
+    uint64_t tsc_base, ns_base, mult;
+} mantra__pal_tsc;
+static inline uint64_t mantra_pal_now_ns_fast(void) {
+    if (__atomic_load_n((const int *)(const void *)&mantra__pal_tsc.mode, __ATOMIC_ACQUIRE) == 2) {
+        __extension__ typedef unsigned __int128 mantra_u128;
+        return mantra__pal_tsc.ns_base +
+               (uint64_t)(((mantra_u128)(__builtin_ia32_rdtsc() - mantra__pal_tsc.tsc_base) * mantra__pal_tsc.mult) >> 32);
+    }
+    return mantra_pal_now_ns();
+}
+#else
+#define mantra_pal_now_ns_fast() mantra_pal_now_ns()
+#endif
+/* "tsc" or "monotonic": the clock mantra_pal_now_ns uses. */
+const char *mantra_pal_clock_name(void);
 #define MANTRA_PAL_TICKS_PER_SECOND UINT64_C(1000000000)
 /* UTC wall clock, milliseconds since 1970. */
 int64_t mantra_pal_unix_ms(void);

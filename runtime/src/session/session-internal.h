@@ -24,6 +24,10 @@ int mantra__session_write(const mantra_event_desc *desc, const mantra_event_stat
 
 void mantra__session_set_error(const char *msg);
 
+/* Events written to / dropped by sessions (mantra__session_write counts them itself), summed over
+ * threads. */
+void mantra__session_event_counts(uint64_t *written, uint64_t *dropped);
+
 /* An oversized payload: every session of `sessions` counts it as dropped and consumes its sequence
  * number. */
 void mantra__session_oversized(const mantra_event_state *state, uint64_t sessions);

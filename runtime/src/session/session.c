@@ -28,6 +28,7 @@
 #define BUF_MIN (100u * 1024u)
 #define BUF_MAX (1024u * 1024u)
 #define MAX_HOOKS 16u
+#define SPARE_MAX (16u * 1024u * 1024u) /* drained buffers a session keeps for reuse */
 /* Sequence numbers of a (thread, session) start at 2, so that "1" can stand for "before the first
  * event" in a sequence point: TraceEvent (EventCache.cs NotifyDroppedEventsIfNeeded) skips the
  * drop check when the last known number is 0 in V4/V5, so drops before a thread's first written
@@ -53,6 +54,7 @@ typedef struct thread_rec {
     _Atomic uint32_t writing; /* session index + 1 while inside a write, else 0 */
     _Atomic int free;         /* 1: its thread exited; a new thread may take it over */
     uint64_t tid;
+    _Atomic uint64_t ev_written, ev_dropped; /* events through sessions (owner writes, relaxed) */
     struct {
         uint64_t id;
         struct tss *t;
@@ -64,8 +66,10 @@ typedef struct tss {
     thread_rec *rec;
     uint64_t tid;
     _Atomic(buf *) current;
-    _Atomic uint32_t seq;                        /* next sequence number (owner writes) */
-    _Atomic uint64_t attempted, written, dropped, oversized, blocked; /* owner writes, relaxed */
+    /* next sequence number, 64 bits wide: the trace carries its low 32 bits, and attempts made =
+     * seq - SEQ_FIRST, written = attempts - dropped (owner writes, relaxed) */
+    _Atomic uint64_t seq;
+    _Atomic uint64_t dropped, oversized, blocked; /* owner writes, relaxed */
     _Atomic int waiting;                         /* BLOCK: waiting for space, touching no buffer */
     buf *head, *tail;                            /* session lock */
     uint32_t nbufs;
@@ -95,6 +99,8 @@ typedef struct session {
     mantra_pal_cond space; /* BLOCK: wakes writers waiting for space */
     mantra_pal_mutex drain_lock; /* one drain pass at a time */
     tss *threads; /* session lock */
+    buf *spare;   /* session lock: drained buffers kept for reuse (no page faults on reuse) */
+    uint64_t spare_bytes;
     uint32_t nthreads;
     uint64_t cap, allocated, buffers;
     int stopping; /* session lock: no more buffers; the drain thread ends */
@@ -120,6 +126,7 @@ static _Atomic(session *) g_slots[NSLOTS];
 static uint64_t g_generation;         /* g_ctl */
 static _Atomic(thread_rec *) g_threads; /* push-only list of thread records */
 static _Thread_local thread_rec *tl_rec;
+static _Atomic uint64_t g_unrecorded_drops; /* session writes of threads without a record */
 _Thread_local void *mantra__session_exclusive; /* session * while a hook or rundown runs */
 static struct {
     mantra_session_stopping_fn fn;
@@ -257,23 +264,9 @@ static tss *new_tss(session *s, thread_rec *r) {
     return t;
 }
 
-static buf *try_alloc_locked(session *s, tss *t, uint32_t need) {
-    if (s->stopping)
-        return NULL;
-    uint64_t size = (uint64_t)BUF_MIN * (t->nbufs + 1); /* grows per thread, as EventPipe's */
-    if (size > BUF_MAX)
-        size = BUF_MAX;
-    if (size < need + sizeof(buf))
-        size = need + sizeof(buf);
-    if (s->allocated + size > s->cap && s->allocated < s->cap && s->cap - s->allocated >= need + sizeof(buf))
-        size = s->cap - s->allocated;
-    if (s->allocated + size > s->cap)
-        return NULL;
-    buf *b = malloc((size_t)size);
-    if (!b)
-        return NULL;
+static void append_buf(session *s, tss *t, buf *b) {
+    (void)s;
     b->next = NULL;
-    b->size = (uint32_t)(size - sizeof(buf));
     b->used = 0;
     if (t->tail)
         t->tail->next = b;
@@ -281,9 +274,49 @@ static buf *try_alloc_locked(session *s, tss *t, uint32_t need) {
         t->head = b;
     t->tail = b;
     t->nbufs++;
+    atomic_store(&t->current, b);
+}
+
+static buf *try_alloc_locked(session *s, tss *t, uint32_t need) {
+    if (s->stopping)
+        return NULL;
+    /* a drained buffer first: its pages are already mapped */
+    for (buf **pp = &s->spare; *pp; pp = &(*pp)->next) {
+        buf *b = *pp;
+        if (b->size >= need) {
+            *pp = b->next;
+            s->spare_bytes -= b->size + sizeof(buf);
+            append_buf(s, t, b);
+            return b;
+        }
+    }
+    uint64_t size = (uint64_t)BUF_MIN * (t->nbufs + 1); /* grows per thread, as EventPipe's */
+    if (size > BUF_MAX)
+        size = BUF_MAX;
+    if (size < need + sizeof(buf))
+        size = need + sizeof(buf);
+    if (s->allocated + size > s->cap && s->allocated < s->cap && s->cap - s->allocated >= need + sizeof(buf))
+        size = s->cap - s->allocated;
+    if (s->allocated + size > s->cap && s->spare) {
+        /* over the cap with only too-small spares: give them back and try again */
+        while (s->spare) {
+            buf *b = s->spare;
+            s->spare = b->next;
+            s->allocated -= b->size + sizeof(buf);
+            free(b);
+        }
+        s->spare_bytes = 0;
+        return try_alloc_locked(s, t, need);
+    }
+    if (s->allocated + size > s->cap)
+        return NULL;
+    buf *b = malloc((size_t)size);
+    if (!b)
+        return NULL;
+    b->size = (uint32_t)(size - sizeof(buf));
     s->allocated += size;
     s->buffers++;
-    atomic_store(&t->current, b);
+    append_buf(s, t, b);
     return b;
 }
 
@@ -333,14 +366,17 @@ static tss *get_tss(session *s, thread_rec *r) {
 
 /* One session; the caller has set r->writing = index + 1 and checked the slot. payload NULL: an
  * oversized event, refused but counted and given its sequence number. */
-static int write_into(session *s, thread_rec *r, const mantra_event_desc *desc, const mantra_provider_desc *prov,
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int write_into(session *s, thread_rec *r, const mantra_event_desc *desc, const mantra_provider_desc *prov,
                       const uint8_t *payload, uint32_t size) {
     tss *t = get_tss(s, r);
     if (!t)
         return MANTRA_WRITE_DROPPED;
-    uint32_t seq = atomic_load_explicit(&t->seq, memory_order_relaxed);
-    atomic_store_explicit(&t->seq, seq + 1, memory_order_relaxed);
-    bump(&t->attempted);
+    uint64_t seq64 = atomic_load_explicit(&t->seq, memory_order_relaxed);
+    atomic_store_explicit(&t->seq, seq64 + 1, memory_order_relaxed);
+    uint32_t seq = (uint32_t)seq64; /* wraps at 2^32 as nettrace's does */
     if (MANTRA_UNLIKELY(payload == NULL)) {
         bump(&t->oversized);
         bump(&t->dropped);
@@ -355,11 +391,10 @@ static int write_into(session *s, thread_rec *r, const mantra_event_desc *desc, 
         b = alloc_buffer(s, t, need);
     }
     if (b != NULL) {
-        rec_hdr h = {mantra_pal_now_ns(), desc, prov, seq, size};
+        rec_hdr h = {mantra_pal_now_ns_fast(), desc, prov, seq, size};
         memcpy(b->data + b->used, &h, sizeof h);
         memcpy(b->data + b->used + REC_HDR, payload, size);
         b->used += need;
-        bump(&t->written);
         return MANTRA_WRITE_OK;
     }
     bump(&t->dropped);
@@ -369,8 +404,10 @@ static int write_into(session *s, thread_rec *r, const mantra_event_desc *desc, 
 int mantra__session_write(const mantra_event_desc *desc, const mantra_event_state *state, uint64_t sessions,
                           const uint8_t *payload, uint32_t size) {
     thread_rec *r = get_rec();
-    if (!r)
+    if (!r) {
+        atomic_fetch_add_explicit(&g_unrecorded_drops, 1, memory_order_relaxed);
         return MANTRA_WRITE_DROPPED;
+    }
     session *only = mantra__session_exclusive;
     if (MANTRA_UNLIKELY(only != NULL))
         sessions &= UINT64_C(1) << only->index; /* a stopping hook or rundown: that session only */
@@ -386,7 +423,21 @@ int mantra__session_write(const mantra_event_desc *desc, const mantra_event_stat
             rc = MANTRA_WRITE_DROPPED;
         atomic_store_explicit(&r->writing, 0, memory_order_release);
     }
+    if (desc) /* not for oversized events, counted by the caller */
+        bump(rc == MANTRA_WRITE_OK ? &r->ev_written : &r->ev_dropped);
     return rc;
+}
+
+/* The process-wide write counters of session writes: per thread record, so that the write path
+ * bumps no shared cache line (two writer threads would contend on it). */
+void mantra__session_event_counts(uint64_t *written, uint64_t *dropped) {
+    uint64_t w = 0, d = atomic_load_explicit(&g_unrecorded_drops, memory_order_relaxed);
+    for (thread_rec *r = atomic_load(&g_threads); r; r = r->next) {
+        w += atomic_load_explicit(&r->ev_written, memory_order_relaxed);
+        d += atomic_load_explicit(&r->ev_dropped, memory_order_relaxed);
+    }
+    *written = w;
+    *dropped = d;
 }
 
 /* ---- drain --------------------------------------------------------------------------------- */
@@ -522,7 +573,7 @@ static void drain_pass(session *s, int final) {
     }
     mantra_pal_mutex_unlock(&s->lock);
 
-    uint64_t freed = 0;
+    buf *drained = NULL;
     for (;;) {
         tss *best = NULL;
         const rec_hdr *bh = NULL;
@@ -533,8 +584,8 @@ static void drain_pass(session *s, int final) {
                 if (!t->dhead)
                     t->dtail = NULL;
                 t->doff = 0;
-                freed += b->size + sizeof(buf);
-                free(b);
+                b->next = drained;
+                drained = b;
             }
             if (!t->dhead)
                 continue;
@@ -552,9 +603,20 @@ static void drain_pass(session *s, int final) {
     if (s->w && !final && !s->failed && mantra_nettrace_flush(s->w) != 0)
         drain_fail(s, mantra_nettrace_last_error(s->w));
     mantra_pal_mutex_lock(&s->lock);
-    s->allocated -= freed;
-    if (freed)
-        mantra_pal_cond_broadcast(&s->space);
+    while (drained) { /* kept for reuse up to SPARE_MAX bytes, the rest goes back */
+        buf *b = drained;
+        drained = b->next;
+        uint64_t bytes = b->size + sizeof(buf);
+        if (s->spare_bytes + bytes <= SPARE_MAX && !final) {
+            b->next = s->spare;
+            s->spare = b;
+            s->spare_bytes += bytes;
+        } else {
+            s->allocated -= bytes;
+            free(b);
+        }
+    }
+    mantra_pal_cond_broadcast(&s->space);
     mantra_pal_mutex_unlock(&s->lock);
     mantra_pal_mutex_unlock(&s->drain_lock);
 }
@@ -606,6 +668,11 @@ void mantra_session_config_init(mantra_session_config *cfg) {
 }
 
 static void free_session(session *s) {
+    for (buf *b = s->spare; b;) {
+        buf *nb = b->next;
+        free(b);
+        b = nb;
+    }
     for (tss *t = s->threads; t;) {
         tss *n = t->next;
         for (buf *b = t->head; b;) {
@@ -868,9 +935,11 @@ static void collect_stats(session *s, mantra_session_stats *out) {
     memset(out, 0, sizeof *out);
     mantra_pal_mutex_lock(&s->lock);
     for (tss *t = s->threads; t; t = t->next) {
-        out->attempted += atomic_load_explicit(&t->attempted, memory_order_relaxed);
-        out->written += atomic_load_explicit(&t->written, memory_order_relaxed);
-        out->dropped += atomic_load_explicit(&t->dropped, memory_order_relaxed);
+        uint64_t attempts = atomic_load_explicit(&t->seq, memory_order_relaxed) - SEQ_FIRST;
+        uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_relaxed);
+        out->attempted += attempts;
+        out->written += attempts - dropped;
+        out->dropped += dropped;
         out->oversized += atomic_load_explicit(&t->oversized, memory_order_relaxed);
         out->blocked += atomic_load_explicit(&t->blocked, memory_order_relaxed);
         out->threads++;
@@ -958,7 +1027,7 @@ static void run_stopping_hooks(session *s) {
 static int account_trailing_drops(session *s) {
     int rc = 0;
     for (tss *t = s->threads; t && !rc; t = t->next) {
-        uint32_t last = atomic_load(&t->seq) - 1u;
+        uint32_t last = (uint32_t)atomic_load(&t->seq) - 1u;
         uint32_t base = t->any ? t->last_seq : SEQ_FIRST - 1u;
         uint32_t n = last - base;
         if (n == 0)

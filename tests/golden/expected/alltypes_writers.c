@@ -5,6 +5,8 @@
  * structs as raw bytes whose count or length is another field) and hands it to libmantra. */
 #include "alltypes_writers.h"
 
+#include <string.h>
+
 /* ---- Mantra-Test-AllTypes ---- */
 
 int mantra_AllTypes_Scalars_emit(
@@ -24,24 +26,23 @@ int mantra_AllTypes_Scalars_emit(
     uint64_t T,
     uint8_t C) {
     const uint32_t mantra_b_B = B ? 1u : 0u;
-    const mantra_data mantra_data_[15] = {
-        {&I8, 1, MANTRA_DATA_BYTES},
-        {&U8, 1, MANTRA_DATA_BYTES},
-        {&I16, 2, MANTRA_DATA_BYTES},
-        {&U16, 2, MANTRA_DATA_BYTES},
-        {&I32, 4, MANTRA_DATA_BYTES},
-        {&U32, 4, MANTRA_DATA_BYTES},
-        {&I64, 8, MANTRA_DATA_BYTES},
-        {&U64, 8, MANTRA_DATA_BYTES},
-        {&F32, 4, MANTRA_DATA_BYTES},
-        {&F64, 8, MANTRA_DATA_BYTES},
-        {&mantra_b_B, 4, MANTRA_DATA_BYTES},
-        {G, 16, MANTRA_DATA_BYTES},
-        {&P, sizeof P, MANTRA_DATA_BYTES},
-        {&T, 8, MANTRA_DATA_BYTES},
-        {&C, 1, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_AllTypes_events[0], &mantra_AllTypes_states[0], mantra_data_, 15u);
+    uint8_t mantra_p_[71 + sizeof(uintptr_t)];
+    memcpy(mantra_p_ + 0, &I8, 1);
+    memcpy(mantra_p_ + 1, &U8, 1);
+    memcpy(mantra_p_ + 2, &I16, 2);
+    memcpy(mantra_p_ + 4, &U16, 2);
+    memcpy(mantra_p_ + 6, &I32, 4);
+    memcpy(mantra_p_ + 10, &U32, 4);
+    memcpy(mantra_p_ + 14, &I64, 8);
+    memcpy(mantra_p_ + 22, &U64, 8);
+    memcpy(mantra_p_ + 30, &F32, 4);
+    memcpy(mantra_p_ + 34, &F64, 8);
+    memcpy(mantra_p_ + 42, &mantra_b_B, 4);
+    if (G) memcpy(mantra_p_ + 46, G, 16); else memset(mantra_p_ + 46, 0, 16);
+    memcpy(mantra_p_ + 62, &P, sizeof(uintptr_t));
+    memcpy(mantra_p_ + 62 + sizeof(uintptr_t), &T, 8);
+    memcpy(mantra_p_ + 70 + sizeof(uintptr_t), &C, 1);
+    return mantra_event_write_bytes(&mantra_AllTypes_events[0], &mantra_AllTypes_states[0], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
 
 int mantra_AllTypes_Strings_emit(const char *Wide, const char *Narrow, const char *Wide2) {
@@ -128,8 +129,7 @@ int mantra_AllTypes_Empty_emit(void) {
 }
 
 int mantra_AllTypes_RenamedEvent_emit(uint8_t X) {
-    const mantra_data mantra_data_[1] = {
-        {&X, 1, MANTRA_DATA_BYTES},
-    };
-    return mantra_event_write(&mantra_AllTypes_events[6], &mantra_AllTypes_states[6], mantra_data_, 1u);
+    uint8_t mantra_p_[1];
+    memcpy(mantra_p_ + 0, &X, 1);
+    return mantra_event_write_bytes(&mantra_AllTypes_events[6], &mantra_AllTypes_states[6], mantra_p_, (uint32_t)sizeof mantra_p_);
 }
