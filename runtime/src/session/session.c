@@ -28,6 +28,7 @@
 #define BUF_MIN (100u * 1024u)
 #define BUF_MAX (1024u * 1024u)
 #define MAX_HOOKS 16u
+#define KEY_CACHE 256u /* drain: direct-mapped cache of nettrace event keys */
 #define SPARE_MAX (16u * 1024u * 1024u) /* drained buffers a session keeps for reuse */
 /* Sequence numbers of a (thread, session) start at 2, so that "1" can stand for "before the first
  * event" in a sequence point: TraceEvent (EventCache.cs NotifyDroppedEventsIfNeeded) skips the
@@ -114,6 +115,10 @@ typedef struct session {
     mantra_nettrace_writer *w;
     mantra_nettrace_event_key pi_key;
     uint32_t file_no;      /* drain: current file number (rotation) */
+    struct {
+        const mantra_event_desc *desc; /* drain: event -> writer key, for the current file */
+        mantra_nettrace_event_key key;
+    } keys[KEY_CACHE];
     uint64_t bytes_done;   /* bytes of finished files */
     mantra_pal_thread drain;
     int has_drain;
@@ -473,6 +478,7 @@ static void rotate_file(session *s) {
     s->w = NULL;
     s->sink = NULL;
     s->file_no++;
+    memset(s->keys, 0, sizeof s->keys); /* keys belong to the writer */
     if ((rc = open_file_writer(s)) != 0)
         drain_fail(s, mantra_session_last_error()); /* open_file_writer set it on this thread */
 }
@@ -502,8 +508,15 @@ static void emit(session *s, tss *t, const rec_hdr *h, const uint8_t *payload) {
             return;
         mantra_nettrace_event_key key = s->pi_key;
         int rc = introduce_thread(s, t, h->seq);
-        if (!rc && h->provider)
-            rc = mantra_nettrace_add_event(s->w, h->provider, h->desc, &key);
+        if (!rc && h->provider) {
+            uint32_t k = (uint32_t)(((uintptr_t)h->desc >> 4) % KEY_CACHE);
+            if (s->keys[k].desc == h->desc) {
+                key = s->keys[k].key;
+            } else if ((rc = mantra_nettrace_add_event(s->w, h->provider, h->desc, &key)) == 0) {
+                s->keys[k].desc = h->desc;
+                s->keys[k].key = key;
+            }
+        }
         if (!rc) {
             mantra_nettrace_event ev = {.key = key, .timestamp = h->ts, .thread_id = t->tid,
                                         .processor_number = 0xFFFFFFFFu, .sequence = h->seq};
