@@ -3,19 +3,24 @@
 #   make deps    install what is missing (apt): cmake, pkg-config, check, libyaml-dev, Python
 #                jinja2 + yaml; with FUZZ=1 also clang + its libFuzzer runtime
 #   make build   configure build/ (RelWithDebInfo) and build
-#   make demo    deps, build, run the generator into build/demo-gen, run the demo program
+#   make demo    deps, build, run the generator into build/demo-gen, run the demo program, then
+#                `mantra emit` (4 threads x 250000 events through a real session) into
+#                build/demo-emit.nettrace and `mantra stats` of that trace
 #   make interop check for the .NET SDK (`dotnet --version`) that the TraceEvent interop tests
 #                (tests/interop) build with; without it they are skipped, or with
 #                MANTRA_REQUIRE_INTEROP=1 this fails
 #   make test    deps, interop, then: test-gen (generated/ fresh), test-build (build/ + ctest),
-#                test-asan (ASan+UBSan build in build-asan/ + ctest), test-downstream (install
-#                build/ into build/prefix, check mantra.pc, build + run examples/downstream),
-#                then `make fuzz` for TEST_FUZZ_SECONDS (20) seconds per target
+#                test-asan (ASan+UBSan build in build-asan/ + ctest), test-tsan (TSan build in
+#                build-tsan/, ctest -L 'threads|session'), test-threadless (MANTRA_THREADLESS build
+#                in build-threadless/, ctest -L 'session|threads|unit|startup'), test-downstream
+#                (install build/ into build/prefix, check mantra.pc, build + run
+#                examples/downstream), then `make fuzz` for TEST_FUZZ_SECONDS (20) seconds per target
 #   make bench   build and run the benchmarks
 #   make fuzz    clang libFuzzer build in build-fuzz/, each target for FUZZ_SECONDS seconds
 #   make clean   remove every build folder
 #
-# Variables: BUILD_DIR ASAN_DIR FUZZ_DIR JOBS CTEST_JOBS CMAKE_ARGS FUZZ_SECONDS PYTHON
+# Variables: BUILD_DIR ASAN_DIR TSAN_DIR THREADLESS_DIR FUZZ_DIR JOBS CTEST_JOBS CMAKE_ARGS
+#            FUZZ_SECONDS PYTHON TSAN_OPTIONS
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -24,6 +29,8 @@ MAKEFLAGS += --no-print-directory
 
 BUILD_DIR    ?= build
 ASAN_DIR     ?= build-asan
+TSAN_DIR     ?= build-tsan
+THREADLESS_DIR ?= build-threadless
 FUZZ_DIR     ?= build-fuzz
 PREFIX_DIR   ?= $(BUILD_DIR)/prefix
 DOWNSTREAM_DIR ?= $(BUILD_DIR)/downstream
@@ -33,6 +40,8 @@ CMAKE_ARGS   ?=
 FUZZ_SECONDS ?= 30
 TEST_FUZZ_SECONDS ?= 20
 FUZZ         ?=
+# TSan: stop at the first report (the test fails), with both stacks of a lock-order inversion.
+TSAN_OPTIONS ?= halt_on_error=1:second_deadlock_stack=1
 
 # A Python that has jinja2 and yaml (evaluated when used, i.e. after `deps` has run).
 PYTHON ?= $(shell for p in python3 /usr/bin/python3; do \
@@ -43,7 +52,8 @@ CTEST = ctest --output-on-failure --no-tests=error -j $(CTEST_JOBS)
 
 say = printf '\n==> %s\n' "$(1)"
 
-.PHONY: deps interop build demo test test-gen test-build test-asan test-downstream bench fuzz clean help
+.PHONY: deps interop build demo test test-gen test-build test-asan test-tsan test-threadless test-downstream \
+        bench fuzz clean help
 
 help:
 	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
@@ -97,6 +107,10 @@ demo: deps
 	else \
 	  echo "(no demo program yet: examples/demo/demo.c)"; \
 	fi
+	@$(call say,mantra emit: 4 threads x 250000 Mantra-Demo events -> $(BUILD_DIR)/demo-emit.nettrace)
+	$(BUILD_DIR)/tools/mantra emit --threads 4 --events 250000 --trace $(BUILD_DIR)/demo-emit.nettrace
+	@$(call say,mantra stats $(BUILD_DIR)/demo-emit.nettrace)
+	$(BUILD_DIR)/tools/mantra stats $(BUILD_DIR)/demo-emit.nettrace
 
 # The TraceEvent interop harness (tests/interop) is built by CMake with dotnet (NuGet restore of
 # TraceEvent and dotnet-trace on first use); this only reports whether dotnet is there.
@@ -115,6 +129,8 @@ test: deps interop
 	@$(MAKE) test-gen
 	@$(MAKE) test-build
 	@$(MAKE) test-asan
+	@$(MAKE) test-tsan
+	@$(MAKE) test-threadless
 	@$(MAKE) test-downstream
 	@$(MAKE) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@$(call say,make test: all passed)
@@ -140,6 +156,22 @@ test-asan:
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	@$(call say,ctest in $(ASAN_DIR)/)
 	cd $(ASAN_DIR) && $(CTEST)
+
+# The threaded tests (label threads) and the session tests under ThreadSanitizer.
+test-tsan:
+	@$(call say,TSan build in $(TSAN_DIR)/)
+	@$(call configure,$(TSAN_DIR),-DCMAKE_BUILD_TYPE=Debug -DMANTRA_SANITIZE_THREAD=ON -DMANTRA_BUILD_BENCH=OFF -DMANTRA_BUILD_SHARED=OFF)
+	cmake --build $(TSAN_DIR) -j $(JOBS)
+	@$(call say,ctest -L 'threads|session' in $(TSAN_DIR)/)
+	cd $(TSAN_DIR) && TSAN_OPTIONS='$(TSAN_OPTIONS)' $(CTEST) -L 'threads|session'
+
+# The threadless build (no drain thread; the host pumps the job queue): the tests that touch sessions.
+test-threadless:
+	@$(call say,threadless build (MANTRA_THREADLESS) in $(THREADLESS_DIR)/)
+	@$(call configure,$(THREADLESS_DIR),-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANTRA_THREADLESS=ON -DMANTRA_BUILD_BENCH=OFF)
+	cmake --build $(THREADLESS_DIR) -j $(JOBS)
+	@$(call say,ctest -L 'session|threads|unit|startup' in $(THREADLESS_DIR)/)
+	cd $(THREADLESS_DIR) && $(CTEST) -L 'session|threads|unit|startup'
 
 test-downstream:
 	@[ -f $(BUILD_DIR)/CMakeCache.txt ] || $(MAKE) build
@@ -189,4 +221,4 @@ fuzz:
 
 # ---------------------------------------------------------------------------------------------
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(THREADLESS_DIR) $(FUZZ_DIR)

@@ -36,6 +36,21 @@ if(MANTRA_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+# ThreadSanitizer (the threaded tests, `make test-tsan`). TSan cannot be combined with ASan, so it
+# excludes MANTRA_SANITIZE and MANTRA_FUZZ (which instruments with ASan too).
+if(MANTRA_SANITIZE_THREAD)
+  if(MANTRA_SANITIZE OR MANTRA_FUZZ)
+    message(FATAL_ERROR "MANTRA_SANITIZE_THREAD (TSan) cannot be combined with MANTRA_SANITIZE or "
+                        "MANTRA_FUZZ (ASan): configure separate build folders")
+  endif()
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+    message(FATAL_ERROR "MANTRA_SANITIZE_THREAD needs gcc or clang")
+  endif()
+  message(STATUS "mantra: TSan instrumentation on")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()
+
 if(MANTRA_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(WARNING "MANTRA_FUZZ needs clang (libFuzzer); compiler is ${CMAKE_C_COMPILER_ID}: "

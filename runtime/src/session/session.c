@@ -423,7 +423,11 @@ int mantra__session_write(const mantra_event_desc *desc, const mantra_event_stat
         sessions &= sessions - 1;
         atomic_store(&r->writing, i + 1);
         session *s = atomic_load(&g_slots[i]);
-        if (s && (MANTRA_UNLIKELY(atomic_load_explicit(&s->rundown_rec, memory_order_relaxed) != NULL) ? atomic_load_explicit(&s->rundown_rec, memory_order_relaxed) == r : 1) &&
+        /* The caller read the mask before announcing itself: the session that set bit i may have
+         * stopped since and another taken the bit over, so the bit is checked again now that the
+         * slot's session cannot go away (as ep_session_write_event checks the mask). */
+        if (s && (atomic_load_explicit(&state->enabled, memory_order_acquire) & (UINT64_C(1) << i)) &&
+            (MANTRA_UNLIKELY(atomic_load_explicit(&s->rundown_rec, memory_order_relaxed) != NULL) ? atomic_load_explicit(&s->rundown_rec, memory_order_relaxed) == r : 1) &&
             write_into(s, r, desc, prov, payload, size) != MANTRA_WRITE_OK)
             rc = MANTRA_WRITE_DROPPED;
         atomic_store_explicit(&r->writing, 0, memory_order_release);
