@@ -409,13 +409,31 @@ enum setup { S_NONE, S_SESSION, S_LISTENER, S_FILE, S_WARM };
  * reuse) are timed; between batches (not timed) the drain empties the buffers. What an
  * application that does not outrun the drain pays per event. */
 #define WARM_BATCH 50000u
+typedef struct warm_peer {
+    pthread_barrier_t start, done;
+    uint64_t n, last;
+} warm_peer;
+static uint64_t warm_batch(volatile uint64_t *sink, uint64_t first, uint64_t n);
+static void *warm_peer_main(void *arg) {
+    warm_peer *p = arg;
+    for (uint64_t done = 0; done < p->n; done += WARM_BATCH) {
+        uint64_t k = p->n - done < WARM_BATCH ? p->n - done : WARM_BATCH;
+        pthread_barrier_wait(&p->start);
+        p->last = warm_batch(&g_sinks[1].v, done, k);
+        pthread_barrier_wait(&p->done);
+    }
+    return NULL;
+}
+static _Atomic uint64_t g_warm_cpu; /* writer threads' CPU ns inside timed batches */
 NOINLINE static uint64_t warm_batch(volatile uint64_t *sink, uint64_t first, uint64_t n) {
-    uint64_t t0 = now_ns();
+    uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), t0 = now_ns();
     for (uint64_t i = first; i < first + n; i++) {
         *sink = i;
         (void)mantra_Demo_Tick_write(0, i);
     }
-    return now_ns() - t0;
+    uint64_t t1 = now_ns();
+    atomic_fetch_add(&g_warm_cpu, clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0);
+    return t1 - t0;
 }
 
 typedef struct variant {
@@ -440,6 +458,8 @@ static const variant k_variants[] = {
     {"enabled", loop_tick, 1, K_EVENTS, S_SESSION, 0, "work + Tick into a session, 1 thread"},
     {"enabled_warm", loop_tick, 1, K_EVENTS, S_WARM, 0,
      "Tick into a session, 1 thread, batches of 50000 timed while the drain keeps up (warm buffers)"},
+    {"enabled_warm2", loop_tick, 2, K_EVENTS, S_WARM, 0,
+     "enabled_warm on 2 threads at once (total events over the longer thread's batch time)"},
     {"empty2", loop_empty, 2, K_ITER, S_NONE, 0, "empty on 2 threads (total): the machine's own scaling"},
     {"floor2", loop_floor, 2, K_EVENTS, S_NONE, 1, "floor on 2 threads (total)"},
     {"floor_clock2", loop_floor_clock, 2, K_EVENTS, S_NONE, 1, "floor_clock on 2 threads (total)"},
@@ -655,15 +675,37 @@ static result run_variant(int vi, int scale_down) {
             exit(2);
         }
         uint64_t timed = 0;
+        atomic_store(&g_warm_cpu, 0);
+        warm_peer peer = {.n = per_thread};
+        pthread_t th;
+        if (v->threads == 2) {
+            pthread_barrier_init(&peer.start, NULL, 2);
+            pthread_barrier_init(&peer.done, NULL, 2);
+            if (pthread_create(&th, NULL, warm_peer_main, &peer) != 0)
+                exit(2);
+        }
         for (uint64_t done = 0; done < per_thread; done += WARM_BATCH) {
             uint64_t k = per_thread - done < WARM_BATCH ? per_thread - done : WARM_BATCH;
-            timed += warm_batch(&g_sinks[0].v, done, k);
+            if (v->threads == 2) { /* both threads write the batch at once: the batch takes the longer */
+                pthread_barrier_wait(&peer.start);
+                uint64_t mine = warm_batch(&g_sinks[0].v, done, k);
+                pthread_barrier_wait(&peer.done);
+                timed += mine > peer.last ? mine : peer.last;
+            } else {
+                timed += warm_batch(&g_sinks[0].v, done, k);
+            }
             struct timespec pause = {0, 20000000}; /* the drain empties the buffers meanwhile */
             nanosleep(&pause, NULL);
         }
+        if (v->threads == 2) {
+            pthread_join(th, NULL);
+            pthread_barrier_destroy(&peer.start);
+            pthread_barrier_destroy(&peer.done);
+        }
         stop_session(id, &r);
-        r.events = per_thread;
-        r.ns = (double)timed / (double)per_thread;
+        r.events = per_thread * (uint64_t)v->threads;
+        r.ns = (double)timed / (double)r.events;
+        r.writer_cpu = (double)atomic_load(&g_warm_cpu) / (double)r.events;
         break;
     }
     case S_SESSION: {

@@ -38,6 +38,10 @@ void mantra_pal_cond_timedwait(mantra_pal_cond *c, mantra_pal_mutex *m, uint32_t
 /* Starts fn(arg) on a new thread. 0 or a negative MANTRA_E* code. */
 int mantra_pal_thread_start(mantra_pal_thread *t, mantra_pal_thread_fn fn, void *arg);
 void mantra_pal_thread_join(mantra_pal_thread *t);
+/* Memory for session buffers, mapped and populated at once (size is kept by the caller). */
+void *mantra_pal_alloc_buffer(size_t size);
+void mantra_pal_free_buffer(void *p, size_t size);
+
 /* Calls fn(value) when the calling thread exits (one function for the process; the value is per
  * thread). 0 or MANTRA_ENOMEM. */
 int mantra_pal_on_thread_exit(void (*fn)(void *), void *value);

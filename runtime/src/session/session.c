@@ -29,7 +29,8 @@
 #define BUF_MAX (1024u * 1024u)
 #define MAX_HOOKS 16u
 #define KEY_CACHE 256u /* drain: direct-mapped cache of nettrace event keys */
-#define SPARE_MAX (16u * 1024u * 1024u) /* drained buffers a session keeps for reuse */
+#define SPARE_MAX (64u * 1024u * 1024u) /* drained buffers a session keeps for reuse: at most this, */
+                                         /* and at most a quarter of its cap */
 /* Sequence numbers of a (thread, session) start at 2, so that "1" can stand for "before the first
  * event" in a sequence point: TraceEvent (EventCache.cs NotifyDroppedEventsIfNeeded) skips the
  * drop check when the last known number is 0 in V4/V5, so drops before a thread's first written
@@ -210,6 +211,17 @@ void mantra__session_refresh_provider(const mantra_provider_desc *provider) {
 
 /* ---- thread records -------------------------------------------------------------------------- */
 
+/* Zeroed memory on its own cache lines: two writer threads' records or thread states written on
+ * every event must not share a line (false sharing doubled the CPU per event with two writers). */
+#define CACHE_LINE 64u
+static void *zalloc_line(size_t size) {
+    size_t n = (size + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+    void *p = aligned_alloc(CACHE_LINE, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
 /* Thread exit: the record stays in the list (stop and drain walk it without a lock) and is taken
  * over by the next new thread. */
 static void rec_exit(void *v) {
@@ -232,7 +244,7 @@ static thread_rec *get_rec(void) {
         }
     }
     if (!r) {
-        r = calloc(1, sizeof *r);
+        r = zalloc_line(sizeof *r);
         if (!r)
             return NULL;
         r->tid = mantra_pal_thread_id();
@@ -250,7 +262,7 @@ static thread_rec *get_rec(void) {
 
 /* Called with rec->writing == index + 1, so s stays alive. */
 static tss *new_tss(session *s, thread_rec *r) {
-    tss *t = calloc(1, sizeof *t);
+    tss *t = zalloc_line(sizeof *t);
     if (!t)
         return NULL;
     t->rec = r;
@@ -308,14 +320,14 @@ static buf *try_alloc_locked(session *s, tss *t, uint32_t need) {
             buf *b = s->spare;
             s->spare = b->next;
             s->allocated -= b->size + sizeof(buf);
-            free(b);
+            mantra_pal_free_buffer(b, b->size + sizeof(buf));
         }
         s->spare_bytes = 0;
         return try_alloc_locked(s, t, need);
     }
     if (s->allocated + size > s->cap)
         return NULL;
-    buf *b = malloc((size_t)size);
+    buf *b = mantra_pal_alloc_buffer((size_t)size);
     if (!b)
         return NULL;
     b->size = (uint32_t)(size - sizeof(buf));
@@ -347,7 +359,13 @@ static buf *alloc_buffer(session *s, tss *t, uint32_t need) {
         }
         atomic_store(&t->waiting, 0);
     }
-    mantra_pal_cond_signal(&s->cond); /* as EventPipe: a write that needed a buffer wakes the drain */
+    /* EventPipe wakes its reader on every write that needed a buffer; here only under pressure
+     * (no buffer, or more than half the budget in use). A pass takes every thread's current
+     * buffer, so waking the drain per new buffer made writers and drain trade buffers back and
+     * forth (each pass sent every writer to the slow path, which woke the drain again); the
+     * periodic pass handles the rest. */
+    if (!b || s->allocated - s->spare_bytes > s->cap / 2)
+        mantra_pal_cond_signal(&s->cond);
     mantra_pal_mutex_unlock(&s->lock);
     return b;
 }
@@ -620,17 +638,18 @@ static void drain_pass(session *s, int final) {
     if (s->w && !final && !s->failed && mantra_nettrace_flush(s->w) != 0)
         drain_fail(s, mantra_nettrace_last_error(s->w));
     mantra_pal_mutex_lock(&s->lock);
-    while (drained) { /* kept for reuse up to SPARE_MAX bytes, the rest goes back */
+    uint64_t spare_max = s->cap / 4 < SPARE_MAX ? s->cap / 4 : SPARE_MAX;
+    while (drained) { /* kept for reuse up to spare_max bytes, the rest goes back */
         buf *b = drained;
         drained = b->next;
         uint64_t bytes = b->size + sizeof(buf);
-        if (s->spare_bytes + bytes <= SPARE_MAX && !final) {
+        if (s->spare_bytes + bytes <= spare_max && !final) {
             b->next = s->spare;
             s->spare = b;
             s->spare_bytes += bytes;
         } else {
             s->allocated -= bytes;
-            free(b);
+            mantra_pal_free_buffer(b, (size_t)bytes);
         }
     }
     mantra_pal_cond_broadcast(&s->space);
@@ -687,19 +706,19 @@ void mantra_session_config_init(mantra_session_config *cfg) {
 static void free_session(session *s) {
     for (buf *b = s->spare; b;) {
         buf *nb = b->next;
-        free(b);
+        mantra_pal_free_buffer(b, b->size + sizeof(buf));
         b = nb;
     }
     for (tss *t = s->threads; t;) {
         tss *n = t->next;
         for (buf *b = t->head; b;) {
             buf *nb = b->next;
-            free(b);
+            mantra_pal_free_buffer(b, b->size + sizeof(buf));
             b = nb;
         }
         for (buf *b = t->dhead; b;) {
             buf *nb = b->next;
-            free(b);
+            mantra_pal_free_buffer(b, b->size + sizeof(buf));
             b = nb;
         }
         free(t);
