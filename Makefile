@@ -12,7 +12,7 @@
 #   make test    deps, interop, then: test-gen (generated/ fresh), test-build (build/ + ctest),
 #                test-asan (ASan+UBSan build in build-asan/ + ctest), test-tsan (TSan build in
 #                build-tsan/, ctest -L 'threads|session'), test-threadless (MANTRA_THREADLESS build
-#                in build-threadless/, ctest -L 'session|threads|unit|startup'), test-downstream
+#                with ASan/LSan in build-threadless/, ctest -L 'session|threads|unit|startup'), test-downstream
 #                (install build/ into build/prefix, check mantra.pc, build + run
 #                examples/downstream), then `make fuzz` for TEST_FUZZ_SECONDS (20) seconds per target
 #   make bench   build and run the benchmarks
@@ -167,8 +167,8 @@ test-tsan:
 
 # The threadless build (no drain thread; the host pumps the job queue): the tests that touch sessions.
 test-threadless:
-	@$(call say,threadless build (MANTRA_THREADLESS) in $(THREADLESS_DIR)/)
-	@$(call configure,$(THREADLESS_DIR),-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANTRA_THREADLESS=ON -DMANTRA_BUILD_BENCH=OFF)
+	@$(call say,threadless build (MANTRA_THREADLESS) with ASan + UBSan + LeakSanitizer in $(THREADLESS_DIR)/)
+	@$(call configure,$(THREADLESS_DIR),-DCMAKE_BUILD_TYPE=Debug -DMANTRA_THREADLESS=ON -DMANTRA_SANITIZE=ON -DMANTRA_BUILD_BENCH=OFF -DMANTRA_BUILD_SHARED=OFF)
 	cmake --build $(THREADLESS_DIR) -j $(JOBS)
 	@$(call say,ctest -L 'session|threads|unit|startup' in $(THREADLESS_DIR)/)
 	cd $(THREADLESS_DIR) && $(CTEST) -L 'session|threads|unit|startup'

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dotnet_registry.h"
@@ -68,6 +69,50 @@ START_TEST(drops_before_any_event_are_visible) {
     ck_assert_int_eq(rb.complete, 1);
     ck_assert_uint_eq(rb.events, 0);
     ck_assert_uint_eq(rb.dropped, 26);
+}
+END_TEST
+
+/* ---- the clock: the trace header agrees with the event timestamps ---- */
+static uint64_t g_first_ts, g_last_ts;
+static void span(void *ctx, const mantra_trace_event *ev) {
+    (void)ctx;
+    if (g_first_ts == 0)
+        g_first_ts = (uint64_t)ev->timestamp;
+    g_last_ts = (uint64_t)ev->timestamp;
+}
+
+START_TEST(header_clock_agrees_with_events) {
+    time_t before = time(NULL);
+    mantra_session_id id = st_start_file(DEMO_TICKS, st_path("clock.nettrace"), 0);
+    struct timespec pause = {0, 50000000};
+    nanosleep(&pause, NULL);
+    for (uint32_t i = 0; i < 10; i++)
+        ck_assert_int_eq(mantra_Demo_Tick_write(5, i), MANTRA_WRITE_OK);
+    ck_assert_int_eq(mantra_session_stop(id), 0);
+    time_t after = time(NULL);
+    mantra_reader *r = mantra_reader_new(NULL);
+    ck_assert_int_eq(mantra_reader_open_file(r, st_path("clock.nettrace")), 0);
+    const mantra_trace_event *ev;
+    g_first_ts = g_last_ts = 0;
+    while (mantra_reader_next(r, &ev) == 1)
+        span(NULL, ev);
+    const mantra_trace_info *info = mantra_reader_info(r);
+    ck_assert_int_eq(info->qpc_frequency, 1000000000); /* nanoseconds */
+    /* the first event comes 50 ms (and a little) after the header's sync time */
+    ck_assert_uint_ge(g_first_ts, (uint64_t)info->sync_time_qpc + 50000000u);
+    ck_assert_uint_lt(g_first_ts, (uint64_t)info->sync_time_qpc + 5000000000u);
+    ck_assert_uint_ge(g_last_ts, g_first_ts);
+    /* and the sync time's wall clock is when the session started (UTC, to the second) */
+    struct tm tb, ta;
+    gmtime_r(&before, &tb);
+    gmtime_r(&after, &ta);
+    ck_assert_int_ge(info->sync_time_utc[0], tb.tm_year + 1900);
+    ck_assert_int_le(info->sync_time_utc[0], ta.tm_year + 1900);
+    long secs = info->sync_time_utc[4] * 3600L + info->sync_time_utc[5] * 60L + info->sync_time_utc[6];
+    long lo = tb.tm_hour * 3600L + tb.tm_min * 60L + tb.tm_sec, hi = ta.tm_hour * 3600L + ta.tm_min * 60L + ta.tm_sec;
+    if (lo <= hi) /* not across midnight */
+        ck_assert_msg(secs >= lo && secs <= hi, "sync time %ld s of day, expected %ld..%ld", secs, lo, hi);
+    mantra_reader_free(r);
 }
 END_TEST
 
@@ -414,6 +459,7 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, oversized_consumes_a_sequence_number);
     tcase_add_test(tc, drops_before_any_event_are_visible);
+    tcase_add_test(tc, header_clock_agrees_with_events);
     tcase_add_test(tc, stopping_hook_writes_into_the_stopping_session_only);
     tcase_add_test(tc, callback_tables_are_bounded);
     tcase_add_test(tc, rundown_only_where_asked);
