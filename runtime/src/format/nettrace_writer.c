@@ -100,6 +100,8 @@ struct mantra_nettrace_writer {
     uint32_t *stack_slots; /* id, 0 = empty */
     uint32_t stack_slot_count;
     uint32_t stack_first_pending; /* id of the first stack in the pending StackBlock */
+    uint32_t empty_stack_id;      /* id of the size-0 stack in the current region, 0: none yet */
+    uint32_t last_thread;         /* index + 1 of the thread of the previous event (fast lookup) */
 
     uint8_t *sp_buf;
     size_t sp_cap;
@@ -623,13 +625,17 @@ uint32_t mantra_nettrace_metadata_id(const mantra_nettrace_writer *w, mantra_net
 static thread_entry *find_thread(mantra_nettrace_writer *w, uint64_t tid) {
     if (!w->thread_slots)
         return NULL;
+    if (w->last_thread && w->threads[w->last_thread - 1].capture_thread_id == tid)
+        return &w->threads[w->last_thread - 1]; /* runs of one thread's events are the rule */
     uint32_t mask = w->thread_slot_count - 1;
     for (uint32_t i = (uint32_t)mix64(tid) & mask;; i = (i + 1) & mask) {
         uint32_t k = w->thread_slots[i];
         if (k == 0)
             return NULL;
-        if (w->threads[k - 1].capture_thread_id == tid)
+        if (w->threads[k - 1].capture_thread_id == tid) {
+            w->last_thread = k;
             return &w->threads[k - 1];
+        }
     }
 }
 
@@ -690,13 +696,26 @@ static void stacks_new_region(mantra_nettrace_writer *w) {
     w->stack_count = 0;
     w->stack_ips_len = 0;
     w->stack_first_pending = 1; /* ids restart at 1 after each sequence point */
+    w->empty_stack_id = 0;
     if (w->stack_slots)
         memset(w->stack_slots, 0, w->stack_slot_count * sizeof *w->stack_slots);
 }
 
 /* The id of this stack in the current region; a new one is appended to the pending StackBlock
  * (flushing the pending blocks first when it is full). Returns 0 on allocation/IO failure. */
+static uint32_t stack_id_lookup(mantra_nettrace_writer *w, const uint64_t *ips, uint32_t frames);
+
+/* Most events have no stack: their size-0 entry's id is kept for the region. */
 static uint32_t stack_id(mantra_nettrace_writer *w, const uint64_t *ips, uint32_t frames) {
+    if (frames == 0 && w->empty_stack_id)
+        return w->empty_stack_id;
+    uint32_t id = stack_id_lookup(w, ips, frames);
+    if (frames == 0)
+        w->empty_stack_id = id;
+    return id;
+}
+
+static uint32_t stack_id_lookup(mantra_nettrace_writer *w, const uint64_t *ips, uint32_t frames) {
     uint64_t mask_ip = w->opts.pointer_size == 4 ? UINT64_C(0xffffffff) : UINT64_MAX;
     uint64_t h = mix64(frames);
     for (uint32_t i = 0; i < frames; i++)
