@@ -374,17 +374,21 @@ static void bump(_Atomic uint64_t *c) {
     atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
 }
 
-static tss *get_tss(session *s, thread_rec *r) {
+static tss *get_tss_slow(session *s, thread_rec *r) {
     uint32_t i = s->index;
-    tss *t = r->cache[i].id == s->id ? r->cache[i].t : NULL;
-    if (MANTRA_UNLIKELY(t == NULL)) {
-        t = new_tss(s, r);
-        if (!t)
-            return NULL; /* stopping or out of memory: no thread state to count in */
-        r->cache[i].id = s->id;
-        r->cache[i].t = t;
-    }
+    tss *t = new_tss(s, r);
+    if (!t)
+        return NULL; /* stopping or out of memory: no thread state to count in */
+    r->cache[i].id = s->id;
+    r->cache[i].t = t;
     return t;
+}
+
+static inline tss *get_tss(session *s, thread_rec *r) {
+    uint32_t i = s->index;
+    if (MANTRA_UNLIKELY(r->cache[i].id != s->id))
+        return get_tss_slow(s, r);
+    return r->cache[i].t;
 }
 
 /* One session; the caller has set r->writing = index + 1 and checked the slot. payload NULL: an
