@@ -112,55 +112,43 @@ int64_t mantra_payload_serialize(const mantra_data *data, uint32_t count, uint8_
     return (int64_t)o;
 }
 
+/* A payload over 64 KB: refused; every session that enables the event counts it and spends its
+ * sequence number on it, so readers see the gap. */
+static int refuse_too_large(const mantra_event_state *state) {
+    atomic_fetch_add_explicit(&g_too_large, 1, memory_order_relaxed);
+    uint64_t sessions = state ? (MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS) : 0;
+    if (sessions != 0)
+        mantra__session_oversized(state, sessions);
+    return MANTRA_WRITE_TOO_LARGE;
+}
+
 int mantra_event_write(const mantra_event_desc *desc, mantra_event_state *state, const mantra_data *data,
                        uint32_t count) {
     static _Thread_local uint8_t payload[MANTRA_MAX_PAYLOAD];
     int64_t n = mantra_payload_serialize(data, count, payload, sizeof payload);
-    uint64_t sessions = state ? (MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS) : 0;
+    if (n == MANTRA_WRITE_TOO_LARGE)
+        return refuse_too_large(state);
     if (n < 0) {
-        atomic_fetch_add_explicit(n == MANTRA_WRITE_TOO_LARGE ? &g_too_large : &g_bad_string, 1,
-                                  memory_order_relaxed);
-        if (n == MANTRA_WRITE_TOO_LARGE && sessions != 0)
-            mantra__session_oversized(state, sessions); /* sessions count it and skip its number */
+        atomic_fetch_add_explicit(&g_bad_string, 1, memory_order_relaxed);
         return (int)n;
     }
-    mantra_listener_fn fn = atomic_load_explicit(&g_listener, memory_order_acquire);
-    if (MANTRA_UNLIKELY(mantra__session_exclusive != NULL))
-        fn = NULL; /* a stopping hook or rundown writes into its session only */
-    if (fn == NULL && sessions == 0) {
-        atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
-        return MANTRA_WRITE_DROPPED;
-    }
-    if (fn != NULL)
-        fn(atomic_load_explicit(&g_listener_ctx, memory_order_acquire), desc, payload, (size_t)n);
-    if (sessions != 0) /* counts the event itself, per thread */
-        return mantra__session_write(desc, state, sessions, payload, (uint32_t)n);
-    atomic_fetch_add_explicit(&g_written, 1, memory_order_relaxed);
-    return MANTRA_WRITE_OK;
+    return mantra_event_write_bytes(desc, state, payload, (uint32_t)n);
 }
 
 int mantra_event_write_bytes(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
                              uint32_t size) {
+    if (MANTRA_UNLIKELY(size > MANTRA_MAX_PAYLOAD))
+        return refuse_too_large(state);
     uint64_t sessions = state ? (MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS) : 0;
-    if (MANTRA_UNLIKELY(size > MANTRA_MAX_PAYLOAD)) {
-        atomic_fetch_add_explicit(&g_too_large, 1, memory_order_relaxed);
-        if (sessions != 0)
-            mantra__session_oversized(state, sessions);
-        return MANTRA_WRITE_TOO_LARGE;
-    }
     mantra_listener_fn fn = atomic_load_explicit(&g_listener, memory_order_acquire);
-    if (MANTRA_UNLIKELY(fn != NULL)) {
-        if (mantra__session_exclusive == NULL)
-            fn(atomic_load_explicit(&g_listener_ctx, memory_order_acquire), desc, payload, size);
-        if (sessions == 0) {
-            atomic_fetch_add_explicit(&g_written, 1, memory_order_relaxed);
-            return MANTRA_WRITE_OK;
-        }
-    }
+    /* a stopping hook or rundown writes into its session only, not to the listener */
+    int to_listener = fn != NULL && mantra__session_exclusive == NULL;
+    if (MANTRA_UNLIKELY(to_listener))
+        fn(atomic_load_explicit(&g_listener_ctx, memory_order_acquire), desc, payload, size);
     if (sessions != 0) /* counts the event itself, per thread */
         return mantra__session_write(desc, state, sessions, payload, size);
-    atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
-    return MANTRA_WRITE_DROPPED;
+    atomic_fetch_add_explicit(to_listener ? &g_written : &g_dropped, 1, memory_order_relaxed);
+    return to_listener ? MANTRA_WRITE_OK : MANTRA_WRITE_DROPPED;
 }
 
 uint32_t mantra__provider_count(void) { return atomic_load_explicit(&g_provider_count, memory_order_acquire); }

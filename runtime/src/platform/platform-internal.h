@@ -6,6 +6,7 @@
 #ifndef MANTRA_PLATFORM_INTERNAL_H
 #define MANTRA_PLATFORM_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,12 +60,15 @@ extern struct mantra_pal_tsc {
     _Atomic int mode; /* 0 undecided, 1 monotonic, 2 tsc */
     uint64_t tsc_base, ns_base, mult;
 } mantra__pal_tsc;
+/* The TSC scaled to nanoseconds (valid once mode is 2). */
+static inline uint64_t mantra__pal_tsc_ns(void) {
+    __extension__ typedef unsigned __int128 mantra_u128;
+    return mantra__pal_tsc.ns_base +
+           (uint64_t)(((mantra_u128)(__builtin_ia32_rdtsc() - mantra__pal_tsc.tsc_base) * mantra__pal_tsc.mult) >> 32);
+}
 static inline uint64_t mantra_pal_now_ns_fast(void) {
-    if (__atomic_load_n((const int *)(const void *)&mantra__pal_tsc.mode, __ATOMIC_ACQUIRE) == 2) {
-        __extension__ typedef unsigned __int128 mantra_u128;
-        return mantra__pal_tsc.ns_base +
-               (uint64_t)(((mantra_u128)(__builtin_ia32_rdtsc() - mantra__pal_tsc.tsc_base) * mantra__pal_tsc.mult) >> 32);
-    }
+    if (atomic_load_explicit(&mantra__pal_tsc.mode, memory_order_acquire) == 2)
+        return mantra__pal_tsc_ns();
     return mantra_pal_now_ns();
 }
 #else

@@ -139,7 +139,7 @@ static uint64_t monotonic_ns(void) {
 enum { CLOCK_UNDECIDED = 0, CLOCK_MONO = 1, CLOCK_TSC = 2 };
 static pthread_once_t g_clock_once = PTHREAD_ONCE_INIT;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__extension__ typedef unsigned __int128 u128;
+__extension__ typedef unsigned __int128 u128; /* calibration */
 /* ns = ns_base + ((tsc - tsc_base) * mult >> 32); written once before mode is published */
 struct mantra_pal_tsc mantra__pal_tsc;
 #define g_clock mantra__pal_tsc.mode
@@ -147,26 +147,31 @@ struct mantra_pal_tsc mantra__pal_tsc;
 #define g_ns_base mantra__pal_tsc.ns_base
 #define g_tsc_mult mantra__pal_tsc.mult
 
-static int file_has(const char *path, const char *word) {
+/* 1 when a line of the file holds every word of words[] (NULL-terminated); one pass. */
+static int file_has(const char *path, const char *const *words) {
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
     char line[4096];
-    int found = 0;
-    while (!found && fgets(line, sizeof line, f))
-        found = strstr(line, word) != NULL;
+    int all = 0;
+    while (!all && fgets(line, sizeof line, f)) {
+        all = 1;
+        for (const char *const *w = words; *w && all; w++)
+            all = strstr(line, *w) != NULL;
+    }
     fclose(f);
-    return found;
+    return all;
 }
 
 static void clock_init(void) {
     const char *want = getenv("MANTRA_CLOCK");
-    int tsc_ok = file_has("/proc/cpuinfo", " constant_tsc") && file_has("/proc/cpuinfo", " nonstop_tsc");
+    static const char *const invariant[] = {" constant_tsc", " nonstop_tsc", NULL}, *const tsc[] = {"tsc", NULL};
+    int tsc_ok = file_has("/proc/cpuinfo", invariant); /* both on the flags line */
     int use = 0;
     if (want && strcmp(want, "tsc") == 0)
         use = tsc_ok;
     else if (!want || !*want || strcmp(want, "auto") == 0)
-        use = tsc_ok && file_has("/sys/devices/system/clocksource/clocksource0/current_clocksource", "tsc");
+        use = tsc_ok && file_has("/sys/devices/system/clocksource/clocksource0/current_clocksource", tsc);
     if (use) {
         uint64_t t0 = monotonic_ns(), c0 = __builtin_ia32_rdtsc(), t1, c1;
         do {
@@ -190,9 +195,7 @@ uint64_t mantra_pal_now_ns(void) {
         pthread_once(&g_clock_once, clock_init);
         c = atomic_load(&g_clock);
     }
-    if (c == CLOCK_TSC)
-        return g_ns_base + (uint64_t)(((u128)(__builtin_ia32_rdtsc() - g_tsc_base) * g_tsc_mult) >> 32);
-    return monotonic_ns();
+    return c == CLOCK_TSC ? mantra__pal_tsc_ns() : monotonic_ns();
 }
 #else
 static _Atomic int g_clock = CLOCK_UNDECIDED;

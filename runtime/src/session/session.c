@@ -134,14 +134,13 @@ static _Atomic(thread_rec *) g_threads; /* push-only list of thread records */
 static _Thread_local thread_rec *tl_rec;
 static _Atomic uint64_t g_unrecorded_drops; /* session writes of threads without a record */
 _Thread_local void *mantra__session_exclusive; /* session * while a hook or rundown runs */
-static struct {
-    mantra_session_stopping_fn fn;
+/* Stopping hooks and rundown callbacks (g_ctl): function pointers of either type, stored as a
+ * generic one and cast back where they are called. */
+typedef struct any_cb {
+    void (*fn)(void);
     void *ctx;
-} g_hooks[MAX_HOOKS];
-static struct {
-    mantra_rundown_fn fn;
-    void *ctx;
-} g_rundowns[MAX_HOOKS];
+} any_cb;
+static any_cb g_hooks[MAX_HOOKS], g_rundowns[MAX_HOOKS];
 static uint32_t g_nhooks, g_nrundowns; /* g_ctl */
 
 static const char PI_PROVIDER[] = "Microsoft-DotNETCore-EventPipe";
@@ -428,6 +427,12 @@ static inline int write_into(session *s, thread_rec *r, const mantra_event_desc 
     return MANTRA_WRITE_DROPPED;
 }
 
+/* During stop rundown a session takes the rundown thread's writes only. */
+static inline int takes_writes_of(session *s, const thread_rec *r) {
+    const thread_rec *only = atomic_load_explicit(&s->rundown_rec, memory_order_relaxed);
+    return !MANTRA_UNLIKELY(only != NULL) || only == r;
+}
+
 int mantra__session_write(const mantra_event_desc *desc, const mantra_event_state *state, uint64_t sessions,
                           const uint8_t *payload, uint32_t size) {
     thread_rec *r = get_rec();
@@ -449,8 +454,7 @@ int mantra__session_write(const mantra_event_desc *desc, const mantra_event_stat
          * stopped since and another taken the bit over, so the bit is checked again now that the
          * slot's session cannot go away (as ep_session_write_event checks the mask). */
         if (s && (atomic_load_explicit(&state->enabled, memory_order_acquire) & (UINT64_C(1) << i)) &&
-            (MANTRA_UNLIKELY(atomic_load_explicit(&s->rundown_rec, memory_order_relaxed) != NULL) ? atomic_load_explicit(&s->rundown_rec, memory_order_relaxed) == r : 1) &&
-            write_into(s, r, desc, prov, payload, size) != MANTRA_WRITE_OK)
+            takes_writes_of(s, r) && write_into(s, r, desc, prov, payload, size) != MANTRA_WRITE_OK)
             rc = MANTRA_WRITE_DROPPED;
         atomic_store_explicit(&r->writing, 0, memory_order_release);
     }
@@ -511,17 +515,25 @@ static void rotate_file(session *s) {
 
 /* The writer must know a thread's base before its first event in this file when events before it
  * were dropped: a sequence point that lists the thread at its base makes the gap visible. */
-static int introduce_thread(session *s, tss *t, uint32_t next_seq) {
+static uint32_t thread_base(const tss *t) { return t->any ? t->last_seq : SEQ_FIRST - 1u; }
+
+/* Makes the current file's writer know t's base (its last written sequence number, or 1 before its
+ * first event) with a sequence point that lists it, unless it already does. */
+static int know_thread(session *s, tss *t) {
     if (t->known_file == s->file_no + 1)
         return 0;
     t->known_file = s->file_no + 1;
-    uint32_t base = t->any ? t->last_seq : SEQ_FIRST - 1u;
-    if (next_seq == base + 1u)
+    int rc = mantra_nettrace_thread_dropped(s->w, t->tid, thread_base(t));
+    return rc ? rc : mantra_nettrace_sequence_point(s->w);
+}
+
+/* Before a thread's first event in a file: only needed when events before it were dropped. */
+static int introduce_thread(session *s, tss *t, uint32_t next_seq) {
+    if (t->known_file != s->file_no + 1 && next_seq == thread_base(t) + 1u) {
+        t->known_file = s->file_no + 1; /* no gap: the reader's first-event rule is exact */
         return 0;
-    int rc = mantra_nettrace_thread_dropped(s->w, t->tid, base);
-    if (!rc)
-        rc = mantra_nettrace_sequence_point(s->w);
-    return rc;
+    }
+    return know_thread(s, t);
 }
 
 static void emit(session *s, tss *t, const rec_hdr *h, const uint8_t *payload) {
@@ -824,16 +836,19 @@ static void info_of(const session *s, mantra_session_info *info) {
     info->rundown_keywords = s->cfg.rundown_keywords;
 }
 
+/* A copy of a callback table taken under g_ctl: the callbacks run without it. */
+static uint32_t cb_snapshot(any_cb *dst, const any_cb *src, const uint32_t *n) {
+    ctl_lock();
+    uint32_t k = *n;
+    memcpy(dst, src, k * sizeof *dst);
+    ctl_unlock();
+    return k;
+}
+
 /* Rundown (eventpipe-semantics.md §6) on the calling thread, into s only. */
 static void run_rundown(session *s, int phase) {
-    struct {
-        mantra_rundown_fn fn;
-        void *ctx;
-    } cbs[MAX_HOOKS];
-    ctl_lock();
-    uint32_t n = g_nrundowns;
-    memcpy(cbs, g_rundowns, sizeof cbs);
-    ctl_unlock();
+    any_cb cbs[MAX_HOOKS];
+    uint32_t n = cb_snapshot(cbs, g_rundowns, &g_nrundowns);
     mantra_session_info info;
     info_of(s, &info);
     if (phase == MANTRA_RUNDOWN_AT_START)
@@ -841,7 +856,7 @@ static void run_rundown(session *s, int phase) {
     void *saved = mantra__session_exclusive;
     mantra__session_exclusive = s;
     for (uint32_t i = 0; i < n; i++)
-        cbs[i].fn(cbs[i].ctx, &info, phase);
+        ((mantra_rundown_fn)cbs[i].fn)(cbs[i].ctx, &info, phase);
     mantra__session_exclusive = saved;
 }
 
@@ -1044,22 +1059,14 @@ static void write_process_info(session *s) {
 }
 
 static void run_stopping_hooks(session *s) {
-    struct {
-        mantra_session_stopping_fn fn;
-        void *ctx;
-    } hooks[MAX_HOOKS];
-    ctl_lock();
-    uint32_t n = g_nhooks;
-    memcpy(hooks, g_hooks, sizeof hooks);
-    ctl_unlock();
-    if (!n)
-        return;
+    any_cb hooks[MAX_HOOKS];
+    uint32_t n = cb_snapshot(hooks, g_hooks, &g_nhooks);
     mantra_session_info info;
     info_of(s, &info);
     void *saved = mantra__session_exclusive;
     mantra__session_exclusive = s;
     for (uint32_t i = 0; i < n; i++)
-        hooks[i].fn(hooks[i].ctx, &info);
+        ((mantra_session_stopping_fn)hooks[i].fn)(hooks[i].ctx, &info);
     mantra__session_exclusive = saved;
 }
 
@@ -1067,17 +1074,10 @@ static void run_stopping_hooks(session *s) {
 static int account_trailing_drops(session *s) {
     int rc = 0;
     for (tss *t = s->threads; t && !rc; t = t->next) {
-        uint32_t last = (uint32_t)atomic_load(&t->seq) - 1u;
-        uint32_t base = t->any ? t->last_seq : SEQ_FIRST - 1u;
-        uint32_t n = last - base;
+        uint32_t n = (uint32_t)atomic_load(&t->seq) - 1u - thread_base(t);
         if (n == 0)
             continue;
-        if (t->known_file != s->file_no + 1) {
-            t->known_file = s->file_no + 1;
-            rc = mantra_nettrace_thread_dropped(s->w, t->tid, base);
-            if (!rc)
-                rc = mantra_nettrace_sequence_point(s->w);
-        }
+        rc = know_thread(s, t);
         if (!rc)
             rc = mantra_nettrace_thread_dropped(s->w, t->tid, n);
     }
@@ -1175,11 +1175,6 @@ int mantra_session_stop(mantra_session_id id) { return mantra_session_stop_stats
 
 /* ---- hooks and rundown callbacks ------------------------------------------------------------ */
 
-typedef struct {
-    void (*fn)(void);
-    void *ctx;
-} any_cb;
-
 static int cb_add(any_cb *arr, uint32_t *n, void (*fn)(void), void *ctx) {
     if (!fn)
         return mantra__session_set_error("NULL callback"), MANTRA_EINVAL;
@@ -1219,19 +1214,18 @@ static int cb_remove(any_cb *arr, uint32_t *n, void (*fn)(void), void *ctx) {
     return rc;
 }
 
-_Static_assert(sizeof g_hooks[0] == sizeof(any_cb) && sizeof g_rundowns[0] == sizeof(any_cb), "callback slots");
 
 int mantra_session_add_stopping_hook(mantra_session_stopping_fn fn, void *ctx) {
-    return cb_add((any_cb *)(void *)g_hooks, &g_nhooks, (void (*)(void))fn, ctx);
+    return cb_add(g_hooks, &g_nhooks, (void (*)(void))fn, ctx);
 }
 int mantra_session_remove_stopping_hook(mantra_session_stopping_fn fn, void *ctx) {
-    return cb_remove((any_cb *)(void *)g_hooks, &g_nhooks, (void (*)(void))fn, ctx);
+    return cb_remove(g_hooks, &g_nhooks, (void (*)(void))fn, ctx);
 }
 int mantra_rundown_register(mantra_rundown_fn fn, void *ctx) {
-    return cb_add((any_cb *)(void *)g_rundowns, &g_nrundowns, (void (*)(void))fn, ctx);
+    return cb_add(g_rundowns, &g_nrundowns, (void (*)(void))fn, ctx);
 }
 int mantra_rundown_unregister(mantra_rundown_fn fn, void *ctx) {
-    return cb_remove((any_cb *)(void *)g_rundowns, &g_nrundowns, (void (*)(void))fn, ctx);
+    return cb_remove(g_rundowns, &g_nrundowns, (void (*)(void))fn, ctx);
 }
 
 /* Oversized payloads (eventpipe-semantics.md §3 "Drop behaviour"): refused, but each session that
