@@ -117,19 +117,23 @@ START_TEST(header_clock_agrees_with_events) {
 END_TEST
 
 /* ---- stopping hooks ---- */
-static atomic_int g_listener_ticks;
+static atomic_int g_listener_ticks, g_listener_other;
 static void count_listener(void *ctx, const mantra_event_desc *d, const uint8_t *p, size_t n) {
     (void)ctx, (void)p, (void)n;
     if (d->id == 1 && strcmp(d->name, "Tick") == 0)
         atomic_fetch_add(&g_listener_ticks, 1);
+    else
+        atomic_fetch_add(&g_listener_other, 1);
 }
 static mantra_session_info g_hook_seen[4];
-static int g_hook_calls, g_hook_rc[4];
+static int g_hook_calls, g_hook_rc[4], g_hook_other_rc[4];
 static void hook(void *ctx, const mantra_session_info *info) {
     (void)ctx;
     ck_assert_int_lt(g_hook_calls, 4);
     g_hook_seen[g_hook_calls] = *info;
     g_hook_rc[g_hook_calls] = mantra_Demo_Tick_write(999, info->id);
+    /* enabled only by the process listener, which a hook's events do not reach: nobody took it */
+    g_hook_other_rc[g_hook_calls] = mantra_SampleProfiler_ThreadSample_write(7);
     g_hook_calls++;
 }
 static uint64_t g_hook_ticks;
@@ -143,6 +147,7 @@ static void count_999(void *ctx, const mantra_trace_event *ev) {
 START_TEST(stopping_hook_writes_into_the_stopping_session_only) {
     g_hook_calls = 0;
     atomic_store(&g_listener_ticks, 0);
+    atomic_store(&g_listener_other, 0);
     mantra_set_listener(count_listener, NULL);
     ck_assert_int_eq(mantra_session_add_stopping_hook(hook, NULL), 0);
     ck_assert_int_eq(mantra_session_add_stopping_hook(hook, NULL), 0); /* no-op */
@@ -152,6 +157,8 @@ START_TEST(stopping_hook_writes_into_the_stopping_session_only) {
     ck_assert_int_eq(mantra_session_stop(a), 0);
     ck_assert_int_eq(g_hook_calls, 1);
     ck_assert_int_eq(g_hook_rc[0], MANTRA_WRITE_OK);
+    ck_assert_int_eq(g_hook_other_rc[0], MANTRA_WRITE_DROPPED);
+    ck_assert_int_eq(atomic_load(&g_listener_other), 0);
     ck_assert_uint_eq(g_hook_seen[0].id, a);
     ck_assert_uint_eq(g_hook_seen[0].keywords, 0x5);
     ck_assert_int_eq(atomic_load(&g_listener_ticks), 1); /* the listener saw only the normal event */
