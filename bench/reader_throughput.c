@@ -314,7 +314,7 @@ static void pass(const char *path, int decode, uint64_t *events_out, double *sec
     mantra_reader *r = mantra_reader_new(NULL);
     double t0 = now();
     if (mantra_reader_open_file(r, path) < 0) {
-        fprintf(stderr, "%s: %s\n", path, mantra_reader_error(r));
+        fprintf(stderr, "%s: %s\n", path, mantra_reader_last_error(r));
         exit(1);
     }
     const mantra_trace_event *ev;
@@ -328,7 +328,7 @@ static void pass(const char *path, int decode, uint64_t *events_out, double *sec
     }
     *secs = now() - t0;
     if (rc < 0) {
-        fprintf(stderr, "%s: %s\n", path, mantra_reader_error(r));
+        fprintf(stderr, "%s: %s\n", path, mantra_reader_last_error(r));
         exit(1);
     }
     *bytes = mantra_reader_get_stats(r)->bytes_read;

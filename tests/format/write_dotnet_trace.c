@@ -144,7 +144,7 @@ START_TEST(write_and_read_back) {
             seen_r2r++;
         }
     }
-    ck_assert_msg(rc == 0, "%s", mantra_reader_error(r));
+    ck_assert_msg(rc == 0, "%s", mantra_reader_last_error(r));
     ck_assert(mantra_reader_complete(r));
     ck_assert_int_eq(n, N_EVENTS);
     ck_assert_int_eq(seen_mlv, 3);

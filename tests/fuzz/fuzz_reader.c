@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 mantra_decode_event(ev, &visitor, &h);
             }
         }
-        const char *err = mantra_reader_error(r);
+        const char *err = mantra_reader_last_error(r);
         if (rc < 0 && rc != MANTRA_ENOMEM && strncmp(err, "offset ", 7) != 0)
             abort();
         if (rc == 0 && !mantra_reader_complete(r))

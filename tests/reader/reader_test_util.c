@@ -53,6 +53,6 @@ void run_memory(const uint8_t *data, size_t size, unsigned flags, trace_run *out
     out->stats = *mantra_reader_get_stats(r);
     out->last_bytes = out->stats.bytes_read;
     out->format_version = mantra_reader_info(r)->format_version;
-    snprintf(out->error, sizeof out->error, "%s", mantra_reader_error(r));
+    snprintf(out->error, sizeof out->error, "%s", mantra_reader_last_error(r));
     mantra_reader_free(r);
 }

@@ -144,7 +144,7 @@ START_TEST(fixture_file_and_pipe) {
         if (rc == 0)
             while ((rc = mantra_reader_next(r, &ev)) > 0)
                 events++;
-        ck_assert_msg(rc == x->rc, "%s (%s): %d %s", x->rel, mode ? "pipe" : "file", rc, mantra_reader_error(r));
+        ck_assert_msg(rc == x->rc, "%s (%s): %d %s", x->rel, mode ? "pipe" : "file", rc, mantra_reader_last_error(r));
         ck_assert_uint_eq(events, x->events);
         ck_assert_int_eq(mantra_reader_complete(r), x->complete);
         ck_assert_uint_eq(mantra_reader_get_stats(r)->bytes_read, x->size);

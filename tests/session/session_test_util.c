@@ -52,7 +52,7 @@ void st_read_trace(const char *path, readback *rb, st_event_fn fn, void *ctx) {
     memset(rb, 0, sizeof *rb);
     mantra_reader *r = mantra_reader_new(NULL);
     ck_assert_ptr_nonnull(r);
-    ck_assert_msg(mantra_reader_open_file(r, path) == 0, "%s: %s", path, mantra_reader_error(r));
+    ck_assert_msg(mantra_reader_open_file(r, path) == 0, "%s: %s", path, mantra_reader_last_error(r));
     const mantra_trace_event *ev;
     int rc;
     while ((rc = mantra_reader_next(r, &ev)) == 1) {
@@ -72,7 +72,7 @@ void st_read_trace(const char *path, readback *rb, st_event_fn fn, void *ctx) {
         if (strcmp(prov, MANTRA_RUNDOWN_PROVIDER) == 0)
             rb->rundown++;
     }
-    ck_assert_msg(rc == 0, "%s: %s", path, mantra_reader_error(r));
+    ck_assert_msg(rc == 0, "%s: %s", path, mantra_reader_last_error(r));
     rb->complete = mantra_reader_complete(r);
     rb->dropped = mantra_reader_get_stats(r)->dropped;
     rb->sequence_points = mantra_reader_get_stats(r)->sequence_points;

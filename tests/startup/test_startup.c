@@ -157,7 +157,7 @@ static void read_trace(const char *path, readback *rb) {
     memset(rb, 0, sizeof *rb);
     mantra_reader *r = mantra_reader_new(NULL);
     ck_assert_ptr_nonnull(r);
-    ck_assert_msg(mantra_reader_open_file(r, path) == 0, "%s: %s", path, mantra_reader_error(r));
+    ck_assert_msg(mantra_reader_open_file(r, path) == 0, "%s: %s", path, mantra_reader_last_error(r));
     rb->process_id = mantra_reader_info(r)->process_id;
     const mantra_trace_event *ev;
     int rc;
@@ -187,7 +187,7 @@ static void read_trace(const char *path, readback *rb) {
         else
             rb->other++;
     }
-    ck_assert_msg(rc == 0, "%s: %s", path, mantra_reader_error(r));
+    ck_assert_msg(rc == 0, "%s: %s", path, mantra_reader_last_error(r));
     rb->complete = mantra_reader_complete(r);
     rb->dropped = mantra_reader_get_stats(r)->dropped;
     mantra_reader_free(r);

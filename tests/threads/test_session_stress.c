@@ -224,7 +224,7 @@ static void check_trace(const live *l, const mantra_session_stats *st) {
 
     mantra_reader *r = g_reader = mantra_reader_new(NULL);
     ck_assert_ptr_nonnull(r);
-    ck_assert_msg(mantra_reader_open_file(r, l->path) == 0, "%s: %s", l->path, mantra_reader_error(r));
+    ck_assert_msg(mantra_reader_open_file(r, l->path) == 0, "%s: %s", l->path, mantra_reader_last_error(r));
     per_writer pw[MAX_WRITERS];
     memset(pw, 0, sizeof pw);
     for (int w = 0; w < MAX_WRITERS; w++)
@@ -285,9 +285,9 @@ static void check_trace(const live *l, const mantra_session_stats *st) {
         p->last[id] = (int64_t)i;
         p->count[id]++;
     }
-    ck_assert_msg(rc == 0, "%s: reader: %s", l->path, mantra_reader_error(r));
+    ck_assert_msg(rc == 0, "%s: reader: %s", l->path, mantra_reader_last_error(r));
     ck_assert_msg(mantra_reader_complete(r), "%s: no end-of-stream tag", l->path);
-    ck_assert_str_eq(mantra_reader_error(r), "");
+    ck_assert_str_eq(mantra_reader_last_error(r), "");
     uint64_t reader_dropped = mantra_reader_get_stats(r)->dropped;
     mantra_reader_free(r);
     g_reader = NULL;

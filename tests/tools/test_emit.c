@@ -365,7 +365,7 @@ static void verify_values(const char *path, uint32_t threads, uint64_t m, uint64
             ck_assert_uint_eq(c.pos, c.size);
         }
     }
-    ck_assert_msg(rc == 0, "%s: %s", path, mantra_reader_error(r));
+    ck_assert_msg(rc == 0, "%s: %s", path, mantra_reader_last_error(r));
     ck_assert_int_eq(mantra_reader_complete(r), 1);
     ck_assert_uint_eq(nthreads, threads);
     for (size_t k = 0; k < nthreads; k++)

@@ -42,7 +42,7 @@ int tool_open(mantra_reader *r, const char *cmd, const char *path) {
 }
 
 void tool_report(const mantra_reader *r, const char *cmd, const char *path) {
-    fprintf(stderr, "mantra %s: %s: %s\n", cmd, path, mantra_reader_error(r));
+    fprintf(stderr, "mantra %s: %s: %s\n", cmd, path, mantra_reader_last_error(r));
 }
 
 int tool_status(int rc) { return (rc >= 0 || rc == MANTRA_ETRUNCATED) ? TOOL_OK : TOOL_BAD_INPUT; }

@@ -194,7 +194,7 @@ int cmd_stats(int argc, char **argv) {
         qsort(c.b, c.nb, sizeof *c.b, bucket_cmp);
     const mantra_reader_stats *s = mantra_reader_get_stats(r);
     const mantra_trace_info *info = mantra_reader_info(r);
-    const char *err = rc < 0 ? mantra_reader_error(r) : "";
+    const char *err = rc < 0 ? mantra_reader_last_error(r) : "";
     if (json) {
         printf("{\"format_version\":%d,\"complete\":%s,\"events\":%" PRIu64 ",\"metadata\":%" PRIu64
                ",\"stacks\":%" PRIu64 ",\"sequence_points\":%" PRIu64 ",\"dropped\":%" PRIu64

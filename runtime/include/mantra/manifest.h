@@ -37,6 +37,7 @@
 
 #include "mantra/decode.h"
 #include "mantra/event.h"
+#include "mantra/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,7 +14,7 @@
  *   mantra_metadata_begin_struct(b, "Peer"); ...fields...; mantra_metadata_end_struct(b);
  *   mantra_metadata_finish(b, &blob, &size);    blob valid until the next begin or free
  *
- * Errors: 0 or a negative MANTRA_E* code (mantra/sink.h), text in mantra_metadata_last_error().
+ * Errors: 0 or a negative MANTRA_E* code (mantra/status.h), text in mantra_metadata_last_error().
  */
 #ifndef MANTRA_METADATA_H
 #define MANTRA_METADATA_H
@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "mantra/sink.h"
+#include "mantra/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -34,7 +34,7 @@
  * Memory: block buffers and tables are allocated at creation; they grow only when a new capture
  * thread, event definition or distinct stack appears. Writing an event allocates nothing.
  *
- * Errors: 0 or a negative MANTRA_E* code (mantra/sink.h), text in mantra_nettrace_last_error().
+ * Errors: 0 or a negative MANTRA_E* code (mantra/status.h), text in mantra_nettrace_last_error().
  * Refusing an event (bad argument, too large, out of order) leaves the writer usable. An output
  * error is sticky: the writer writes nothing more (what is written stays a valid prefix up to the
  * failed block) and every later call returns MANTRA_EIO/the sink's code.
@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "mantra/event.h"
+#include "mantra/status.h"
 #include "mantra/sink.h"
 
 #ifdef __cplusplus

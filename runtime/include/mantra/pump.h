@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+#include "mantra/status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

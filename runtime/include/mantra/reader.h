@@ -6,18 +6,18 @@
  * never holds the whole file. NetPerf (format V3) traces are recognised and refused.
  *
  *     mantra_reader *r = mantra_reader_new(NULL);
- *     if (mantra_reader_open_file(r, path) < 0) { puts(mantra_reader_error(r)); ... }
+ *     if (mantra_reader_open_file(r, path) < 0) { puts(mantra_reader_last_error(r)); ... }
  *     const mantra_trace_event *ev;
  *     int rc;
  *     while ((rc = mantra_reader_next(r, &ev)) > 0) { ... ev->metadata->provider ... }
- *     rc == 0: end of stream seen; rc < 0: mantra_reader_error(r) says where and why
+ *     rc == 0: end of stream seen; rc < 0: mantra_reader_last_error(r) says where and why
  *     mantra_reader_free(r);
  *
  * Damaged input: every complete block before the damage is delivered, then mantra_reader_next()
  * returns MANTRA_ETRUNCATED (input ends early) or MANTRA_EFORMAT (bytes that break the format),
  * and the error text starts with "offset N: " (N = byte offset of the problem in the stream).
  * All functions returning int give 0 (or a count) on success and a negative MANTRA_E* code on
- * failure; mantra_reader_error() then describes the failure.
+ * failure; mantra_reader_last_error() then describes the failure.
  */
 #ifndef MANTRA_READER_H
 #define MANTRA_READER_H
@@ -26,19 +26,11 @@
 #include <stdint.h>
 
 #include "mantra/event.h"
+#include "mantra/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Error codes (negative). The first three are the same as mantra/sink.h's; the reader's own
- * codes use values that the writer's codes do not. */
-#define MANTRA_EINVAL (-1)        /* bad argument, or call in the wrong state */
-#define MANTRA_ENOMEM (-2)        /* out of memory */
-#define MANTRA_EIO (-3)           /* the file or descriptor cannot be opened or read */
-#define MANTRA_EFORMAT (-8)       /* the bytes break the format (corrupt, or not a trace) */
-#define MANTRA_ETRUNCATED (-9)    /* the input ends before the end-of-stream marker */
-#define MANTRA_EUNSUPPORTED (-10) /* a format version this reader does not read (NetPerf V3) */
 
 struct mantra_manifest;       /* mantra/manifest.h */
 struct mantra_manifest_event; /* mantra/manifest.h */
@@ -226,7 +218,7 @@ const mantra_reader_stats *mantra_reader_get_stats(const mantra_reader *r);
 /* 1 once the end-of-stream marker has been read. */
 int mantra_reader_complete(const mantra_reader *r);
 /* Text of the last error ("offset N: what"), "" when none. */
-const char *mantra_reader_error(const mantra_reader *r);
+const char *mantra_reader_last_error(const mantra_reader *r);
 /* Stream offset of the last error (0 when none). */
 uint64_t mantra_reader_error_offset(const mantra_reader *r);
 /* Metadata by id (NULL when unknown). */

@@ -33,7 +33,7 @@
  * every sequence_point_mb MB of output. Stop: ProcessInfo event (into the stopping session),
  * disable, flush, final sequence point, end-of-stream tag, close.
  *
- * Errors: 0 or a negative MANTRA_E* code (mantra/sink.h); the text of the calling thread's last
+ * Errors: 0 or a negative MANTRA_E* code (mantra/status.h); the text of the calling thread's last
  * session error is mantra_session_last_error(), for provider specs "providers:COLUMN: message".
  */
 #ifndef MANTRA_SESSION_H
@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "mantra/event.h"
+#include "mantra/status.h"
 #include "mantra/sink.h"
 
 #ifdef __cplusplus

@@ -27,24 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mantra/status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Status codes shared by every mantra object API (0 = success). */
-#define MANTRA_OK 0
-#define MANTRA_EINVAL (-1)  /* bad argument (NULL, out of range, unknown id) */
-#define MANTRA_ENOMEM (-2)  /* allocation failed */
-#define MANTRA_EIO (-3)     /* the operating system reported an I/O error */
-#define MANTRA_ENOSPC (-4)  /* a fixed-size buffer is full */
-#define MANTRA_ESTATE (-5)  /* the object is closed, finished or failed earlier */
-#define MANTRA_ERANGE (-6)  /* a value is too large for the format (payload, block, count) */
-#define MANTRA_EORDER (-7)  /* events handed in an order the chosen mode does not allow */
-/* (-8 MANTRA_EFORMAT and -9 MANTRA_ETRUNCATED are the reader's, mantra/reader.h) */
-#define MANTRA_EUNSUPPORTED (-10) /* not available in this build, or a format version not read */
-
-/* A short constant name for a status code ("MANTRA_EIO"), "MANTRA_OK" for 0, "?" otherwise. */
-const char *mantra_status_name(int code);
 
 typedef struct mantra_sink mantra_sink;
 

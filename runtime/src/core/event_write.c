@@ -180,7 +180,7 @@ static int register_locked(const mantra_provider_desc *provider) {
         if (g_providers[i] == provider)
             return 0;
     if (np >= MAX_PROVIDERS)
-        return -1;
+        return MANTRA_ENOSPC;
     /* state->runtime leads from an event's state back to its provider (session write path). */
     for (uint32_t e = 0; e < provider->event_count; e++)
         provider->states[e].runtime = (void *)(uintptr_t)provider;

@@ -1,17 +1,14 @@
 /* nettrace V5 writer (mantra/nettrace_writer.h). Section numbers refer to
  * ../shared/reference/nettrace-format.md. */
-#define _POSIX_C_SOURCE 200809L
-
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "core/utf-internal.h"
 #include "core/varint-internal.h"
 #include "mantra/nettrace_writer.h"
+#include "platform/platform-internal.h"
 
 /* Room in front of a block's content for the object framing, BlockSize and padding (§2.3, §2.5):
  * 3 tags + 3 int32 + name (<= 13) + EndObject + int32 BlockSize + 3 padding = 36 bytes. */
@@ -209,9 +206,8 @@ void mantra_nettrace_options_init(mantra_nettrace_options *o) {
     o->sync_time_unix_ms = MANTRA_NETTRACE_TIME_NOW;
     o->ticks_per_second = 1000000000u;
     o->pointer_size = (uint32_t)sizeof(void *);
-    o->process_id = (uint32_t)getpid();
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    o->processor_count = n > 0 ? (uint32_t)n : 1u;
+    o->process_id = mantra_pal_pid();
+    o->processor_count = mantra_pal_cpu_count();
     o->sampling_rate_ns = 1000000u;
     o->block_bytes = DEFAULT_BLOCK_BYTES;
     o->order = MANTRA_NETTRACE_GLOBAL_ORDER;
@@ -378,9 +374,7 @@ static int write_trace_object(mantra_nettrace_writer *w) {
     uint16_t st[8];
     int64_t ms = w->opts.sync_time_unix_ms;
     if (ms == MANTRA_NETTRACE_TIME_NOW) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+        ms = mantra_pal_unix_ms();
     }
     if (mantra_nettrace_systemtime(ms, st) != MANTRA_OK)
         return fail(w, MANTRA_EINVAL, "sync time %lld ms is outside years 1601..30827", (long long)ms);

@@ -1,16 +1,11 @@
 /* Output sinks (mantra/sink.h): file, file descriptor, memory (growable or fixed), callbacks. */
-#define _POSIX_C_SOURCE 200809L
-
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "mantra/sink.h"
+#include "platform/platform-internal.h"
 
 enum sink_kind { SINK_FD, SINK_MEMORY, SINK_BUFFER, SINK_CALLBACKS };
 
@@ -28,23 +23,6 @@ struct mantra_sink {
     uint64_t errors;
     char err[256];
 };
-
-const char *mantra_status_name(int code) {
-    switch (code) {
-    case MANTRA_OK: return "MANTRA_OK";
-    case MANTRA_EINVAL: return "MANTRA_EINVAL";
-    case MANTRA_ENOMEM: return "MANTRA_ENOMEM";
-    case MANTRA_EIO: return "MANTRA_EIO";
-    case MANTRA_ENOSPC: return "MANTRA_ENOSPC";
-    case MANTRA_ESTATE: return "MANTRA_ESTATE";
-    case MANTRA_ERANGE: return "MANTRA_ERANGE";
-    case MANTRA_EORDER: return "MANTRA_EORDER";
-    case -8: return "MANTRA_EFORMAT";
-    case -9: return "MANTRA_ETRUNCATED";
-    case MANTRA_EUNSUPPORTED: return "MANTRA_EUNSUPPORTED";
-    default: return "?";
-    }
-}
 
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 3, 4)))
@@ -91,15 +69,13 @@ int mantra_sink_open_file(mantra_sink **out, const char *path) {
     if (!s)
         return MANTRA_ENOMEM;
     *out = s;
-    int fd;
-    do
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    while (fd < 0 && errno == EINTR);
+    char why[160];
+    int fd = mantra_pal_file_create(path, why, sizeof why);
     if (fd < 0) {
         s->closed = 1;
         s->failed = MANTRA_EIO;
         s->errors++;
-        return fail(s, MANTRA_EIO, "cannot create %s: %s", path, strerror(errno));
+        return fail(s, MANTRA_EIO, "cannot create %s: %s", path, why);
     }
     s->fd = fd;
     s->own_fd = 1;
@@ -153,29 +129,10 @@ int mantra_sink_open_callbacks(mantra_sink **out, const mantra_sink_callbacks *c
     return MANTRA_OK;
 }
 
-/* write(2) until everything is taken: retries on EINTR, waits on EAGAIN, continues after short
- * writes. Counts the bytes the kernel accepted even when it fails later. */
+/* Everything, or a failure after the bytes the host took (counted in s->written). */
 static int fd_write_all(mantra_sink *s, const uint8_t *p, size_t size) {
-    while (size > 0) {
-        ssize_t n = write(s->fd, p, size);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                struct pollfd pfd = {.fd = s->fd, .events = POLLOUT, .revents = 0};
-                if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-                    return fail(s, MANTRA_EIO, "poll: %s", strerror(errno));
-                continue;
-            }
-            return fail(s, MANTRA_EIO, "write: %s (after %llu bytes)", strerror(errno),
-                        (unsigned long long)s->written);
-        }
-        if (n == 0)
-            return fail(s, MANTRA_EIO, "write: no progress (after %llu bytes)", (unsigned long long)s->written);
-        p += n;
-        size -= (size_t)n;
-        s->written += (uint64_t)n;
-    }
+    if (mantra_pal_write_all(s->fd, p, size, &s->written, s->err, sizeof s->err) != MANTRA_OK)
+        return MANTRA_EIO;
     return MANTRA_OK;
 }
 
@@ -273,8 +230,9 @@ int mantra_sink_close(mantra_sink *s) {
     s->closed = 1;
     int rc = MANTRA_OK;
     if (s->kind == SINK_FD && s->own_fd && s->fd >= 0) {
-        if (close(s->fd) != 0 && errno != EINTR) {
-            rc = fail(s, MANTRA_EIO, "close: %s", strerror(errno));
+        char why[160];
+        if (mantra_pal_close(s->fd, why, sizeof why) != MANTRA_OK) {
+            rc = fail(s, MANTRA_EIO, "close: %s", why);
             s->errors++;
         }
         s->fd = -1;

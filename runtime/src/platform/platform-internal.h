@@ -1,7 +1,7 @@
 /* platform-internal.h - the small platform layer of libmantra (DESIGN.md "Platform-specific
  * code ... sits behind one small layer"), in the spirit of EventPipe's ep-rt-* files: threads,
  * mutex and condition variable, the monotonic clock in nanoseconds, the OS thread id, the CPU
- * count, the process id and a few process facts. Only platform_posix.c includes OS headers; a
+ * count, the process id, a few process facts and file descriptors (platform_io_posix.c). Only the *_posix.c files include OS headers; a
  * threadless build or a non-POSIX port replaces that one file. Private: never leaves src/. */
 #ifndef MANTRA_PLATFORM_INTERNAL_H
 #define MANTRA_PLATFORM_INTERNAL_H
@@ -91,5 +91,24 @@ uint32_t mantra_pal_pid(void);
 void mantra_pal_command_line(char *out, size_t size);
 void mantra_pal_os_info(char *out, size_t size);
 const char *mantra_pal_arch(void);
+
+/* ---- files and descriptors ----------------------------------------------------------------
+ * Descriptors are the host's (POSIX and WASI both have them). Every function that can fail
+ * returns a negative MANTRA_E* code and writes the host's reason (NUL-terminated, at most errlen
+ * bytes) into err. */
+
+/* Creates or truncates path for writing (close-on-exec). A descriptor >= 0, or MANTRA_EIO. */
+int mantra_pal_file_create(const char *path, char *err, size_t errlen);
+/* Opens path for reading. A descriptor >= 0, or MANTRA_EIO. */
+int mantra_pal_file_open_read(const char *path, char *err, size_t errlen);
+/* Writes size bytes: retries on EINTR, waits for the descriptor on EAGAIN, continues after short
+ * writes. *done counts the bytes the host accepted, also when it fails. 0 or MANTRA_EIO. */
+int mantra_pal_write_all(int fd, const void *data, size_t size, uint64_t *done, char *err, size_t errlen);
+/* Reads up to size bytes (retries on EINTR): the count (0 at the end of the input) or MANTRA_EIO. */
+int64_t mantra_pal_read(int fd, void *buf, size_t size, char *err, size_t errlen);
+/* Closes fd. 0 or MANTRA_EIO (EINTR counts as closed). */
+int mantra_pal_close(int fd, char *err, size_t errlen);
+/* 1 and the size in *size when fd is a regular file; else 0. */
+int mantra_pal_file_size(int fd, uint64_t *size);
 
 #endif /* MANTRA_PLATFORM_INTERNAL_H */

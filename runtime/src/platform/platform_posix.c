@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #endif
 
-#include "mantra/sink.h"
+#include "mantra/status.h"
 #include "platform-internal.h"
 
 _Static_assert(sizeof(pthread_mutex_t) <= sizeof(mantra_pal_mutex), "mutex storage");

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "mantra/pump.h"
-#include "mantra/sink.h"
+#include "mantra/status.h"
 #include "platform/platform-internal.h"
 #include "pump-internal.h"
 

@@ -1,19 +1,14 @@
 /* Streaming nettrace reader: V4/V5 FastSerialization objects (nettrace-format.md §2-§7) and V6
  * blocks (§8). One block is held in memory at a time; rows are decoded on demand. */
-#define _POSIX_C_SOURCE 200809L
-
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "mantra/decode.h"
 #include "mantra/manifest.h"
 #include "core/varint-internal.h"
+#include "platform/platform-internal.h"
 #include "reader-internal.h"
 
 #define DEFAULT_MAX_BLOCK (64u << 20)
@@ -145,7 +140,7 @@ void mantra_reader_free(mantra_reader *r) {
     if (r->in_kind == IN_FD) {
         free(r->buf);
         if (r->own_fd)
-            close(r->fd);
+            mantra_pal_close(r->fd, NULL, 0);
     }
     rd_arena_free(&r->arena);
     rd_map_free(&r->meta);
@@ -212,12 +207,10 @@ static int in_ensure(mantra_reader *r, size_t n) {
         r->cap = ncap;
     }
     while (r->end < n && !r->eof) {
-        ssize_t k = read(r->fd, r->buf + r->end, r->cap - r->end);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return set_err(r, MANTRA_EIO, r->base + r->end, "read error: %s", strerror(errno));
-        }
+        char why[160];
+        int64_t k = mantra_pal_read(r->fd, r->buf + r->end, r->cap - r->end, why, sizeof why);
+        if (k < 0)
+            return set_err(r, MANTRA_EIO, r->base + r->end, "read error: %s", why);
         if (k == 0)
             r->eof = 1;
         r->end += (size_t)k;
@@ -451,19 +444,18 @@ int mantra_reader_open_fd(mantra_reader *r, int fd) {
     r->opened = 1;
     r->in_kind = IN_FD;
     r->fd = fd;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-        r->stats.total_bytes = (uint64_t)st.st_size;
+    uint64_t size;
+    if (mantra_pal_file_size(fd, &size))
+        r->stats.total_bytes = size;
     return open_common(r);
 }
 
 int mantra_reader_open_file(mantra_reader *r, const char *path) {
     if (r == NULL || r->opened || path == NULL)
         return MANTRA_EINVAL;
-    int fd = open(path, O_RDONLY);
+    int fd = mantra_pal_file_open_read(path, r->err, sizeof r->err);
     if (fd < 0) {
         r->opened = 1;
-        snprintf(r->err, sizeof r->err, "%s", strerror(errno));
         r->err_code = MANTRA_EIO;
         r->state = ST_ERROR;
         return MANTRA_EIO;
@@ -1362,5 +1354,5 @@ int mantra_reader_next(mantra_reader *r, const mantra_trace_event **ev) {
 const mantra_trace_info *mantra_reader_info(const mantra_reader *r) { return r ? &r->info : NULL; }
 const mantra_reader_stats *mantra_reader_get_stats(const mantra_reader *r) { return r ? &r->stats : NULL; }
 int mantra_reader_complete(const mantra_reader *r) { return r ? r->complete : 0; }
-const char *mantra_reader_error(const mantra_reader *r) { return r ? r->err : ""; }
+const char *mantra_reader_last_error(const mantra_reader *r) { return r ? r->err : ""; }
 uint64_t mantra_reader_error_offset(const mantra_reader *r) { return r ? r->err_off : 0; }
