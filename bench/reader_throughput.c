@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/varint-internal.h"
+#include "common/varint-internal.h"
 #include "mantra/reader.h"
 
 typedef struct out {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/varint-internal.h"
+#include "common/varint-internal.h"
 
 typedef struct tw_block {
     char name[16];

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/utf-internal.h"
+#include "common/utf-internal.h"
 #include "format/walk.h"
 #include "mantra/metadata.h"
 #include "mantra/nettrace_writer.h"

@@ -1,8 +1,8 @@
-/* LEB128 and zig-zag helpers shared by the nettrace writer and reader (core/varint-internal.h). */
+/* LEB128 and zig-zag helpers shared by the nettrace writer and reader (common/varint-internal.h). */
 #include <check.h>
 #include <stdlib.h>
 
-#include "core/varint-internal.h"
+#include "common/varint-internal.h"
 
 START_TEST(known_encodings) {
     uint8_t b[10];

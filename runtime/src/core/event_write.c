@@ -9,7 +9,7 @@
 
 #include "mantra/event.h"
 #include "session/session-internal.h"
-#include "utf-internal.h"
+#include "common/utf-internal.h"
 
 #define LISTENER_SESSION_BIT MANTRA_LISTENER_BIT
 #define MAX_PROVIDERS 256

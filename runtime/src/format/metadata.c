@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/utf-internal.h"
+#include "common/utf-internal.h"
 #include "mantra/metadata.h"
 
 typedef struct node {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/utf-internal.h"
-#include "core/varint-internal.h"
+#include "common/utf-internal.h"
+#include "common/varint-internal.h"
 #include "mantra/nettrace_writer.h"
 #include "platform/platform-internal.h"
 

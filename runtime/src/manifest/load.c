@@ -116,8 +116,8 @@ typedef struct L {
     const char *file;
     yaml_document_t *doc;
     mantra_manifest *m;
-    mf_arena *arena;   /* the manifest's */
-    mf_arena scratch;  /* freed at the end */
+    cm_arena *arena;   /* the manifest's */
+    cm_arena scratch;  /* freed at the end */
     jmp_buf jump;
     int oom;
     unsigned line, column;
@@ -167,7 +167,7 @@ static void MF_NORETURN fail_oom(L *l) {
 static void *alloc(L *l, size_t n, size_t size) {
     if (size != 0 && n > SIZE_MAX / size)
         fail_oom(l);
-    void *p = mf_arena_alloc(l->arena, n * size);
+    void *p = cm_arena_alloc(l->arena, n * size);
     if (p == NULL)
         fail_oom(l);
     return p;
@@ -176,14 +176,14 @@ static void *alloc(L *l, size_t n, size_t size) {
 static void *scratch(L *l, size_t n, size_t size) {
     if (size != 0 && n > SIZE_MAX / size)
         fail_oom(l);
-    void *p = mf_arena_alloc(&l->scratch, n * size);
+    void *p = cm_arena_alloc(&l->scratch, n * size);
     if (p == NULL)
         fail_oom(l);
     return p;
 }
 
 static const char *keep(L *l, const char *s) {
-    char *p = mf_arena_strdup(l->arena, s, strlen(s));
+    char *p = cm_arena_strdup(l->arena, s, strlen(s));
     if (p == NULL)
         fail_oom(l);
     return p;
@@ -1670,8 +1670,8 @@ static mantra_manifest *load_bytes(const uint8_t *data, size_t size, const char 
 
     l.doc = &doc;
     {
-        mf_arena arena = {NULL, 0};
-        mantra_manifest *m = mf_arena_alloc(&arena, sizeof *m);
+        cm_arena arena = {NULL, 0};
+        mantra_manifest *m = cm_arena_alloc(&arena, sizeof *m);
         if (m == NULL) {
             l.oom = 1;
             goto fail;
@@ -1681,8 +1681,8 @@ static mantra_manifest *load_bytes(const uint8_t *data, size_t size, const char 
         l.arena = &m->arena;
     }
     if (build(&l, root) != 0) {
-        mf_arena built = l.m->arena;
-        mf_arena_free(&built);
+        cm_arena built = l.m->arena;
+        cm_arena_free(&built);
         l.m = NULL;
         goto fail;
     }
@@ -1693,7 +1693,7 @@ fail:
     if (err != NULL)
         *err = error_of(&l);
 done:
-    mf_arena_free(&l.scratch);
+    cm_arena_free(&l.scratch);
     if (have_doc)
         yaml_document_delete(&doc);
     if (have_parser)

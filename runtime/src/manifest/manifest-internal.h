@@ -5,26 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/arena-internal.h"
 #include "mantra/manifest.h"
 
-/* ---- arena: a list of blocks, freed at once ---- */
-typedef struct mf_block {
-    struct mf_block *next;
-    size_t size; /* usable bytes after the header */
-    size_t used;
-} mf_block;
-
-typedef struct mf_arena {
-    mf_block *head;  /* the block being filled */
-    size_t total;    /* bytes allocated (headers included) */
-} mf_arena;
-
-void *mf_arena_alloc(mf_arena *a, size_t size);          /* zeroed, max-aligned; NULL when out of memory */
-char *mf_arena_strdup(mf_arena *a, const char *s, size_t len); /* NUL-terminated copy */
-void mf_arena_free(mf_arena *a);
 
 struct mantra_manifest {
-    mf_arena arena;
+    cm_arena arena;
     const mantra_manifest_provider *providers;
     uint32_t provider_count;
     uint32_t event_count;

@@ -7,70 +7,6 @@
 
 /* ---- arena ------------------------------------------------------------------------------------ */
 
-#define MF_ALIGN 16u
-#define MF_HEADER ((sizeof(mf_block) + MF_ALIGN - 1) & ~(size_t)(MF_ALIGN - 1))
-#define MF_FIRST_BLOCK 16384u
-#define MF_MAX_BLOCK (1u << 20)
-
-void *mf_arena_alloc(mf_arena *a, size_t size) {
-    size = (size + MF_ALIGN - 1) & ~(size_t)(MF_ALIGN - 1);
-    if (size == 0)
-        size = MF_ALIGN;
-    mf_block *b = a->head;
-    if (b == NULL || b->size - b->used < size) {
-        size_t want = b == NULL ? MF_FIRST_BLOCK : b->size * 2;
-        if (want > MF_MAX_BLOCK)
-            want = MF_MAX_BLOCK;
-        if (want < size)
-            want = size;
-        if (want > SIZE_MAX - MF_HEADER)
-            return NULL;
-        mf_block *nb = malloc(MF_HEADER + want);
-        if (nb == NULL)
-            return NULL;
-        nb->size = want;
-        nb->used = 0;
-        a->total += MF_HEADER + want;
-        if (b != NULL && want == size && b->size - b->used >= MF_ALIGN * 4) {
-            /* a large request: keep filling the current block afterwards */
-            nb->next = b->next;
-            b->next = nb;
-            nb->used = size;
-            memset((char *)nb + MF_HEADER, 0, size);
-            return (char *)nb + MF_HEADER;
-        }
-        nb->next = b;
-        a->head = nb;
-        b = nb;
-    }
-    void *p = (char *)b + MF_HEADER + b->used;
-    b->used += size;
-    memset(p, 0, size);
-    return p;
-}
-
-char *mf_arena_strdup(mf_arena *a, const char *s, size_t len) {
-    if (len == SIZE_MAX)
-        return NULL;
-    char *p = mf_arena_alloc(a, len + 1);
-    if (p == NULL)
-        return NULL;
-    memcpy(p, s, len);
-    p[len] = '\0';
-    return p;
-}
-
-void mf_arena_free(mf_arena *a) {
-    mf_block *b = a->head;
-    while (b != NULL) {
-        mf_block *next = b->next;
-        free(b);
-        b = next;
-    }
-    a->head = NULL;
-    a->total = 0;
-}
-
 /* ---- errors ----------------------------------------------------------------------------------- */
 
 mantra_manifest_error mf_error_oom = {1, 1, (char *)"<manifest>", (char *)"out of memory", NULL};
@@ -285,8 +221,8 @@ static int cmp_provider_guid(const void *a, const void *b) {
 
 int mf_build_indexes(mantra_manifest *m) {
     size_t n = m->provider_count;
-    const mantra_manifest_provider **by_name = mf_arena_alloc(&m->arena, (n ? n : 1) * sizeof *by_name);
-    const mantra_manifest_provider **by_guid = mf_arena_alloc(&m->arena, (n ? n : 1) * sizeof *by_guid);
+    const mantra_manifest_provider **by_name = cm_arena_alloc(&m->arena, (n ? n : 1) * sizeof *by_name);
+    const mantra_manifest_provider **by_guid = cm_arena_alloc(&m->arena, (n ? n : 1) * sizeof *by_guid);
     if (by_name == NULL || by_guid == NULL)
         return -1;
     for (size_t i = 0; i < n; i++)
@@ -301,8 +237,8 @@ int mf_build_indexes(mantra_manifest *m) {
 void mantra_manifest_free(mantra_manifest *m) {
     if (m == NULL)
         return;
-    mf_arena arena = m->arena; /* m lives in its own arena */
-    mf_arena_free(&arena);
+    cm_arena arena = m->arena; /* m lives in its own arena */
+    cm_arena_free(&arena);
 }
 
 size_t mantra_manifest_memory_size(const mantra_manifest *m) { return m->arena.total; }

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "mantra/decode.h"
-#include "core/varint-internal.h"
+#include "common/varint-internal.h"
 #include "reader-internal.h"
 
 typedef struct dc {

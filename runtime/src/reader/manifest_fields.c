@@ -32,8 +32,8 @@ static uint32_t scalar_type(int type, uint32_t pointer_size) {
 }
 
 /* An element description (of a scalar array, a Binary or a struct). */
-static mantra_field_desc *new_desc(rd_arena *a, uint32_t type) {
-    mantra_field_desc *d = rd_arena_alloc(a, sizeof *d);
+static mantra_field_desc *new_desc(cm_arena *a, uint32_t type) {
+    mantra_field_desc *d = cm_arena_alloc(a, sizeof *d);
     if (d) {
         d->name = "";
         d->type = type;
@@ -41,12 +41,12 @@ static mantra_field_desc *new_desc(rd_arena *a, uint32_t type) {
     return d;
 }
 
-static int fill_fields(rd_arena *a, const mantra_manifest_field *src, uint32_t n, uint32_t pointer_size,
+static int fill_fields(cm_arena *a, const mantra_manifest_field *src, uint32_t n, uint32_t pointer_size,
                        mantra_field_desc **out);
 
 /* One field: scalars as themselves; a count makes an Array (count from a field) or a
  * FixedLengthArray (a number) of them; Binary is an array of Byte; a struct an array of Object. */
-static int fill_field(rd_arena *a, const mantra_manifest_field *f, uint32_t pointer_size, mantra_field_desc *d) {
+static int fill_field(cm_arena *a, const mantra_manifest_field *f, uint32_t pointer_size, mantra_field_desc *d) {
     d->name = f->name;
     mantra_field_desc *elem = NULL;
     uint8_t kind = f->count_kind;
@@ -86,12 +86,12 @@ static int fill_field(rd_arena *a, const mantra_manifest_field *f, uint32_t poin
     return 0;
 }
 
-static int fill_fields(rd_arena *a, const mantra_manifest_field *src, uint32_t n, uint32_t pointer_size,
+static int fill_fields(cm_arena *a, const mantra_manifest_field *src, uint32_t n, uint32_t pointer_size,
                        mantra_field_desc **out) {
     *out = NULL;
     if (n == 0)
         return 0;
-    mantra_field_desc *d = rd_arena_alloc(a, n * sizeof *d);
+    mantra_field_desc *d = cm_arena_alloc(a, n * sizeof *d);
     if (d == NULL)
         return MANTRA_ENOMEM;
     for (uint32_t i = 0; i < n; i++)
@@ -101,7 +101,7 @@ static int fill_fields(rd_arena *a, const mantra_manifest_field *src, uint32_t n
     return 0;
 }
 
-int rd_manifest_fields(rd_arena *a, const mantra_manifest_event *e, uint32_t pointer_size,
+int rd_manifest_fields(cm_arena *a, const mantra_manifest_event *e, uint32_t pointer_size,
                        const mantra_field_desc **fields, uint32_t *count) {
     *fields = NULL;
     *count = 0;

@@ -3,13 +3,13 @@
 #include <string.h>
 
 #include "mantra/decode.h"
-#include "core/varint-internal.h"
+#include "common/varint-internal.h"
 #include "reader-internal.h"
 
 #define MAX_DEPTH 32
 
 typedef struct mp {
-    rd_arena *a;
+    cm_arena *a;
     const uint8_t *p;
     size_t n;
     size_t pos;
@@ -59,7 +59,7 @@ static int get_var(mp *c, uint64_t *v, size_t max, const char *what) {
 }
 
 static char *arena_str(mp *c, const char *s, size_t len) {
-    char *o = rd_arena_alloc(c->a, len + 1);
+    char *o = cm_arena_alloc(c->a, len + 1);
     if (o == NULL) {
         c->nomem = 1;
         fail(c, "out of memory");
@@ -83,7 +83,7 @@ static int get_str16(mp *c, const char **out, const char *what) {
     }
     mantra_str16 s = {c->p + start, (i - start) / 2};
     size_t need = mantra_str16_to_utf8(s, NULL, 0);
-    char *o = rd_arena_alloc(c->a, need + 1);
+    char *o = cm_arena_alloc(c->a, need + 1);
     if (o == NULL) {
         c->nomem = 1;
         return fail(c, "out of memory");
@@ -109,7 +109,7 @@ static int get_str8(mp *c, const char **out, const char *what) {
     return 0;
 }
 
-size_t rd_v6_string(rd_arena *a, const uint8_t *p, size_t n, const char **out) {
+size_t rd_v6_string(cm_arena *a, const uint8_t *p, size_t n, const char **out) {
     mp c = {a, p, n, 0, NULL, 0};
     if (get_str8(&c, out, "string") < 0)
         return 0;
@@ -121,7 +121,7 @@ static mantra_field_desc *alloc_fields(mp *c, uint64_t count, size_t min_each) {
         fail(c, "field count larger than the metadata");
         return NULL;
     }
-    mantra_field_desc *f = rd_arena_alloc(c->a, (size_t)count * sizeof *f + 1);
+    mantra_field_desc *f = cm_arena_alloc(c->a, (size_t)count * sizeof *f + 1);
     if (f == NULL) {
         c->nomem = 1;
         fail(c, "out of memory");
@@ -218,7 +218,7 @@ static int v2_field(mp *c, mantra_field_desc *f, int depth) {
 }
 
 /* The blob from EventId on. */
-int rd_parse_metadata_v5_blob(rd_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata *m, const char **what) {
+int rd_parse_metadata_v5_blob(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata *m, const char **what) {
     mp c = {a, p, n, 0, NULL, 0};
     uint32_t eid, ver, lvl;
     uint64_t kw;
@@ -300,9 +300,9 @@ invalid:
     return 0;
 }
 
-int rd_parse_metadata_v5(rd_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what) {
+int rd_parse_metadata_v5(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what) {
     mp c = {a, p, n, 0, NULL, 0};
-    mantra_trace_metadata *m = rd_arena_alloc(a, sizeof *m);
+    mantra_trace_metadata *m = cm_arena_alloc(a, sizeof *m);
     if (m == NULL) {
         *what = "out of memory";
         return MANTRA_ENOMEM;
@@ -392,9 +392,9 @@ static int v6_fieldlist(mp *c, mantra_field_desc **out, uint32_t *count, int dep
     return 0;
 }
 
-int rd_parse_metadata_v6(rd_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what) {
+int rd_parse_metadata_v6(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what) {
     mp c = {a, p, n, 0, NULL, 0};
-    mantra_trace_metadata *m = rd_arena_alloc(a, sizeof *m);
+    mantra_trace_metadata *m = cm_arena_alloc(a, sizeof *m);
     uint64_t id, eid;
     if (m == NULL) {
         *what = "out of memory";

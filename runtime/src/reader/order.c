@@ -25,7 +25,7 @@ typedef struct hent {
 } hent;
 
 struct rd_order {
-    rd_map qmap;    /* key -> queue index */
+    cm_map qmap;    /* key -> queue index */
     queue *queues;
     size_t nq, capq;
     size_t *slots;  /* active set: queue index + 1, 0 = free slot */
@@ -56,7 +56,7 @@ void rd_order_free(rd_order *o) {
         free_list(o->queues[i].head);
     free_list(o->rhead);
     free(o->current);
-    rd_map_free(&o->qmap);
+    cm_map_free(&o->qmap);
     free(o->queues);
     free(o->slots);
     free(o->freelist);
@@ -198,13 +198,13 @@ int rd_order_event(rd_order *o, const mantra_trace_event *ev, uint64_t key) {
         ready_push(o, e);
         return 0;
     }
-    uint64_t *qi = rd_map_get(&o->qmap, key);
+    uint64_t *qi = cm_map_get(&o->qmap, key);
     size_t q;
     if (qi) {
         q = (size_t)*qi;
     } else {
         if (grow((void **)&o->queues, &o->capq, o->nq + 1, sizeof *o->queues) < 0 ||
-            rd_map_put(&o->qmap, key, o->nq) < 0) {
+            cm_map_put(&o->qmap, key, o->nq) < 0) {
             free(e);
             return MANTRA_ENOMEM;
         }

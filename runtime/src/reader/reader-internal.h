@@ -5,51 +5,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/arena-internal.h"
+#include "common/hashmap-internal.h"
 #include "mantra/reader.h"
-
-/* ---- a uint64 -> uint64 hash map (linear probing, deletion by backward shift) ---- */
-typedef struct rd_map {
-    uint64_t *keys;
-    uint64_t *vals;
-    uint8_t *used;
-    size_t cap; /* power of two, or 0 */
-    size_t count;
-} rd_map;
-
-uint64_t *rd_map_get(const rd_map *m, uint64_t key);
-/* Inserts or replaces; 0 or MANTRA_ENOMEM. */
-int rd_map_put(rd_map *m, uint64_t key, uint64_t val);
-void rd_map_del(rd_map *m, uint64_t key);
-void rd_map_clear(rd_map *m);
-void rd_map_free(rd_map *m);
-
-/* ---- a bump allocator (chunks freed together) ---- */
-typedef struct rd_arena_chunk rd_arena_chunk;
-typedef struct rd_arena {
-    rd_arena_chunk *head;
-    size_t used;  /* bytes used in head */
-    size_t avail; /* bytes of head */
-} rd_arena;
-
-void *rd_arena_alloc(rd_arena *a, size_t size); /* 8-byte aligned, zeroed; NULL when out of memory */
-void rd_arena_free(rd_arena *a);
 
 /* ---- metadata parsing (metadata.c) ---- */
 
 /* Parses a V4/V5 metadata payload (from MetadataId on) into a metadata record allocated in a.
  * Returns 0 or MANTRA_EFORMAT/MANTRA_ENOMEM; *what names the problem. */
-int rd_parse_metadata_v5(rd_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what);
+int rd_parse_metadata_v5(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what);
 /* Parses the part of a V5 blob from EventId on (generated registry blobs) into fields. */
-int rd_parse_metadata_v5_blob(rd_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata *m, const char **what);
+int rd_parse_metadata_v5_blob(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata *m, const char **what);
 /* Parses one V6 metadata row (after its RowSize). */
-int rd_parse_metadata_v6(rd_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what);
+int rd_parse_metadata_v6(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what);
 /* V6 strings: varuint32 length + UTF-8. Copies into the arena. Returns bytes used or 0. */
-size_t rd_v6_string(rd_arena *a, const uint8_t *p, size_t n, const char **out);
+size_t rd_v6_string(cm_arena *a, const uint8_t *p, size_t n, const char **out);
 
 /* ---- manifests loaded at run time (manifest_fields.c) ---- */
 struct mantra_manifest_event;
 /* The descriptions shown for a manifest event's template (allocated in a). 0 or MANTRA_ENOMEM. */
-int rd_manifest_fields(rd_arena *a, const struct mantra_manifest_event *e, uint32_t pointer_size,
+int rd_manifest_fields(cm_arena *a, const struct mantra_manifest_event *e, uint32_t pointer_size,
                        const mantra_field_desc **fields, uint32_t *count);
 /* mantra_decode_event() for metadata with fields_from_manifest. */
 int rd_manifest_decode(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx);

@@ -7,7 +7,7 @@
 
 #include "mantra/decode.h"
 #include "mantra/manifest.h"
-#include "core/varint-internal.h"
+#include "common/varint-internal.h"
 #include "platform/platform-internal.h"
 #include "reader-internal.h"
 
@@ -69,23 +69,23 @@ struct mantra_reader {
     /* manifests loaded at run time, and the field descriptions made for their events */
     const mantra_manifest **manifests;
     size_t nmanifests;
-    rd_map manifest_fields; /* manifest event -> rd_mfields* */
+    cm_map manifest_fields; /* manifest event -> rd_mfields* */
     /* metadata: id -> mantra_trace_metadata* (kept until free) */
-    rd_arena arena;
-    rd_map meta;
+    cm_arena arena;
+    cm_map meta;
     /* stacks of the current sequence-point region */
-    rd_map stacks; /* id -> index in stack_refs */
+    cm_map stacks; /* id -> index in stack_refs */
     stack_ref *stack_refs;
     size_t nstack, capstack;
     uint8_t *stack_data;
     size_t stack_len, stack_cap;
     /* per-capture-thread sequence numbers (dropped-event accounting) */
-    rd_map seq;
+    cm_map seq;
     uint64_t cur_thread;
     int have_cur_thread;
     /* V6 */
-    rd_map threads;    /* index -> OS thread id */
-    rd_map labels;     /* id -> index in label_lists */
+    cm_map threads;    /* index -> OS thread id */
+    cm_map labels;     /* id -> index in label_lists */
     label_list *label_lists;
     size_t nlabels, caplabels;
     /* current block */
@@ -142,18 +142,18 @@ void mantra_reader_free(mantra_reader *r) {
         if (r->own_fd)
             mantra_pal_close(r->fd, NULL, 0);
     }
-    rd_arena_free(&r->arena);
-    rd_map_free(&r->meta);
-    rd_map_free(&r->stacks);
-    rd_map_free(&r->seq);
-    rd_map_free(&r->threads);
-    rd_map_free(&r->labels);
+    cm_arena_free(&r->arena);
+    cm_map_free(&r->meta);
+    cm_map_free(&r->stacks);
+    cm_map_free(&r->seq);
+    cm_map_free(&r->threads);
+    cm_map_free(&r->labels);
     free(r->stack_refs);
     free(r->stack_data);
     free(r->label_lists);
     free(r->providers);
     free(r->manifests);
-    rd_map_free(&r->manifest_fields);
+    cm_map_free(&r->manifest_fields);
     rd_order_free(r->order);
     free(r);
 }
@@ -347,8 +347,8 @@ static int open_v6(mantra_reader *r) {
                        r->info.pointer_size);
     if (kvs > (size - 40) / 2)
         return set_err(r, MANTRA_EFORMAT, off + 44, "%u key/value pairs do not fit in the Trace block", kvs);
-    const char **keys = rd_arena_alloc(&r->arena, (kvs + 1) * sizeof(char *));
-    const char **vals = rd_arena_alloc(&r->arena, (kvs + 1) * sizeof(char *));
+    const char **keys = cm_arena_alloc(&r->arena, (kvs + 1) * sizeof(char *));
+    const char **vals = cm_arena_alloc(&r->arena, (kvs + 1) * sizeof(char *));
     if (!keys || !vals)
         return set_err(r, MANTRA_ENOMEM, off, "out of memory");
     size_t pos = 40;
@@ -468,7 +468,7 @@ int mantra_reader_open_file(mantra_reader *r, const char *path) {
 /* ---- metadata, stacks, threads ------------------------------------------------------------ */
 
 const mantra_trace_metadata *mantra_reader_metadata(const mantra_reader *r, uint32_t id) {
-    uint64_t *v = rd_map_get(&r->meta, id);
+    uint64_t *v = cm_map_get(&r->meta, id);
     return v ? (const mantra_trace_metadata *)(uintptr_t)*v : NULL;
 }
 
@@ -503,14 +503,14 @@ static int apply_manifest(mantra_reader *r, mantra_trace_metadata *m) {
         if (e == NULL)
             continue;
         uint64_t key = (uint64_t)(uintptr_t)e;
-        uint64_t *have = rd_map_get(&r->manifest_fields, key);
+        uint64_t *have = cm_map_get(&r->manifest_fields, key);
         const rd_mfields *mf;
         if (have) {
             mf = (const rd_mfields *)(uintptr_t)*have;
         } else {
-            rd_mfields *n = rd_arena_alloc(&r->arena, sizeof *n);
+            rd_mfields *n = cm_arena_alloc(&r->arena, sizeof *n);
             if (n == NULL || rd_manifest_fields(&r->arena, e, r->info.pointer_size, &n->fields, &n->count) < 0 ||
-                rd_map_put(&r->manifest_fields, key, (uint64_t)(uintptr_t)n) < 0)
+                cm_map_put(&r->manifest_fields, key, (uint64_t)(uintptr_t)n) < 0)
                 return MANTRA_ENOMEM;
             mf = n;
         }
@@ -553,22 +553,22 @@ static void apply_registry(mantra_reader *r, mantra_trace_metadata *m) {
 static int add_metadata(mantra_reader *r, mantra_trace_metadata *m, uint64_t off) {
     if (m->id == 0)
         return set_err(r, MANTRA_EFORMAT, off, "metadata record defines id 0");
-    if (r->v6 && rd_map_get(&r->meta, m->id))
+    if (r->v6 && cm_map_get(&r->meta, m->id))
         return set_err(r, MANTRA_EFORMAT, off, "metadata id %u defined twice", m->id);
     if (apply_manifest(r, m) < 0)
         return set_err(r, MANTRA_ENOMEM, off, "out of memory");
     apply_registry(r, m);
-    if (rd_map_put(&r->meta, m->id, (uint64_t)(uintptr_t)m) < 0)
+    if (cm_map_put(&r->meta, m->id, (uint64_t)(uintptr_t)m) < 0)
         return set_err(r, MANTRA_ENOMEM, off, "out of memory");
     r->stats.metadata++;
     return 0;
 }
 
 static void clear_region(mantra_reader *r) {
-    rd_map_clear(&r->stacks);
+    cm_map_clear(&r->stacks);
     r->nstack = 0;
     r->stack_len = 0;
-    rd_map_clear(&r->labels);
+    cm_map_clear(&r->labels);
     r->nlabels = 0;
 }
 
@@ -605,7 +605,7 @@ static int parse_stack_block(mantra_reader *r, const uint8_t *p, size_t n, uint6
                            size, ps);
         if (grow((void **)&r->stack_refs, &r->capstack, r->nstack + 1, sizeof *r->stack_refs) < 0 ||
             grow((void **)&r->stack_data, &r->stack_cap, r->stack_len + size + 1, 1) < 0 ||
-            rd_map_put(&r->stacks, id, r->nstack) < 0)
+            cm_map_put(&r->stacks, id, r->nstack) < 0)
             return set_err(r, MANTRA_ENOMEM, off + pos, "out of memory");
         memcpy(r->stack_data + r->stack_len, p + pos, size);
         r->stack_refs[r->nstack].off = r->stack_len;
@@ -629,12 +629,12 @@ static void note_seq(mantra_reader *r, uint64_t *last, uint32_t expected) {
 }
 
 static uint64_t *thread_seq(mantra_reader *r, uint64_t key, uint32_t init) {
-    uint64_t *v = rd_map_get(&r->seq, key);
+    uint64_t *v = cm_map_get(&r->seq, key);
     if (v)
         return v;
-    if (rd_map_put(&r->seq, key, init) < 0)
+    if (cm_map_put(&r->seq, key, init) < 0)
         return NULL;
-    return rd_map_get(&r->seq, key);
+    return cm_map_get(&r->seq, key);
 }
 
 static int parse_sp_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off) {
@@ -683,11 +683,11 @@ static int parse_sp_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t
         return set_err(r, MANTRA_EFORMAT, off + pos, "%zu unexpected bytes at the end of the SequencePoint block",
                        n - pos);
     if (flags & 1) {
-        rd_map_clear(&r->threads);
-        rd_map_clear(&r->seq);
+        cm_map_clear(&r->threads);
+        cm_map_clear(&r->seq);
     }
     if (flags & 2)
-        rd_map_clear(&r->meta);
+        cm_map_clear(&r->meta);
     clear_region(r);
     r->have_cur_thread = 0;
     r->stats.sequence_points++;
@@ -770,10 +770,10 @@ static int parse_thread_block(mantra_reader *r, const uint8_t *p, size_t n, uint
                 return set_err(r, MANTRA_EFORMAT, off + pos, "bad value of thread row item kind %u", kind);
             pos += k;
         }
-        if (rd_map_get(&r->threads, index))
+        if (cm_map_get(&r->threads, index))
             return set_err(r, MANTRA_EFORMAT, off + row, "thread index %llu declared twice",
                            (unsigned long long)index);
-        if (rd_map_put(&r->threads, index, tid) < 0)
+        if (cm_map_put(&r->threads, index, tid) < 0)
             return set_err(r, MANTRA_ENOMEM, off, "out of memory");
     }
     return 0;
@@ -789,15 +789,15 @@ static int parse_remove_thread_block(mantra_reader *r, const uint8_t *p, size_t 
         size_t k2 = mantra_varint_get(p + pos + k, n - pos - k, MANTRA_VARINT32_MAX_BYTES, &s);
         if (k2 == 0)
             return set_err(r, MANTRA_EFORMAT, off + pos + k, "bad sequence number varint in a RemoveThread block");
-        if (!rd_map_get(&r->threads, index))
+        if (!cm_map_get(&r->threads, index))
             return set_err(r, MANTRA_EFORMAT, off + pos, "RemoveThread of unknown thread index %llu",
                            (unsigned long long)index);
         uint64_t *last = thread_seq(r, index, (uint32_t)s);
         if (last == NULL)
             return set_err(r, MANTRA_ENOMEM, off, "out of memory");
         note_seq(r, last, (uint32_t)s);
-        rd_map_del(&r->seq, index);
-        rd_map_del(&r->threads, index);
+        cm_map_del(&r->seq, index);
+        cm_map_del(&r->threads, index);
         pos += k + k2;
     }
     return 0;
@@ -892,7 +892,7 @@ static int parse_label_block(mantra_reader *r, const uint8_t *p, size_t n, uint6
                 break;
         }
         if (grow((void **)&r->label_lists, &r->caplabels, r->nlabels + 1, sizeof *r->label_lists) < 0 ||
-            rd_map_put(&r->labels, (uint64_t)first + i, r->nlabels) < 0)
+            cm_map_put(&r->labels, (uint64_t)first + i, r->nlabels) < 0)
             return set_err(r, MANTRA_ENOMEM, off, "out of memory");
         r->label_lists[r->nlabels++] = l;
     }
@@ -1064,7 +1064,7 @@ static int next_row(mantra_reader *r) {
     note_seq(r, last, s->sequence - 1u);
     *last = s->sequence;
 
-    uint64_t *mv = rd_map_get(&r->meta, s->metadata_id);
+    uint64_t *mv = cm_map_get(&r->meta, s->metadata_id);
     if (mv == NULL)
         return set_err(r, MANTRA_EFORMAT, row_off, "event refers to metadata id %u, which no earlier metadata defines",
                        s->metadata_id);
@@ -1098,8 +1098,8 @@ static int next_row(mantra_reader *r) {
         e->activity_id = s->activity;
         e->related_activity_id = s->related;
     } else {
-        uint64_t *t = rd_map_get(&r->threads, s->thread);
-        uint64_t *ct = rd_map_get(&r->threads, s->capture_thread);
+        uint64_t *t = cm_map_get(&r->threads, s->thread);
+        uint64_t *ct = cm_map_get(&r->threads, s->capture_thread);
         if (t == NULL || ct == NULL)
             return set_err(r, MANTRA_EFORMAT, row_off, "event refers to thread index %llu, which no Thread block defines",
                            (unsigned long long)(t == NULL ? s->thread : s->capture_thread));
@@ -1109,7 +1109,7 @@ static int next_row(mantra_reader *r) {
         e->capture_thread_id = *ct;
         e->label_list_id = s->label_list;
         if (s->label_list != 0) {
-            uint64_t *li = rd_map_get(&r->labels, s->label_list);
+            uint64_t *li = cm_map_get(&r->labels, s->label_list);
             if (li == NULL)
                 return set_err(r, MANTRA_EFORMAT, row_off, "event refers to label list %u, which no LabelList block defines",
                                s->label_list);
@@ -1128,7 +1128,7 @@ static int next_row(mantra_reader *r) {
                 e->keywords = l->keywords;
         }
     }
-    uint64_t *si = rd_map_get(&r->stacks, s->stack_id);
+    uint64_t *si = cm_map_get(&r->stacks, s->stack_id);
     if (si) {
         const stack_ref *sr = &r->stack_refs[*si];
         e->stack = r->stack_data + sr->off;

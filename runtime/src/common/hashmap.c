@@ -1,8 +1,10 @@
-/* Small containers of the reader: a uint64 hash map and a bump allocator. */
+/* The uint64 -> uint64 hash map of hashmap-internal.h: open addressing with linear probing,
+ * deletion by backward shift, a load factor of at most 3/4. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader-internal.h"
+#include "common/hashmap-internal.h"
+#include "mantra/status.h"
 
 static size_t map_hash(uint64_t k, size_t mask) {
     k ^= k >> 33;
@@ -11,7 +13,7 @@ static size_t map_hash(uint64_t k, size_t mask) {
     return (size_t)k & mask;
 }
 
-uint64_t *rd_map_get(const rd_map *m, uint64_t key) {
+uint64_t *cm_map_get(const cm_map *m, uint64_t key) {
     if (m->cap == 0)
         return NULL;
     size_t mask = m->cap - 1;
@@ -23,9 +25,9 @@ uint64_t *rd_map_get(const rd_map *m, uint64_t key) {
     }
 }
 
-static int map_grow(rd_map *m) {
+static int map_grow(cm_map *m) {
     size_t ncap = m->cap ? m->cap * 2 : 16;
-    rd_map n = {0};
+    cm_map n = {0};
     n.keys = malloc(ncap * sizeof *n.keys);
     n.vals = malloc(ncap * sizeof *n.vals);
     n.used = calloc(ncap, 1);
@@ -48,13 +50,13 @@ static int map_grow(rd_map *m) {
         }
     }
     n.count = m->count;
-    rd_map_free(m);
+    cm_map_free(m);
     *m = n;
     return 0;
 }
 
-int rd_map_put(rd_map *m, uint64_t key, uint64_t val) {
-    uint64_t *v = rd_map_get(m, key);
+int cm_map_put(cm_map *m, uint64_t key, uint64_t val) {
+    uint64_t *v = cm_map_get(m, key);
     if (v) {
         *v = val;
         return 0;
@@ -75,7 +77,7 @@ int rd_map_put(rd_map *m, uint64_t key, uint64_t val) {
     return 0;
 }
 
-void rd_map_del(rd_map *m, uint64_t key) {
+void cm_map_del(cm_map *m, uint64_t key) {
     if (m->cap == 0)
         return;
     size_t mask = m->cap - 1;
@@ -107,52 +109,15 @@ void rd_map_del(rd_map *m, uint64_t key) {
     }
 }
 
-void rd_map_clear(rd_map *m) {
+void cm_map_clear(cm_map *m) {
     if (m->cap)
         memset(m->used, 0, m->cap);
     m->count = 0;
 }
 
-void rd_map_free(rd_map *m) {
+void cm_map_free(cm_map *m) {
     free(m->keys);
     free(m->vals);
     free(m->used);
     memset(m, 0, sizeof *m);
-}
-
-struct rd_arena_chunk {
-    rd_arena_chunk *next;
-    size_t size;
-    max_align_t data[];
-};
-
-void *rd_arena_alloc(rd_arena *a, size_t size) {
-    size = (size + 7) & ~(size_t)7;
-    if (size == 0)
-        size = 8;
-    if (a->head == NULL || a->avail - a->used < size) {
-        size_t csize = size > 16384 ? size : 16384;
-        rd_arena_chunk *c = malloc(sizeof *c + csize);
-        if (c == NULL)
-            return NULL;
-        c->next = a->head;
-        c->size = csize;
-        a->head = c;
-        a->used = 0;
-        a->avail = csize;
-    }
-    void *p = (uint8_t *)a->head->data + a->used;
-    a->used += size;
-    memset(p, 0, size);
-    return p;
-}
-
-void rd_arena_free(rd_arena *a) {
-    rd_arena_chunk *c = a->head;
-    while (c) {
-        rd_arena_chunk *n = c->next;
-        free(c);
-        c = n;
-    }
-    memset(a, 0, sizeof *a);
 }

@@ -1,0 +1,18 @@
+/* le-internal.h - little-endian loads and stores at unaligned addresses (nettrace and payloads are
+ * little-endian; mantra/event.h refuses big-endian hosts, so these are plain copies). Private. */
+#ifndef MANTRA_LE_INTERNAL_H
+#define MANTRA_LE_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+static inline uint16_t cm_load_u16(const uint8_t *p) { uint16_t v; memcpy(&v, p, sizeof v); return v; }
+static inline uint32_t cm_load_u32(const uint8_t *p) { uint32_t v; memcpy(&v, p, sizeof v); return v; }
+static inline uint64_t cm_load_u64(const uint8_t *p) { uint64_t v; memcpy(&v, p, sizeof v); return v; }
+
+/* Each stores v at p and returns the address after it. */
+static inline uint8_t *cm_store_u16(uint8_t *p, uint16_t v) { memcpy(p, &v, sizeof v); return p + sizeof v; }
+static inline uint8_t *cm_store_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, sizeof v); return p + sizeof v; }
+static inline uint8_t *cm_store_u64(uint8_t *p, uint64_t v) { memcpy(p, &v, sizeof v); return p + sizeof v; }
+
+#endif
