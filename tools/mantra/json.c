@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/utf-internal.h"
 #include "mantra/decode.h"
 #include "tool.h"
 

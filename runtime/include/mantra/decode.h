@@ -14,9 +14,7 @@
 
 #include "mantra/event.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MANTRA_BEGIN_DECLS
 
 /* Decoder results. */
 enum mantra_decode_status {
@@ -77,6 +75,11 @@ size_t mantra_str16_to_utf8(mantra_str16 s, char *out, size_t out_size);
 /* Compares a UTF-16 view with a UTF-8 string: 1 when they hold the same characters. */
 int mantra_str16_equals_utf8(mantra_str16 s, const char *utf8);
 
+/* Decodes one UTF-8 scalar value at s[0..n): returns its length in bytes (1..4) and stores the code
+ * point in *cp, or returns 0 when the bytes are not valid UTF-8 there (overlong, surrogate, above
+ * U+10FFFF, truncated). */
+size_t mantra_utf8_decode(const uint8_t *s, size_t n, uint32_t *cp);
+
 /* Decoder cursor: the generated decoders use these; they are public so that hand-written
  * decoders behave the same. Each returns 0 or a negative enum mantra_decode_status and
  * advances *pos. */
@@ -121,8 +124,6 @@ static inline mantra_cursor mantra_cursor_of(mantra_bytes b, unsigned pointer_si
 /* Final status: MANTRA_DECODE_OK, or MANTRA_DECODE_TRAILING when bytes remain. */
 int mantra_cursor_finish(const mantra_cursor *c);
 
-#ifdef __cplusplus
-}
-#endif
+MANTRA_END_DECLS
 
 #endif /* MANTRA_DECODE_H */

@@ -28,9 +28,7 @@ typedef _Atomic uint64_t mantra_atomic_u64;
 #define MANTRA_ATOMIC_LOAD_RELAXED(p) atomic_load_explicit((p), memory_order_relaxed)
 #endif
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MANTRA_BEGIN_DECLS
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "mantra writes little-endian payloads and supports little-endian hosts only"
@@ -163,8 +161,6 @@ typedef struct mantra_write_counters {
 } mantra_write_counters;
 void mantra_get_write_counters(mantra_write_counters *out);
 
-#ifdef __cplusplus
-}
-#endif
+MANTRA_END_DECLS
 
 #endif /* MANTRA_EVENT_H */

@@ -39,9 +39,7 @@
 #include "mantra/event.h"
 #include "mantra/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MANTRA_BEGIN_DECLS
 
 /* ---- field types --------------------------------------------------------------------------- */
 
@@ -316,8 +314,6 @@ int mantra_manifest_decode(const mantra_manifest_template *tpl, const uint8_t *p
                            unsigned pointer_size, mantra_manifest_visit_fn visit, void *ctx,
                            mantra_manifest_decode_info *info);
 
-#ifdef __cplusplus
-}
-#endif
+MANTRA_END_DECLS
 
 #endif /* MANTRA_MANIFEST_H */

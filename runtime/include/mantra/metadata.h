@@ -25,9 +25,7 @@
 #include "mantra/sink.h"
 #include "mantra/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MANTRA_BEGIN_DECLS
 
 /* TypeCodes of V4/V5 metadata (§5.6): System.TypeCode plus 17 Guid and 19 Array. */
 enum mantra_typecode {
@@ -77,8 +75,6 @@ int mantra_metadata_finish(mantra_metadata_builder *b, const uint8_t **blob, siz
 
 const char *mantra_metadata_last_error(const mantra_metadata_builder *b);
 
-#ifdef __cplusplus
-}
-#endif
+MANTRA_END_DECLS
 
 #endif /* MANTRA_METADATA_H */

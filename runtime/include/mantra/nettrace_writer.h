@@ -49,9 +49,7 @@
 #include "mantra/status.h"
 #include "mantra/sink.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MANTRA_BEGIN_DECLS
 
 /* options.sync_time_unix_ms value meaning "the current time" (CLOCK_REALTIME at creation). */
 #define MANTRA_NETTRACE_TIME_NOW INT64_MIN
@@ -156,8 +154,6 @@ const char *mantra_nettrace_last_error(const mantra_nettrace_writer *w);
  * Day, Hour, Minute, Second, Milliseconds). Returns MANTRA_EINVAL outside years 1601..30827. */
 int mantra_nettrace_systemtime(int64_t unix_ms, uint16_t out[8]);
 
-#ifdef __cplusplus
-}
-#endif
+MANTRA_END_DECLS
 
 #endif /* MANTRA_NETTRACE_WRITER_H */

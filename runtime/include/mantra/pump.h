@@ -17,9 +17,7 @@
 
 #include "mantra/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MANTRA_BEGIN_DECLS
 
 #define MANTRA_JOB_AGAIN 0
 #define MANTRA_JOB_DONE 1
@@ -35,8 +33,6 @@ size_t mantra_jobs_pending(void);
 /* 1 in the threadless build, else 0. */
 int mantra_threadless(void);
 
-#ifdef __cplusplus
-}
-#endif
+MANTRA_END_DECLS
 
 #endif /* MANTRA_PUMP_H */

@@ -28,9 +28,7 @@
 #include "mantra/event.h"
 #include "mantra/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MANTRA_BEGIN_DECLS
 
 struct mantra_manifest;       /* mantra/manifest.h */
 struct mantra_manifest_event; /* mantra/manifest.h */
@@ -272,8 +270,6 @@ int mantra_decode_event(const mantra_trace_event *ev, const mantra_field_visitor
 /* Name of a type code ("UInt32", ...); "?" when unknown. */
 const char *mantra_type_name(uint32_t type);
 
-#ifdef __cplusplus
-}
-#endif
+MANTRA_END_DECLS
 
 #endif /* MANTRA_READER_H */

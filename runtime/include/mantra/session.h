@@ -46,9 +46,7 @@
 #include "mantra/status.h"
 #include "mantra/sink.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MANTRA_BEGIN_DECLS
 
 #define MANTRA_MAX_SESSIONS 63u /* + the listener of mantra_set_listener() = 64 */
 
@@ -212,8 +210,6 @@ uint32_t mantra_session_stop_all(void);
 /* Text of the calling thread's last session error ("" when none). */
 const char *mantra_session_last_error(void);
 
-#ifdef __cplusplus
-}
-#endif
+MANTRA_END_DECLS
 
 #endif /* MANTRA_SESSION_H */

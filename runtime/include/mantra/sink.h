@@ -29,9 +29,7 @@
 
 #include "mantra/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MANTRA_BEGIN_DECLS
 
 typedef struct mantra_sink mantra_sink;
 
@@ -81,8 +79,6 @@ const uint8_t *mantra_sink_memory(const mantra_sink *sink, size_t *size);
 /* Text of the last error ("" when none). */
 const char *mantra_sink_last_error(const mantra_sink *sink);
 
-#ifdef __cplusplus
-}
-#endif
+MANTRA_END_DECLS
 
 #endif /* MANTRA_SINK_H */

@@ -7,18 +7,25 @@
 #ifndef MANTRA_STATUS_H
 #define MANTRA_STATUS_H
 
+/* Every public header wraps its declarations in MANTRA_BEGIN_DECLS ... MANTRA_END_DECLS: C linkage
+ * for C++, and default visibility, so that libmantra (compiled with -fvisibility=hidden) exports
+ * exactly the functions the public headers declare. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MANTRA_VISIBILITY_PUSH_ _Pragma("GCC visibility push(default)")
+#define MANTRA_VISIBILITY_POP_ _Pragma("GCC visibility pop")
+#else
+#define MANTRA_VISIBILITY_PUSH_
+#define MANTRA_VISIBILITY_POP_
+#endif
 #ifdef __cplusplus
-extern "C" {
+#define MANTRA_BEGIN_DECLS extern "C" { MANTRA_VISIBILITY_PUSH_
+#define MANTRA_END_DECLS MANTRA_VISIBILITY_POP_ }
+#else
+#define MANTRA_BEGIN_DECLS MANTRA_VISIBILITY_PUSH_
+#define MANTRA_END_DECLS MANTRA_VISIBILITY_POP_
 #endif
 
-/* The public API exported by libmantra (everything else has hidden visibility). */
-#if defined(_WIN32)
-#define MANTRA_API
-#elif defined(__GNUC__) || defined(__clang__)
-#define MANTRA_API __attribute__((visibility("default")))
-#else
-#define MANTRA_API
-#endif
+MANTRA_BEGIN_DECLS
 
 enum mantra_status {
     MANTRA_OK = 0,
@@ -35,12 +42,10 @@ enum mantra_status {
 };
 
 /* The constant's name ("MANTRA_EIO"); "MANTRA_OK" for 0; "?" for anything else. */
-MANTRA_API const char *mantra_status_name(int code);
+const char *mantra_status_name(int code);
 /* A short description ("I/O error"); "unknown status" for anything else. */
-MANTRA_API const char *mantra_strerror(int code);
+const char *mantra_strerror(int code);
 
-#ifdef __cplusplus
-}
-#endif
+MANTRA_END_DECLS
 
 #endif /* MANTRA_STATUS_H */

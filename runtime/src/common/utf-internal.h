@@ -5,9 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Decodes one UTF-8 scalar at s[0..n); returns its byte length (1..4) and stores the code point,
- * or returns 0 when the sequence is invalid (overlong, surrogate, out of range, truncated). */
-size_t mantra_utf8_decode(const uint8_t *s, size_t n, uint32_t *cp);
+/* mantra_utf8_decode (one scalar value) is public: mantra/decode.h. */
+#include "mantra/decode.h"
 
 /* Number of UTF-16 code units for a NUL-terminated UTF-8 string (not counting the terminator),
  * and its byte length in *bytes; returns SIZE_MAX when the string is not valid UTF-8. */
