@@ -101,12 +101,8 @@ demo: deps
 	@$(call say,generator: manifest/dotnet.yaml -> $(BUILD_DIR)/demo-gen)
 	$(PYTHON) tools/mantra-gen -o $(BUILD_DIR)/demo-gen manifest/dotnet.yaml
 	@ls -l $(BUILD_DIR)/demo-gen | awk 'NR > 1 { printf "  %8d  %s\n", $$5, $$9 }'
-	@if [ -x $(BUILD_DIR)/examples/demo/mantra-demo ]; then \
-	  $(call say,$(BUILD_DIR)/examples/demo/mantra-demo); \
-	  $(BUILD_DIR)/examples/demo/mantra-demo; \
-	else \
-	  echo "(no demo program yet: examples/demo/demo.c)"; \
-	fi
+	@$(call say,$(BUILD_DIR)/examples/demo/mantra-demo)
+	$(BUILD_DIR)/examples/demo/mantra-demo
 	@$(call say,mantra emit: 4 threads x 250000 Mantra-Demo events -> $(BUILD_DIR)/demo-emit.nettrace)
 	$(BUILD_DIR)/tools/mantra emit --threads 4 --events 250000 --trace $(BUILD_DIR)/demo-emit.nettrace
 	@$(call say,mantra stats $(BUILD_DIR)/demo-emit.nettrace)
