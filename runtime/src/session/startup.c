@@ -64,7 +64,7 @@ static const char *env(const char *name) {
 }
 
 static int fail(int rc, const char *msg) {
-    mantra__session_set_error(msg);
+    ss_set_error(msg);
     return rc;
 }
 
