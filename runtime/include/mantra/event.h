@@ -148,8 +148,8 @@ int64_t mantra_payload_serialize(const mantra_data *data, uint32_t count, uint8_
 typedef void (*mantra_listener_fn)(void *ctx, const mantra_event_desc *desc, const uint8_t *payload, size_t size);
 void mantra_set_listener(mantra_listener_fn fn, void *ctx);
 
-/* Registers a provider so that sessions can enable its events. Returns 0, or MANTRA_ENOSPC when
- * the registry is full. Registering the same provider twice is harmless. */
+/* Registers a provider so that sessions can enable its events. Returns MANTRA_OK, or MANTRA_ENOSPC
+ * (mantra/status.h) when the registry is full. Registering the same provider twice is harmless. */
 int mantra_register_provider(const mantra_provider_desc *provider);
 
 /* Events refused since start (too large, bad strings) and dropped. */

@@ -1,5 +1,6 @@
-/* mantra/pump.h - the job queue that replaces threads in the threadless build (issue 4;
- * eventpipe-semantics.md §8).
+/* mantra/pump.h - the job queue that replaces threads in the threadless build, as EventPipe's
+ * ep_rt_queue_job under PERFTRACING_DISABLE_THREADS (dotnet/runtime, src/native/eventpipe/ep-rt.h;
+ * ep-session.c, streaming_loop_tick).
  *
  * Built with -DMANTRA_THREADLESS=ON, libmantra starts no thread: each session's streaming work is
  * a job on this queue, and the host runs the queue from its event loop with mantra_pump(). A job
@@ -23,8 +24,8 @@ MANTRA_BEGIN_DECLS
 #define MANTRA_JOB_DONE 1
 typedef int (*mantra_job_fn)(void *data);
 
-/* Queues fn(data). 0, or MANTRA_ENOMEM when it cannot be queued (the caller keeps ownership of
- * data and must release it). */
+/* Queues fn(data). MANTRA_OK, or a MANTRA_E* code (mantra/status.h): MANTRA_EINVAL for a NULL fn,
+ * MANTRA_ENOMEM when it cannot be queued (the caller keeps ownership of data and must release it). */
 int mantra_queue_job(mantra_job_fn fn, void *data);
 /* Runs every job queued before the call once; returns the number of jobs still queued. */
 size_t mantra_pump(void);

@@ -1,4 +1,4 @@
-/* mantra/session.h - EventPipe-style tracing sessions (issue 4, first step).
+/* mantra/session.h - EventPipe-style tracing sessions.
  *
  * A session enables events of the registered providers (mantra_register_provider) by a provider
  * configuration in dotnet-trace's syntax and writes the events that generated writers emit into
@@ -9,7 +9,8 @@
  *   c.output = MANTRA_SESSION_OUTPUT_FILE; c.path = "trace.nettrace";
  *   mantra_session_id id; mantra_session_start(&id, &c);  ...  mantra_session_stop(id);
  *
- * Enable rule (the newest EventPipe rule, eventpipe-semantics.md §2): an event is enabled for a
+ * Enable rule (the newest EventPipe rule: dotnet/runtime, src/native/eventpipe/ep-session-provider.c,
+ * ep_session_provider_allows_event): an event is enabled for a
  * session when the session has an entry for its provider (exact, case-sensitive name; `*` is a
  * catch-all that shadows named entries) and
  *   (event keywords == 0 || (event keywords & entry keywords) != 0) and
@@ -23,7 +24,7 @@
  * sessions run at once beside the listener. Masks are recomputed under the session lock whenever
  * a session starts or stops or a provider registers, and published with release stores.
  *
- * Buffers (eventpipe-semantics.md §3): each writing thread has its own buffers per session, taken
+ * Buffers (as dotnet/runtime, src/native/eventpipe/ep-buffer-manager.c): each writing thread has its own buffers per session, taken
  * from the session's budget (buffer_mb); the write path takes no lock while the thread's current
  * buffer has room. Drop mode: when no buffer can be had within the budget the event is dropped and
  * counted, and its per-thread sequence number is still consumed, so readers see the gap.
@@ -121,7 +122,7 @@ enum mantra_buffer_mode {
 };
 
 /* The rundown keywords the .NET runtime uses when rundown is requested without keywords
- * (eventpipe-semantics.md §6): GC | Loader | Jit | NGen | EndRundown | JittedMethodILToNativeMap |
+ * (dotnet/runtime, src/native/eventpipe/ep.c, ep_default_rundown_keyword): GC | Loader | Jit | NGen | EndRundown | JittedMethodILToNativeMap |
  * ThreadTransfer. */
 #define MANTRA_DEFAULT_RUNDOWN_KEYWORDS UINT64_C(0x80020139)
 #define MANTRA_RUNDOWN_PROVIDER "Microsoft-Windows-DotNETRuntimeRundown"
@@ -129,7 +130,8 @@ enum mantra_buffer_mode {
 
 /* Rotation: file n of a rotating session (n = 0 is the configured path itself; n >= 1 inserts
  * ".n" before the extension of the last path component: trace.nettrace, trace.1.nettrace, ...).
- * Returns the length written, or MANTRA_ERANGE when out (of size bytes) is too small. */
+ * Returns the length written, or a MANTRA_E* code (mantra/status.h): MANTRA_ERANGE when out (of
+ * size bytes) is too small, MANTRA_EINVAL for a NULL argument. */
 int mantra_session_rotated_path(const char *path, uint32_t n, char *out, size_t size);
 
 void mantra_session_config_init(mantra_session_config *cfg);
@@ -156,7 +158,8 @@ int mantra_session_stop(mantra_session_id id);
 /* The same, and the final counters in *out (NULL accepted). */
 int mantra_session_stop_stats(mantra_session_id id, mantra_session_stats *out);
 
-/* The session's bit number in mantra_event_state.enabled (0..62), or -1 for an unknown id. */
+/* The session's bit number in mantra_event_state.enabled (0..62), or MANTRA_EINVAL (mantra/status.h)
+ * for an unknown id. */
 int mantra_session_bit(mantra_session_id id);
 
 /* ---- stopping hooks and rundown ------------------------------------------------------- */

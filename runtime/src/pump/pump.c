@@ -1,4 +1,6 @@
-/* The job queue of the threadless build (mantra/pump.h; eventpipe-semantics.md §8).
+/* The job queue of the threadless build (mantra/pump.h), as EventPipe's ep_rt_queue_job under
+ * PERFTRACING_DISABLE_THREADS (dotnet/runtime, src/native/eventpipe/ep-rt.h and ep-session.c,
+ * streaming_loop_tick).
  *
  * A FIFO list under a spin lock (queueing and pumping are rare next to event writes). mantra_pump()
  * detaches the list, runs each job once without the lock held (a job may queue jobs or stop

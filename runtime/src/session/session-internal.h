@@ -1,39 +1,231 @@
-/* session-internal.h - what core/event_write.c and session/ share. Private. */
+/* session-internal.h - what the files of runtime/src/session/ share: the session object, the
+ * per-thread records and buffers, the session table and its lock, and the functions one file of the
+ * folder calls in another (prefix ss_). Private.
+ *
+ * Files: session.c (session table, enable masks, start, stop, stats), dispatch.c (listener,
+ * counters and the write path down to the per-thread buffer), registry.c (registered providers),
+ * thread_buffers.c (thread records, buffer allocation and reuse), drain.c (the drain pass, the
+ * drain thread or threadless job), output.c (sink and nettrace writer, ProcessInfo, rotation),
+ * hooks.c (stopping hooks and rundown callbacks), spec.c (provider configuration), startup.c
+ * (startup tracing from the environment).
+ *
+ * Concurrency. The table lock (ss_ctl_lock, a spin lock: start, stop and registration are rare)
+ * guards the session table, the mask recomputation and the callback tables. ss_slots[i] is what writers see. A writer announces "writing
+ * into session i" in its thread record (rec->writing = i + 1, sequentially consistent) before it
+ * reads ss_slots[i], as EventPipe's session_write_in_progress does (dotnet/runtime,
+ * src/native/eventpipe/ep.c, write_event_2); stop clears the slot and then waits until no thread
+ * record says i + 1, so nothing of the session is freed under a writer. Each (thread, session) pair
+ * has a tss: its buffers, current buffer and sequence number; the writer appends to its current
+ * buffer without a lock. The session lock is taken only to allocate a buffer and by the drain,
+ * which unpublishes every current buffer (exchange with NULL), waits for the writers outside the
+ * lock, then takes the buffers and merges them by timestamp. */
 #ifndef MANTRA_SESSION_INTERNAL_H
 #define MANTRA_SESSION_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "mantra/event.h"
+#include "mantra/nettrace_writer.h"
+#include "mantra/session.h"
+#include "platform/platform-internal.h"
 
 /* Bit 63 of mantra_event_state.enabled is the process-wide listener's; sessions use 0..62. */
 #define MANTRA_LISTENER_BIT (UINT64_C(1) << 63)
 #define MANTRA_SESSION_BITS (~MANTRA_LISTENER_BIT)
 
-/* Registry (core/event_write.c): the number of registered providers and provider i. Entries
- * never change once published. */
-uint32_t mantra__provider_count(void);
-const mantra_provider_desc *mantra__provider_at(uint32_t i);
+#define REC_HDR 32u
+#define MAX_HOOKS 16u
+#define KEY_CACHE 256u /* drain: direct-mapped cache of nettrace event keys */
+/* Sequence numbers of a (thread, session) start at 2, so that "1" can stand for "before the first
+ * event" in a sequence point: TraceEvent skips the drop check when the last known number is 0 in
+ * V4/V5 (microsoft/perfview, src/TraceEvent/EventPipe/EventCache.cs, dropped-event accounting in
+ * NotifyDroppedEventsIfNeeded), so drops before a thread's first written event are only visible
+ * against a non-zero base. */
+#define SEQ_FIRST 2u
 
-/* Sessions (session/session.c): recomputes the session bits of one provider's events (called by
- * registration), and writes one serialised payload into every session of `sessions`. Returns
- * MANTRA_WRITE_OK, or MANTRA_WRITE_DROPPED when at least one session dropped it. */
-void mantra__session_refresh_provider(const mantra_provider_desc *provider);
-int mantra__session_write(const mantra_event_desc *desc, const mantra_event_state *state, uint64_t sessions,
-                          const uint8_t *payload, uint32_t size);
+typedef struct buf {
+    struct buf *next;
+    uint32_t size, used;
+    _Alignas(8) uint8_t data[];
+} buf;
 
-void mantra__session_set_error(const char *msg);
+typedef struct rec_hdr {
+    uint64_t ts;
+    const mantra_event_desc *desc;
+    const mantra_provider_desc *provider;
+    uint32_t seq, size;
+} rec_hdr;
+_Static_assert(sizeof(rec_hdr) == REC_HDR, "record header");
 
-/* Events written to / dropped by sessions (mantra__session_write counts them itself), summed over
- * threads. */
-void mantra__session_event_counts(uint64_t *written, uint64_t *dropped);
+typedef struct thread_rec {
+    struct thread_rec *next;
+    _Atomic uint32_t writing; /* session index + 1 while inside a write, else 0 */
+    _Atomic int free;         /* 1: its thread exited; a new thread may take it over */
+    uint64_t tid;
+    _Atomic uint64_t ev_written, ev_dropped; /* events through sessions (owner writes, relaxed) */
+    struct {
+        uint64_t id;
+        struct tss *t;
+    } cache[MANTRA_MAX_SESSIONS];
+} thread_rec;
 
-/* An oversized payload: every session of `sessions` counts it as dropped and consumes its sequence
- * number. */
-void mantra__session_oversized(const mantra_event_state *state, uint64_t sessions);
+typedef struct tss {
+    struct tss *next;
+    thread_rec *rec;
+    uint64_t tid;
+    _Atomic(buf *) current;
+    /* next sequence number, 64 bits wide: the trace carries its low 32 bits, and attempts made =
+     * seq - SEQ_FIRST, written = attempts - dropped (owner writes, relaxed) */
+    _Atomic uint64_t seq;
+    _Atomic uint64_t dropped, oversized, blocked; /* owner writes, relaxed */
+    _Atomic int waiting;                         /* BLOCK: waiting for space, touching no buffer */
+    buf *head, *tail;                            /* session lock */
+    uint32_t nbufs;
+    buf *dhead, *dtail; /* drain side */
+    uint32_t doff;
+    uint32_t last_seq;   /* drain: sequence number of the last event handed to the output */
+    int any;             /* drain: an event of this thread reached the output */
+    uint32_t known_file; /* drain: file number + 1 whose writer knows this thread's base */
+} tss;
 
-/* The session a stopping hook or rundown callback writes into (NULL otherwise): its events go to
- * that session only, not to other sessions or the process listener. */
-extern _Thread_local void *mantra__session_exclusive;
+enum { MODE_NORMAL = 0, MODE_START_RUNDOWN = 1, MODE_STOP_RUNDOWN = 2 };
+
+typedef struct session {
+    mantra_session_id id;
+    uint32_t index;
+    mantra_provider_spec *specs;
+    size_t nspecs;
+    mantra_session_config cfg;
+    uint64_t keywords;     /* union of the entries' keywords */
+    uint64_t rotate;       /* bytes; 0: no rotation */
+    int mode;              /* table lock: MODE_* (which entries enable events) */
+    _Atomic(thread_rec *) rundown_rec; /* MODE_STOP_RUNDOWN: the only thread whose writes are taken */
+    _Atomic uint32_t refs; /* owner + streaming job (threadless) */
+    int claimed;           /* table lock: a stop has begun */
+    mantra_pal_mutex lock;
+    mantra_pal_cond cond;  /* wakes the drain thread */
+    mantra_pal_cond space; /* BLOCK: wakes writers waiting for space */
+    mantra_pal_mutex drain_lock; /* one drain pass at a time */
+    tss *threads; /* session lock */
+    buf *spare;   /* session lock: drained buffers kept for reuse (no page faults on reuse) */
+    uint64_t spare_bytes;
+    uint32_t nthreads;
+    uint64_t cap, allocated, buffers;
+    int stopping; /* session lock: no more buffers; the drain thread ends */
+    int disabled; /* session lock: writers waiting for space give up */
+    _Atomic int job_stop; /* threadless: the streaming job releases its reference */
+    int failed;   /* drain: output error (sticky); events are discarded */
+    char errmsg[256]; /* drain: what failed */
+    int auto_stopped;
+    char *path;   /* copy of cfg.path (rotation opens more files) */
+    mantra_sink *sink;
+    mantra_nettrace_writer *w;
+    mantra_nettrace_event_key pi_key;
+    uint32_t file_no;      /* drain: current file number (rotation) */
+    struct {
+        const mantra_event_desc *desc; /* drain: event -> writer key, for the current file */
+        mantra_nettrace_event_key key;
+    } keys[KEY_CACHE];
+    uint64_t bytes_done;   /* bytes of finished files */
+    mantra_pal_thread drain;
+    int has_drain;
+} session;
+
+/* ---- session table (session.c) ---- */
+
+/* The session lock of the table, the masks and the callback tables. */
+void ss_ctl_lock(void);
+void ss_ctl_unlock(void);
+/* What writers see: the running session of each bit (NULL once its stop has begun to wait). */
+extern _Atomic(session *) ss_slots[MANTRA_MAX_SESSIONS];
+/* Recomputes the session bits of one provider's events (called by registration). */
+void ss_refresh_provider(const mantra_provider_desc *provider);
+/* Drops a reference; the last one frees the session. */
+void ss_release(session *s);
+
+/* ---- error text (spec.c) ---- */
+
+void ss_set_error(const char *msg);
+
+/* ---- registry (registry.c) ---- */
+
+/* The number of registered providers and provider i. Entries never change once published. */
+uint32_t ss_provider_count(void);
+const mantra_provider_desc *ss_provider_at(uint32_t i);
+/* Sets or clears the listener bit of every registered event's enabled mask. */
+void ss_publish_listener_bit(int on);
+
+/* ---- write path (dispatch.c) ---- */
+
+/* Is a process listener set? */
+int ss_listener_active(void);
+/* The calling thread's record (NULL: out of memory). */
+thread_rec *ss_current_rec(void);
+/* Writes one event into session s from thread record r; the caller has set r->writing = index + 1.
+ * prov NULL: libmantra's own ProcessInfo event. Returns MANTRA_WRITE_OK or MANTRA_WRITE_DROPPED. */
+int ss_write_one(session *s, thread_rec *r, const mantra_event_desc *desc, const mantra_provider_desc *prov,
+                 const uint8_t *payload, uint32_t size);
+/* Makes s the only session the calling thread's events go to (a stopping hook or rundown runs;
+ * NULL: back to normal); returns the previous one. */
+session *ss_set_exclusive(session *s);
+
+/* ---- thread records and buffers (thread_buffers.c) ---- */
+
+/* Push-only list of every thread record. */
+extern _Atomic(thread_rec *) ss_threads;
+/* A record for a thread that has none yet: a free one taken over, or a new one. NULL: out of
+ * memory. Registers the thread-exit callback that frees it for reuse. */
+thread_rec *ss_rec_attach(void);
+/* The (thread, session) state of r in s, created on r's first write into s (NULL: s is stopping or
+ * out of memory). Called with r->writing == index + 1, so s stays alive. */
+tss *ss_new_tss(session *s, thread_rec *r);
+/* A new current buffer for t with room for need bytes (NULL: over the cap, stopping, or out of
+ * memory; BLOCK mode waits for space first). */
+buf *ss_alloc_buffer(session *s, tss *t, uint32_t need);
+/* Drained buffers: kept for reuse up to the spare budget (never when final), the rest freed.
+ * Session lock held. */
+void ss_recycle_buffers(session *s, buf *drained, int final);
+/* Frees every buffer and thread state of s. */
+void ss_free_buffers(session *s);
+/* Waits until no thread is inside a write into session index. */
+void ss_wait_writers(uint32_t index);
+/* Events written to / dropped by sessions, summed over thread records. */
+void ss_event_counts(uint64_t *written, uint64_t *dropped);
+/* Records of threads that could not get one and dropped their event. */
+extern _Atomic uint64_t ss_unrecorded_drops;
+
+/* ---- drain (drain.c) ---- */
+
+/* One pass: events stamped before "now" (all of them when final) go out in timestamp order. */
+void ss_drain_pass(session *s, int final);
+/* Records an output error (sticky); the stop reports it. */
+void ss_drain_fail(session *s, const char *what);
+/* The final sequence point's trailing drops: events dropped after each thread's last written one. */
+int ss_account_trailing_drops(session *s);
+#ifdef MANTRA_THREADLESS
+/* The threadless streaming job of s (mantra_queue_job). */
+int ss_stream_job(void *arg);
+#else
+/* The drain thread of s. */
+void ss_drain_main(void *arg);
+#endif
+
+/* ---- output (output.c) ---- */
+
+/* Provider name of libmantra's ProcessInfo event. */
+extern const char ss_pi_provider[];
+/* Opens s's output (sink and nettrace writer, or checks the listener). */
+int ss_open_output(session *s);
+/* Rotation: finishes the current file and opens the next. */
+void ss_rotate_file(session *s);
+/* Writes the ProcessInfo event into s from the calling thread. */
+void ss_write_process_info(session *s);
+
+/* ---- hooks and rundown (hooks.c) ---- */
+
+void ss_run_stopping_hooks(session *s);
+/* Rundown callbacks on the calling thread, into s only; phase MANTRA_RUNDOWN_AT_START or _AT_STOP. */
+void ss_run_rundown(session *s, int phase);
 
 #endif /* MANTRA_SESSION_INTERNAL_H */

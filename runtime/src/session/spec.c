@@ -11,7 +11,7 @@ static _Thread_local char g_err[256];
 
 const char *mantra_session_last_error(void) { return g_err; }
 
-void mantra__session_set_error(const char *msg) { snprintf(g_err, sizeof g_err, "%s", msg); }
+void ss_set_error(const char *msg) { snprintf(g_err, sizeof g_err, "%s", msg); }
 
 static int fail(size_t col, size_t *err_col, const char *msg) {
     snprintf(g_err, sizeof g_err, "providers:%zu: %s", col, msg);

@@ -2,8 +2,8 @@
  * tracing"): mantra_init() and mantra_startup_session().
  *
  * The .NET runtime starts a session at startup from DOTNET_EnableEventPipe, DOTNET_EventPipeConfig,
- * DOTNET_EventPipeOutputPath and DOTNET_EventPipeCircularMB (eventpipe-semantics.md §1,
- * "Environment-variable session"; ep.c, enable_default_session_via_env_variables). mantra reads
+ * DOTNET_EventPipeOutputPath and DOTNET_EventPipeCircularMB (dotnet/runtime,
+ * src/native/eventpipe/ep.c, enable_default_session_via_env_variables). mantra reads
  * the same variables with the MANTRA_ prefix:
  *
  *   MANTRA_EnableEventPipe      exactly "1" starts a FILE session; unset, empty, "0" and every
@@ -15,7 +15,7 @@
  *                               1 (as in ep.c); unset or empty: the session default (256).
  *
  * Rundown at stop with MANTRA_DEFAULT_RUNDOWN_KEYWORDS, as the runtime does for this session
- * (eventpipe-semantics.md §6, "Trigger").
+ * (dotnet/runtime, src/native/eventpipe/ep.c, ep_default_rundown_keyword).
  *
  * Errors name the variable. MANTRA_EventPipeCircularMB and MANTRA_EventPipeConfig are checked
  * before anything is created: a bad value registers nothing and creates (or truncates) no file. An
@@ -40,8 +40,8 @@
 #include "platform/platform-internal.h"
 #include "session-internal.h"
 
-/* The providers the .NET runtime enables when DOTNET_EventPipeConfig is empty
- * (eventpipe-semantics.md §1, "Environment-variable session": DotNETRuntime 0x4c14fccbd at level 5,
+/* The providers the .NET runtime enables when DOTNET_EventPipeConfig is empty (dotnet/runtime,
+ * src/native/eventpipe/ep.c, enable_default_session_via_env_variables: DotNETRuntime 0x4c14fccbd at level 5,
  * DotNETRuntimePrivate 0x4002000b at level 5, SampleProfiler; spelled out as the .NET EventPipe
  * documentation lists them, "Microsoft-DotNETCore-SampleProfiler:0:5"). */
 #define DEFAULT_CONFIG                                                                                            \
@@ -64,7 +64,7 @@ static const char *env(const char *name) {
 }
 
 static int fail(int rc, const char *msg) {
-    mantra__session_set_error(msg);
+    ss_set_error(msg);
     return rc;
 }
 

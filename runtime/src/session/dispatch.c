@@ -1,0 +1,228 @@
+/* Event dispatch (mantra/event.h): mantra_event_write and mantra_event_write_bytes hand a written
+ * event to the in-process listener (bit 63 of the enabled mask), if one is set, and to every session
+ * whose bit (0..62) is set in the event's mask, down to the record in the writing thread's current
+ * buffer; the listener, the process-wide write counters and the oversized-payload path. The whole
+ * write path is in this file so that it inlines into one function. The payload of
+ * mantra_event_write is assembled in a per-thread buffer of MANTRA_MAX_PAYLOAD bytes, so the write
+ * path never allocates. */
+#include <string.h>
+
+#include "session-internal.h"
+
+static _Atomic(mantra_listener_fn) g_listener;
+static void *_Atomic g_listener_ctx;
+static _Atomic uint64_t g_written, g_too_large, g_bad_string, g_dropped;
+static _Thread_local thread_rec *tl_rec;
+static _Thread_local session *tl_exclusive; /* while a stopping hook or rundown runs on this thread */
+
+/* ---- thread record and (thread, session) state ------------------------------------------------ */
+
+static inline thread_rec *current_rec(void) {
+    thread_rec *r = tl_rec;
+    if (MANTRA_UNLIKELY(r == NULL))
+        r = tl_rec = ss_rec_attach();
+    return r;
+}
+
+thread_rec *ss_current_rec(void) { return current_rec(); }
+
+session *ss_set_exclusive(session *s) {
+    session *saved = tl_exclusive;
+    tl_exclusive = s;
+    return saved;
+}
+
+int ss_listener_active(void) { return atomic_load_explicit(&g_listener, memory_order_acquire) != NULL; }
+
+static void bump(_Atomic uint64_t *c) {
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+static tss *get_tss_slow(session *s, thread_rec *r) {
+    uint32_t i = s->index;
+    tss *t = ss_new_tss(s, r);
+    if (!t)
+        return NULL; /* stopping or out of memory: no thread state to count in */
+    r->cache[i].id = s->id;
+    r->cache[i].t = t;
+    return t;
+}
+
+static inline tss *get_tss(session *s, thread_rec *r) {
+    uint32_t i = s->index;
+    if (MANTRA_UNLIKELY(r->cache[i].id != s->id))
+        return get_tss_slow(s, r);
+    return r->cache[i].t;
+}
+
+/* The next sequence number of t: every attempted write consumes one, stored or dropped. */
+static inline uint32_t take_seq(tss *t) {
+    uint64_t seq64 = atomic_load_explicit(&t->seq, memory_order_relaxed);
+    atomic_store_explicit(&t->seq, seq64 + 1, memory_order_relaxed);
+    return (uint32_t)seq64; /* wraps at 2^32 as nettrace's does */
+}
+
+/* ---- the write into one session ---------------------------------------------------------------- */
+
+/* One session; the caller has set r->writing = index + 1 and checked the slot. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int write_into(session *s, thread_rec *r, const mantra_event_desc *desc, const mantra_provider_desc *prov,
+                             const uint8_t *payload, uint32_t size) {
+    tss *t = get_tss(s, r);
+    if (!t)
+        return MANTRA_WRITE_DROPPED;
+    uint32_t seq = take_seq(t);
+    uint32_t need = REC_HDR + ((size + 7u) & ~7u);
+    buf *b = atomic_load(&t->current);
+    if (b == NULL || b->size - b->used < need) {
+        /* Keep the buffer ss_alloc_buffer() returns rather than re-reading t->current: the drain may
+         * unpublish it (current = NULL) at any time, and it waits for this write (r->writing) before
+         * it takes the buffer, so writing into it is safe either way. */
+        b = ss_alloc_buffer(s, t, need);
+    }
+    if (b != NULL) {
+        rec_hdr h = {mantra_pal_now_ns_fast(), desc, prov, seq, size};
+        memcpy(b->data + b->used, &h, sizeof h);
+        memcpy(b->data + b->used + REC_HDR, payload, size);
+        b->used += need;
+        return MANTRA_WRITE_OK;
+    }
+    bump(&t->dropped);
+    return MANTRA_WRITE_DROPPED;
+}
+
+int ss_write_one(session *s, thread_rec *r, const mantra_event_desc *desc, const mantra_provider_desc *prov,
+                 const uint8_t *payload, uint32_t size) {
+    return write_into(s, r, desc, prov, payload, size);
+}
+
+/* During stop rundown a session takes the rundown thread's writes only. */
+static inline int takes_writes_of(session *s, const thread_rec *r) {
+    const thread_rec *only = atomic_load_explicit(&s->rundown_rec, memory_order_relaxed);
+    return !MANTRA_UNLIKELY(only != NULL) || only == r;
+}
+
+/* The running session of bit i that takes this write, announced in r->writing (the caller clears
+ * it), or NULL. The caller read the mask before announcing itself: the session that set bit i may
+ * have stopped since and another taken the bit over, so the bit is checked again now that the
+ * slot's session cannot go away (as ep_session_write_event does: dotnet/runtime,
+ * src/native/eventpipe/ep-session.c). */
+static inline session *enter_session(thread_rec *r, const mantra_event_state *state, uint32_t i) {
+    atomic_store(&r->writing, i + 1);
+    session *s = atomic_load(&ss_slots[i]);
+    if (s && (atomic_load_explicit(&state->enabled, memory_order_acquire) & (UINT64_C(1) << i)) &&
+        takes_writes_of(s, r))
+        return s;
+    return NULL;
+}
+
+/* Writes one serialised payload into every session of `sessions`. Returns MANTRA_WRITE_OK, or
+ * MANTRA_WRITE_DROPPED when at least one session dropped it; counts the event per thread. */
+static inline int write_sessions(const mantra_event_desc *desc, const mantra_event_state *state, uint64_t sessions,
+                                 const uint8_t *payload, uint32_t size) {
+    thread_rec *r = current_rec();
+    if (!r) {
+        atomic_fetch_add_explicit(&ss_unrecorded_drops, 1, memory_order_relaxed);
+        return MANTRA_WRITE_DROPPED;
+    }
+    session *only = tl_exclusive;
+    if (MANTRA_UNLIKELY(only != NULL))
+        sessions &= UINT64_C(1) << only->index; /* a stopping hook or rundown: that session only */
+    const mantra_provider_desc *prov = state->runtime;
+    int rc = sessions ? MANTRA_WRITE_OK : MANTRA_WRITE_DROPPED;
+    while (sessions) {
+        uint32_t i = (uint32_t)__builtin_ctzll(sessions);
+        sessions &= sessions - 1;
+        session *s = enter_session(r, state, i);
+        if (s && write_into(s, r, desc, prov, payload, size) != MANTRA_WRITE_OK)
+            rc = MANTRA_WRITE_DROPPED;
+        atomic_store_explicit(&r->writing, 0, memory_order_release);
+    }
+    bump(rc == MANTRA_WRITE_OK ? &r->ev_written : &r->ev_dropped);
+    return rc;
+}
+
+/* ---- oversized payloads ------------------------------------------------------------------------ */
+
+/* A payload over MANTRA_MAX_PAYLOAD is refused, but every session of `sessions` counts it as dropped
+ * and consumes its sequence number, so readers see the gap (as ep_buffer_manager_write_event does:
+ * dotnet/runtime, src/native/eventpipe/ep-buffer-manager.c, num_oversized_events_dropped). The
+ * process-wide counter is the caller's. */
+static void sessions_oversized(const mantra_event_state *state, uint64_t sessions) {
+    thread_rec *r = current_rec();
+    if (!r) {
+        atomic_fetch_add_explicit(&ss_unrecorded_drops, 1, memory_order_relaxed);
+        return;
+    }
+    session *only = tl_exclusive;
+    if (only != NULL)
+        sessions &= UINT64_C(1) << only->index;
+    while (sessions) {
+        uint32_t i = (uint32_t)__builtin_ctzll(sessions);
+        sessions &= sessions - 1;
+        session *s = enter_session(r, state, i);
+        tss *t = s ? get_tss(s, r) : NULL;
+        if (t) {
+            (void)take_seq(t);
+            bump(&t->oversized);
+            bump(&t->dropped);
+        }
+        atomic_store_explicit(&r->writing, 0, memory_order_release);
+    }
+}
+
+static int refuse_too_large(const mantra_event_state *state) {
+    atomic_fetch_add_explicit(&g_too_large, 1, memory_order_relaxed);
+    uint64_t sessions = state ? (MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS) : 0;
+    if (sessions != 0)
+        sessions_oversized(state, sessions);
+    return MANTRA_WRITE_TOO_LARGE;
+}
+
+/* ---- public write API -------------------------------------------------------------------------- */
+
+int mantra_event_write(const mantra_event_desc *desc, mantra_event_state *state, const mantra_data *data,
+                       uint32_t count) {
+    static _Thread_local uint8_t payload[MANTRA_MAX_PAYLOAD];
+    int64_t n = mantra_payload_serialize(data, count, payload, sizeof payload);
+    if (n == MANTRA_WRITE_TOO_LARGE)
+        return refuse_too_large(state);
+    if (n < 0) {
+        atomic_fetch_add_explicit(&g_bad_string, 1, memory_order_relaxed);
+        return (int)n;
+    }
+    return mantra_event_write_bytes(desc, state, payload, (uint32_t)n);
+}
+
+int mantra_event_write_bytes(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
+                             uint32_t size) {
+    if (MANTRA_UNLIKELY(size > MANTRA_MAX_PAYLOAD))
+        return refuse_too_large(state);
+    uint64_t sessions = state ? (MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS) : 0;
+    mantra_listener_fn fn = atomic_load_explicit(&g_listener, memory_order_acquire);
+    /* a stopping hook or rundown writes into its session only, not to the listener */
+    int to_listener = fn != NULL && tl_exclusive == NULL;
+    if (MANTRA_UNLIKELY(to_listener))
+        fn(atomic_load_explicit(&g_listener_ctx, memory_order_acquire), desc, payload, size);
+    if (sessions != 0) /* counts the event itself, per thread */
+        return write_sessions(desc, state, sessions, payload, size);
+    atomic_fetch_add_explicit(to_listener ? &g_written : &g_dropped, 1, memory_order_relaxed);
+    return to_listener ? MANTRA_WRITE_OK : MANTRA_WRITE_DROPPED;
+}
+
+void mantra_set_listener(mantra_listener_fn fn, void *ctx) {
+    atomic_store_explicit(&g_listener_ctx, ctx, memory_order_release);
+    atomic_store_explicit(&g_listener, fn, memory_order_release);
+    ss_publish_listener_bit(fn != NULL);
+}
+
+void mantra_get_write_counters(mantra_write_counters *out) {
+    uint64_t sw, sd;
+    ss_event_counts(&sw, &sd);
+    out->written = atomic_load_explicit(&g_written, memory_order_relaxed) + sw;
+    out->too_large = atomic_load_explicit(&g_too_large, memory_order_relaxed);
+    out->bad_string = atomic_load_explicit(&g_bad_string, memory_order_relaxed);
+    out->dropped = atomic_load_explicit(&g_dropped, memory_order_relaxed) + sd;
+}

@@ -1,0 +1,211 @@
+/* The drain of a session: a pass takes every thread's filled buffers, merges their events by
+ * timestamp into the output (the session's listener, or the nettrace writer with the sequence
+ * points that make earlier drops visible), rotates the file when it is full and recycles the
+ * buffers; the drain thread that runs a pass every flush interval, or in the threadless build the
+ * job that runs one per pump. As EventPipe's streaming thread and
+ * ep_buffer_manager_write_all_buffers_to_file_v4 (dotnet/runtime, src/native/eventpipe/ep-session.c
+ * and ep-buffer-manager.c). */
+#include <stdio.h>
+
+#include "mantra/pump.h"
+#include "session-internal.h"
+
+/* The drain runs on its own thread: the message is kept for the stop to report. */
+void ss_drain_fail(session *s, const char *what) {
+    if (!s->failed)
+        snprintf(s->errmsg, sizeof s->errmsg, "%s", what && *what ? what : "output error");
+    s->failed = 1;
+}
+
+/* The writer must know a thread's base before its first event in this file when events before it
+ * were dropped: a sequence point that lists the thread at its base makes the gap visible. */
+static uint32_t thread_base(const tss *t) { return t->any ? t->last_seq : SEQ_FIRST - 1u; }
+
+/* Makes the current file's writer know t's base (its last written sequence number, or 1 before its
+ * first event) with a sequence point that lists it, unless it already does. */
+static int know_thread(session *s, tss *t) {
+    if (t->known_file == s->file_no + 1)
+        return 0;
+    t->known_file = s->file_no + 1;
+    int rc = mantra_nettrace_thread_dropped(s->w, t->tid, thread_base(t));
+    return rc ? rc : mantra_nettrace_sequence_point(s->w);
+}
+
+/* Before a thread's first event in a file: only needed when events before it were dropped. */
+static int introduce_thread(session *s, tss *t, uint32_t next_seq) {
+    if (t->known_file != s->file_no + 1 && next_seq == thread_base(t) + 1u) {
+        t->known_file = s->file_no + 1; /* no gap: the reader's first-event rule is exact */
+        return 0;
+    }
+    return know_thread(s, t);
+}
+
+static void emit(session *s, tss *t, const rec_hdr *h, const uint8_t *payload) {
+    if (s->cfg.output == MANTRA_SESSION_OUTPUT_LISTENER) {
+        mantra_session_record rec = {h->provider, h->provider ? h->provider->name : ss_pi_provider, h->desc,
+                                     h->ts, t->tid, h->seq, payload, h->size};
+        s->cfg.listener(s->cfg.listener_ctx, &rec);
+    } else {
+        if (s->failed || !s->w)
+            return;
+        mantra_nettrace_event_key key = s->pi_key;
+        int rc = introduce_thread(s, t, h->seq);
+        if (!rc && h->provider) {
+            uint32_t k = (uint32_t)(((uintptr_t)h->desc >> 4) % KEY_CACHE);
+            if (s->keys[k].desc == h->desc) {
+                key = s->keys[k].key;
+            } else if ((rc = mantra_nettrace_add_event(s->w, h->provider, h->desc, &key)) == 0) {
+                s->keys[k].desc = h->desc;
+                s->keys[k].key = key;
+            }
+        }
+        if (!rc) {
+            mantra_nettrace_event ev = {.key = key, .timestamp = h->ts, .thread_id = t->tid,
+                                        .processor_number = 0xFFFFFFFFu, .sequence = h->seq};
+            rc = mantra_nettrace_write(s->w, &ev, payload, h->size);
+        }
+        if (rc) {
+            /* ERANGE: this event refused (the reader sees its sequence number missing); else the
+             * output failed, which is sticky */
+            if (rc != MANTRA_ERANGE)
+                ss_drain_fail(s, mantra_nettrace_last_error(s->w));
+            return;
+        }
+        if (s->rotate) {
+            mantra_nettrace_stats ns;
+            mantra_nettrace_get_stats(s->w, &ns);
+            if (ns.bytes >= s->rotate) {
+                t->last_seq = h->seq;
+                t->any = 1;
+                ss_rotate_file(s);
+                return;
+            }
+        }
+    }
+    t->last_seq = h->seq;
+    t->any = 1;
+}
+
+void ss_drain_pass(session *s, int final) {
+    mantra_pal_mutex_lock(&s->drain_lock);
+    mantra_pal_mutex_lock(&s->lock);
+    uint64_t stop_ts = final ? UINT64_MAX : mantra_pal_now_ns();
+    for (tss *t = s->threads; t; t = t->next)
+        atomic_exchange(&t->current, NULL);
+    tss *first = s->threads;
+    mantra_pal_mutex_unlock(&s->lock);
+    /* a writer that loaded its buffer before the exchange is still inside its write, unless it is
+     * waiting for space (BLOCK), when it touches no buffer */
+    for (tss *t = first; t; t = t->next) /* the list only grows at its head */
+        while (atomic_load(&t->rec->writing) == s->index + 1 && !atomic_load(&t->waiting))
+            mantra_pal_yield();
+    mantra_pal_mutex_lock(&s->lock);
+    for (tss *t = first; t; t = t->next) {
+        /* every buffer in the list is unpublished except a new one the writer took since */
+        buf *cur = atomic_load(&t->current);
+        if (!t->head)
+            continue;
+        buf *last = NULL;
+        for (buf *b = t->head; b && b != cur; b = b->next)
+            last = b;
+        if (!last)
+            continue;
+        buf *rest = last->next;
+        last->next = NULL;
+        if (t->dtail)
+            t->dtail->next = t->head;
+        else
+            t->dhead = t->head;
+        t->dtail = last;
+        t->head = rest;
+        if (!rest)
+            t->tail = NULL;
+        uint32_t n = 0;
+        for (buf *b = rest; b; b = b->next)
+            n++;
+        t->nbufs = n;
+    }
+    mantra_pal_mutex_unlock(&s->lock);
+
+    buf *drained = NULL;
+    for (;;) {
+        tss *best = NULL;
+        const rec_hdr *bh = NULL;
+        for (tss *t = first; t; t = t->next) {
+            while (t->dhead && t->doff >= t->dhead->used) {
+                buf *b = t->dhead;
+                t->dhead = b->next;
+                if (!t->dhead)
+                    t->dtail = NULL;
+                t->doff = 0;
+                b->next = drained;
+                drained = b;
+            }
+            if (!t->dhead)
+                continue;
+            const rec_hdr *h = (const rec_hdr *)(const void *)(t->dhead->data + t->doff);
+            if (h->ts < stop_ts && (!bh || h->ts < bh->ts)) {
+                best = t;
+                bh = h;
+            }
+        }
+        if (!best)
+            break;
+        emit(s, best, bh, (const uint8_t *)(bh + 1));
+        best->doff += REC_HDR + ((bh->size + 7u) & ~7u);
+    }
+    if (s->w && !final && !s->failed && mantra_nettrace_flush(s->w) != 0)
+        ss_drain_fail(s, mantra_nettrace_last_error(s->w));
+    mantra_pal_mutex_lock(&s->lock);
+    ss_recycle_buffers(s, drained, final);
+    mantra_pal_cond_broadcast(&s->space);
+    mantra_pal_mutex_unlock(&s->lock);
+    mantra_pal_mutex_unlock(&s->drain_lock);
+}
+
+int ss_account_trailing_drops(session *s) {
+    int rc = 0;
+    for (tss *t = s->threads; t && !rc; t = t->next) {
+        uint32_t n = (uint32_t)atomic_load(&t->seq) - 1u - thread_base(t);
+        if (n == 0)
+            continue;
+        rc = know_thread(s, t);
+        if (!rc)
+            rc = mantra_nettrace_thread_dropped(s->w, t->tid, n);
+    }
+    return rc;
+}
+
+#ifndef MANTRA_THREADLESS
+void ss_drain_main(void *arg) {
+    session *s = arg;
+    mantra_pal_mutex_lock(&s->lock);
+    while (!s->stopping) {
+        mantra_pal_cond_timedwait(&s->cond, &s->lock, s->cfg.flush_interval_ms);
+        if (s->stopping)
+            break;
+        mantra_pal_mutex_unlock(&s->lock);
+        ss_drain_pass(s, 0);
+        mantra_pal_mutex_lock(&s->lock);
+    }
+    mantra_pal_mutex_unlock(&s->lock);
+}
+#else
+/* Threadless streaming, as EventPipe's streaming_loop_tick under PERFTRACING_DISABLE_THREADS
+ * (dotnet/runtime, src/native/eventpipe/ep-session.c): one drain pass per pump. After an output
+ * error the job stops its session and stays queued once more, so that its reference is released on
+ * the next pump; after a stop it releases its reference and is done. */
+int ss_stream_job(void *arg) {
+    session *s = arg;
+    if (atomic_load(&s->job_stop)) {
+        ss_release(s);
+        return MANTRA_JOB_DONE;
+    }
+    ss_drain_pass(s, 0);
+    if (s->failed && !s->auto_stopped) {
+        s->auto_stopped = 1;
+        (void)mantra_session_stop(s->id);
+    }
+    return MANTRA_JOB_AGAIN;
+}
+#endif

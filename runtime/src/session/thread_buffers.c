@@ -1,0 +1,230 @@
+/* Per-thread buffers of the sessions: the thread records (one per writing thread, reused after the
+ * thread exits), the (thread, session) states, buffer allocation within a session's budget (Drop and
+ * Block modes), reuse of drained buffers, and freeing them. Sizes as EventPipe's
+ * buffer_manager_allocate_buffer_for_thread (dotnet/runtime, src/native/eventpipe/ep-buffer-manager.c):
+ * 100 KB times the thread's buffer count plus one, at most 1 MB. The write into a buffer is in
+ * dispatch.c, with the rest of the write path. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session-internal.h"
+
+#define BUF_MIN (100u * 1024u)
+#define BUF_MAX (1024u * 1024u)
+#define SPARE_MAX (64u * 1024u * 1024u) /* drained buffers a session keeps for reuse: at most this, */
+                                         /* and at most a quarter of its cap */
+
+_Atomic(thread_rec *) ss_threads;
+_Atomic uint64_t ss_unrecorded_drops;
+
+/* ---- thread records ---------------------------------------------------------------------------- */
+
+/* Zeroed memory on its own cache lines: two writer threads' records or thread states written on
+ * every event must not share a line (false sharing doubled the CPU per event with two writers). */
+#define CACHE_LINE 64u
+static void *zalloc_line(size_t size) {
+    size_t n = (size + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+    void *p = aligned_alloc(CACHE_LINE, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
+/* Thread exit: the record stays in the list (stop and drain walk it without a lock) and is taken
+ * over by the next new thread. */
+static void rec_exit(void *v) {
+    thread_rec *r = v;
+    atomic_store(&r->free, 1);
+}
+
+thread_rec *ss_rec_attach(void) {
+    thread_rec *r = NULL;
+    for (thread_rec *x = atomic_load(&ss_threads); x; x = x->next) {
+        int one = 1;
+        if (atomic_load_explicit(&x->free, memory_order_relaxed) &&
+            atomic_compare_exchange_strong(&x->free, &one, 0)) {
+            memset(x->cache, 0, sizeof x->cache);
+            x->tid = mantra_pal_thread_id();
+            r = x;
+            break;
+        }
+    }
+    if (!r) {
+        r = zalloc_line(sizeof *r);
+        if (!r)
+            return NULL;
+        r->tid = mantra_pal_thread_id();
+        thread_rec *head = atomic_load(&ss_threads);
+        do
+            r->next = head;
+        while (!atomic_compare_exchange_weak(&ss_threads, &head, r));
+    }
+    (void)mantra_pal_on_thread_exit(rec_exit, r); /* without it the record is just not recycled */
+    return r;
+}
+
+void ss_wait_writers(uint32_t index) {
+    for (thread_rec *r = atomic_load(&ss_threads); r; r = r->next)
+        while (atomic_load(&r->writing) == index + 1)
+            mantra_pal_yield();
+}
+
+/* The process-wide write counters of session writes: per thread record, so that the write path
+ * bumps no shared cache line (two writer threads would contend on it). */
+void ss_event_counts(uint64_t *written, uint64_t *dropped) {
+    uint64_t w = 0, d = atomic_load_explicit(&ss_unrecorded_drops, memory_order_relaxed);
+    for (thread_rec *r = atomic_load(&ss_threads); r; r = r->next) {
+        w += atomic_load_explicit(&r->ev_written, memory_order_relaxed);
+        d += atomic_load_explicit(&r->ev_dropped, memory_order_relaxed);
+    }
+    *written = w;
+    *dropped = d;
+}
+
+/* ---- buffers ----------------------------------------------------------------------------------- */
+
+tss *ss_new_tss(session *s, thread_rec *r) {
+    tss *t = zalloc_line(sizeof *t);
+    if (!t)
+        return NULL;
+    t->rec = r;
+    t->tid = r->tid;
+    atomic_init(&t->seq, SEQ_FIRST);
+    mantra_pal_mutex_lock(&s->lock);
+    if (s->stopping) {
+        mantra_pal_mutex_unlock(&s->lock);
+        free(t);
+        return NULL;
+    }
+    t->next = s->threads;
+    s->threads = t;
+    s->nthreads++;
+    mantra_pal_mutex_unlock(&s->lock);
+    return t;
+}
+
+static void append_buf(session *s, tss *t, buf *b) {
+    (void)s;
+    b->next = NULL;
+    b->used = 0;
+    if (t->tail)
+        t->tail->next = b;
+    else
+        t->head = b;
+    t->tail = b;
+    t->nbufs++;
+    atomic_store(&t->current, b);
+}
+
+static buf *try_alloc_locked(session *s, tss *t, uint32_t need) {
+    if (s->stopping)
+        return NULL;
+    /* a drained buffer first: its pages are already mapped */
+    for (buf **pp = &s->spare; *pp; pp = &(*pp)->next) {
+        buf *b = *pp;
+        if (b->size >= need) {
+            *pp = b->next;
+            s->spare_bytes -= b->size + sizeof(buf);
+            append_buf(s, t, b);
+            return b;
+        }
+    }
+    uint64_t size = (uint64_t)BUF_MIN * (t->nbufs + 1); /* grows per thread, as EventPipe's */
+    if (size > BUF_MAX)
+        size = BUF_MAX;
+    if (size < need + sizeof(buf))
+        size = need + sizeof(buf);
+    if (s->allocated + size > s->cap && s->allocated < s->cap && s->cap - s->allocated >= need + sizeof(buf))
+        size = s->cap - s->allocated;
+    if (s->allocated + size > s->cap && s->spare) {
+        /* over the cap with only too-small spares: give them back and try again */
+        while (s->spare) {
+            buf *b = s->spare;
+            s->spare = b->next;
+            s->allocated -= b->size + sizeof(buf);
+            mantra_pal_free_buffer(b, b->size + sizeof(buf));
+        }
+        s->spare_bytes = 0;
+        return try_alloc_locked(s, t, need);
+    }
+    if (s->allocated + size > s->cap)
+        return NULL;
+    buf *b = mantra_pal_alloc_buffer((size_t)size);
+    if (!b)
+        return NULL;
+    b->size = (uint32_t)(size - sizeof(buf));
+    s->allocated += size;
+    s->buffers++;
+    append_buf(s, t, b);
+    return b;
+}
+
+/* A new current buffer for t (NULL: over the cap, stopping, or out of memory). In BLOCK mode the
+ * writer waits (bounded) for the drain to free space; meanwhile t->waiting tells the drain that
+ * this writer touches no buffer. */
+buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
+    mantra_pal_mutex_lock(&s->lock);
+    buf *b = try_alloc_locked(s, t, need);
+    if (!b && s->cfg.buffer_mode == MANTRA_BUFFER_BLOCK && !s->disabled && !s->stopping) {
+        atomic_store_explicit(&t->blocked, atomic_load_explicit(&t->blocked, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        atomic_store(&t->waiting, 1);
+        uint64_t deadline = mantra_pal_now_ns() + (uint64_t)s->cfg.block_timeout_ms * 1000000u;
+        while (!b && !s->disabled && !s->stopping) {
+            uint64_t now = mantra_pal_now_ns();
+            if (now >= deadline)
+                break;
+            mantra_pal_cond_signal(&s->cond);
+            uint64_t left = (deadline - now + 999999u) / 1000000u;
+            mantra_pal_cond_timedwait(&s->space, &s->lock, (uint32_t)(left > 1000u ? 1000u : left));
+            b = try_alloc_locked(s, t, need);
+        }
+        atomic_store(&t->waiting, 0);
+    }
+    /* EventPipe wakes its reader on every write that needed a buffer; here only under pressure
+     * (no buffer, or more than half the budget in use). A pass takes every thread's current
+     * buffer, so waking the drain per new buffer made writers and drain trade buffers back and
+     * forth (each pass sent every writer to the slow path, which woke the drain again); the
+     * periodic pass handles the rest. */
+    if (!b || s->allocated - s->spare_bytes > s->cap / 2)
+        mantra_pal_cond_signal(&s->cond);
+    mantra_pal_mutex_unlock(&s->lock);
+    return b;
+}
+
+
+void ss_recycle_buffers(session *s, buf *drained, int final) {
+    uint64_t spare_max = s->cap / 4 < SPARE_MAX ? s->cap / 4 : SPARE_MAX;
+    while (drained) { /* kept for reuse up to spare_max bytes, the rest goes back */
+        buf *b = drained;
+        drained = b->next;
+        uint64_t bytes = b->size + sizeof(buf);
+        if (s->spare_bytes + bytes <= spare_max && !final) {
+            b->next = s->spare;
+            s->spare = b;
+            s->spare_bytes += bytes;
+        } else {
+            s->allocated -= bytes;
+            mantra_pal_free_buffer(b, (size_t)bytes);
+        }
+    }
+}
+
+static void free_list(buf *b) {
+    while (b) {
+        buf *nb = b->next;
+        mantra_pal_free_buffer(b, b->size + sizeof(buf));
+        b = nb;
+    }
+}
+
+void ss_free_buffers(session *s) {
+    free_list(s->spare);
+    for (tss *t = s->threads; t;) {
+        tss *n = t->next;
+        free_list(t->head);
+        free_list(t->dhead);
+        free(t);
+        t = n;
+    }
+}
