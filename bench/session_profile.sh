@@ -72,7 +72,7 @@ if command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/nu
   echo "==> callgrind, -o enabled, $N events: instructions per event (inclusive / self)"
   echo "    writer thread:"
   for f in loop_tick mantra_Demo_Tick_emit mantra_event_write mantra_payload_serialize mantra_payload_size \
-           mantra__session_write write_into mantra_pal_now_ns clock_gettime __memcpy_avx_unaligned_erms \
+           write_into mantra_pal_now_ns clock_gettime __memcpy_avx_unaligned_erms \
            __memmove_avx_unaligned_erms; do
     awk -v f="$f" -v n="$N" 'FNR == NR { if ($1 == f) inc = $2; next } $1 == f { self = $2 }
          END { if (inc != "" || self != "") printf "      %-32s %8.1f %8.1f\n", f, inc / n, self / n }' \

@@ -325,7 +325,7 @@ NOINLINE static void loop_p_rdtscp(loop_arg *a) {
     loop_empty(a);
 #endif
 }
-/* The enter/leave pair of mantra__session_write: a sequentially consistent store of the session
+/* The enter/leave pair of mantra_event_write_bytes: a sequentially consistent store of the session
  * number (xchg on x86-64) and a release store of 0 (a plain mov). */
 static _Atomic uint32_t g_writing;
 NOINLINE static void loop_p_xchg(loop_arg *a) {
