@@ -1,5 +1,6 @@
-/* le-internal.h - little-endian loads and stores at unaligned addresses (nettrace and payloads are
- * little-endian; mantra/event.h refuses big-endian hosts, so these are plain copies). Private. */
+/* le-internal.h - little-endian loads and stores at unaligned addresses, and .NET GUIDs in their
+ * wire layout (nettrace and payloads are little-endian; mantra/event.h refuses big-endian hosts, so
+ * these are plain copies). Private. */
 #ifndef MANTRA_LE_INTERNAL_H
 #define MANTRA_LE_INTERNAL_H
 
@@ -25,5 +26,13 @@ static inline void cm_load_guid(mantra_guid *g, const uint8_t *p) {
 static inline uint8_t *cm_store_u16(uint8_t *p, uint16_t v) { memcpy(p, &v, sizeof v); return p + sizeof v; }
 static inline uint8_t *cm_store_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, sizeof v); return p + sizeof v; }
 static inline uint8_t *cm_store_u64(uint8_t *p, uint64_t v) { memcpy(p, &v, sizeof v); return p + sizeof v; }
+/* Stores a GUID in the layout cm_load_guid reads. */
+static inline uint8_t *cm_store_guid(uint8_t *p, const mantra_guid *g) {
+    p = cm_store_u32(p, g->data1);
+    p = cm_store_u16(p, g->data2);
+    p = cm_store_u16(p, g->data3);
+    memcpy(p, g->data4, 8);
+    return p + 8;
+}
 
 #endif
