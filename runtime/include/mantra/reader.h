@@ -165,7 +165,8 @@ typedef struct mantra_reader_stats {
     uint64_t metadata;        /* metadata records read */
     uint64_t stacks;          /* stacks read */
     uint64_t sequence_points; /* sequence-point blocks read */
-    uint64_t dropped;         /* events lost, from per-capture-thread sequence gaps (§4.2) */
+    uint64_t dropped;         /* events lost, from per-capture-thread sequence gaps, counted as TraceEvent's
+                               * EventCache.cs does (microsoft/perfview) */
     uint64_t blocks;          /* blocks read completely */
     uint64_t bytes_read;      /* stream bytes consumed */
     uint64_t total_bytes;     /* size of the input when known (files, memory), else 0 */
@@ -174,7 +175,9 @@ typedef struct mantra_reader_stats {
 } mantra_reader_stats;
 
 /* Reader options. */
-#define MANTRA_READER_SORTED 0x1u /* deliver events in time order as TraceEvent does (§4.1) */
+/* Deliver events in time order as TraceEvent does (microsoft/perfview, src/TraceEvent/EventPipe/EventCache.cs:
+ * per-capture-thread queues, merged on IsSorted rows, sequence points and the end of the stream). */
+#define MANTRA_READER_SORTED 0x1u
 
 typedef struct mantra_reader_options {
     unsigned flags;          /* MANTRA_READER_* */

@@ -1,4 +1,5 @@
-/* Time-ordered delivery as TraceEvent's EventCache does it (nettrace-format.md §4.1): one queue per
+/* Time-ordered delivery as TraceEvent's EventCache does it (microsoft/perfview,
+ * src/TraceEvent/EventPipe/EventCache.cs, ProcessEventBlock and the sort on sequence points): one queue per
  * capture thread; an IsSorted row first dispatches every queued event older than itself (merged
  * across queues by timestamp) and then itself; sequence points and the end dispatch everything.
  * The merge reproduces TraceEvent's tie order: a binary min-heap built over the active queues in
@@ -35,7 +36,6 @@ struct rd_order {
     hent *heap;
     size_t nheap, capheap;
     qev *rhead, *rtail; /* ready to pop */
-    size_t nready;
     qev *current;       /* last popped */
 };
 
@@ -101,7 +101,6 @@ static void ready_push(rd_order *o, qev *e) {
     else
         o->rhead = e;
     o->rtail = e;
-    o->nready++;
 }
 
 static void slot_remove(rd_order *o, size_t q) {
@@ -236,9 +235,6 @@ const mantra_trace_event *rd_order_pop(rd_order *o) {
     o->rhead = e->next;
     if (o->rhead == NULL)
         o->rtail = NULL;
-    o->nready--;
     o->current = e;
     return &e->ev;
 }
-
-size_t rd_order_ready(const rd_order *o) { return o->nready; }

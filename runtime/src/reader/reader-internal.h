@@ -1,15 +1,206 @@
-/* Private parts of the nettrace reader (runtime/src/reader/). */
+/* Private parts of the nettrace reader (runtime/src/reader/): the reader object, shared by the files
+ * that read its input (input.c), the V4/V5 and V6 streams (stream_v4.c, stream_v6.c), the blocks
+ * (stack_block.c, sequence_point.c, blocks_v6.c), the metadata table (metadata_table.c), the event
+ * rows (event_rows.c) and the public entry points (reader.c); and the helpers of metadata parsing
+ * (metadata_parse.c), manifest-described events (manifest_fields.c) and sorted delivery (order.c). */
 #ifndef MANTRA_READER_INTERNAL_H
 #define MANTRA_READER_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "common/arena-internal.h"
 #include "common/hashmap-internal.h"
 #include "mantra/reader.h"
 
-/* ---- metadata parsing (metadata.c) ---- */
+/* ---- the reader object ---- */
+
+#define RD_DEFAULT_MAX_BLOCK (64u << 20)
+#define RD_READ_CHUNK (1u << 20)
+/* The FastSerialization signature after "Nettrace" (V4/V5) or at offset 0 (NetPerf, V3). */
+#define RD_FS_SIGNATURE "!FastSerialization.1"
+
+enum { RD_IN_NONE, RD_IN_FD, RD_IN_MEM };
+enum { RD_ST_OBJECTS, RD_ST_ROWS, RD_ST_END, RD_ST_ERROR };
+enum { RD_BLK_EVENT, RD_BLK_METADATA };
+
+typedef struct rd_stack_ref {
+    size_t off;
+    size_t size;
+} rd_stack_ref;
+
+typedef struct rd_label_list {
+    mantra_guid activity, related;
+    uint8_t has_activity, has_related, has_opcode, has_level, has_version, has_keywords;
+    uint8_t opcode, level, version;
+    uint64_t keywords;
+} rd_label_list;
+
+/* The previous row's header fields (compressed rows give only what changed). */
+typedef struct rd_row_state {
+    uint32_t metadata_id;
+    uint32_t sequence;
+    uint64_t capture_thread;
+    uint32_t processor;
+    uint64_t thread;
+    uint32_t stack_id;
+    int64_t timestamp;
+    mantra_guid activity, related;
+    uint32_t label_list;
+    uint32_t payload_size;
+} rd_row_state;
+
+typedef struct rd_order rd_order;
+
+struct mantra_reader {
+    mantra_reader_options opt;
+    /* input */
+    int in_kind;
+    int fd;
+    int own_fd;
+    uint8_t *buf;
+    size_t cap, pos, end;
+    uint64_t base; /* stream offset of buf[0] */
+    int eof;
+    /* state */
+    int opened;
+    int state;
+    int err_code;
+    uint64_t err_off;
+    char err[512];
+    int complete;
+    int v6;
+    mantra_trace_info info;
+    mantra_reader_stats stats;
+    /* providers registered for minimal metadata */
+    const mantra_provider_desc **providers;
+    size_t nproviders;
+    /* manifests loaded at run time, and the field descriptions made for their events */
+    const struct mantra_manifest **manifests;
+    size_t nmanifests;
+    cm_map manifest_fields; /* manifest event -> rd_mfields* */
+    /* metadata: id -> mantra_trace_metadata* (kept until free) */
+    cm_arena arena;
+    cm_map meta;
+    /* stacks of the current sequence-point region */
+    cm_map stacks; /* id -> index in stack_refs */
+    rd_stack_ref *stack_refs;
+    size_t nstack, capstack;
+    uint8_t *stack_data;
+    size_t stack_len, stack_cap;
+    /* per-capture-thread sequence numbers (dropped-event accounting) */
+    cm_map seq;
+    uint64_t cur_thread;
+    int have_cur_thread;
+    /* V6 */
+    cm_map threads; /* index -> OS thread id */
+    cm_map labels;  /* id -> index in label_lists */
+    rd_label_list *label_lists;
+    size_t nlabels, caplabels;
+    /* current block */
+    int blk_kind;
+    const uint8_t *blk;
+    size_t blk_len, blk_pos;
+    uint64_t blk_off; /* stream offset of blk[0] */
+    int compressed;
+    int first_row;
+    rd_row_state rs;
+    mantra_trace_event cur;
+    rd_order *order;
+};
+
+/* Records an error ("offset N: " + the formatted text), puts the reader in its error state and
+ * returns code (reader.c). */
+int rd_fail(mantra_reader *r, int code, uint64_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* The end of the stream was reached: the trace is complete; queued sorted events are released. */
+int rd_end_of_stream(mantra_reader *r);
+/* The input ended between two blocks, before the end-of-stream marker. */
+int rd_truncated_at_boundary(mantra_reader *r);
+
+/* Grows *p (an array of *cap elements of elem bytes) to hold need elements. 0 or MANTRA_ENOMEM. */
+static inline int rd_grow(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap * 2 : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (q == NULL)
+        return MANTRA_ENOMEM;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* ---- input (input.c) ---- */
+
+/* Stream offset of the next unread byte. */
+static inline uint64_t rd_in_offset(const mantra_reader *r) { return r->base + r->pos; }
+/* Bytes buffered and not yet consumed. */
+static inline size_t rd_in_avail(const mantra_reader *r) { return r->end - r->pos; }
+/* Makes n bytes available at buf + pos: 1 when they are, 0 when the input ends first, < 0 on error. */
+int rd_in_ensure(mantra_reader *r, size_t n);
+/* Releases the input (the buffer of a descriptor input, and the descriptor when the reader opened it). */
+void rd_in_close(mantra_reader *r);
+
+/* ---- streams (stream_v4.c, stream_v6.c) ---- */
+
+/* Each reads the Trace object or block after the version header and fills r->info. */
+int rd_open_v4(mantra_reader *r);
+int rd_open_v6(mantra_reader *r);
+/* Each reads and processes the next object or block. */
+int rd_next_object_v4(mantra_reader *r);
+int rd_next_block_v6(mantra_reader *r);
+
+/* ---- blocks (stack_block.c, sequence_point.c, blocks_v6.c) ---- */
+
+/* Each parses the content p[0..n) of one block found at stream offset off. */
+int rd_parse_stack_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off);
+int rd_parse_sp_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off);
+int rd_parse_metadata_block_v6(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off);
+int rd_parse_thread_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off);
+int rd_parse_remove_thread_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off);
+int rd_parse_label_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off);
+
+/* TraceEvent's dropped-event rule (microsoft/perfview, src/TraceEvent/EventPipe/EventCache.cs, the
+ * per-capture-thread sequence number checks): a gap between the last sequence number seen for a
+ * thread and the expected one counts as lost events; V4/V5 skip the check while the last is 0. */
+static inline void rd_note_seq(mantra_reader *r, uint64_t *last, uint32_t expected) {
+    if (r->v6 || *last != 0) {
+        int32_t d = (int32_t)(expected - (uint32_t)*last);
+        if (d > 0)
+            r->stats.dropped += (uint64_t)d;
+    }
+}
+
+/* The last sequence number of a capture thread (created as init when first seen); NULL when out of
+ * memory. */
+static inline uint64_t *rd_thread_seq(mantra_reader *r, uint64_t key, uint32_t init) {
+    uint64_t *v = cm_map_get(&r->seq, key);
+    if (v)
+        return v;
+    if (cm_map_put(&r->seq, key, init) < 0)
+        return NULL;
+    return cm_map_get(&r->seq, key);
+}
+
+/* ---- metadata table (metadata_table.c) ---- */
+
+/* Adds a parsed metadata record under its id, with the fields of a loaded manifest or a registered
+ * provider applied where the trace gives none. 0 or an error (recorded). */
+int rd_add_metadata(mantra_reader *r, mantra_trace_metadata *m, uint64_t off);
+
+/* ---- event rows (event_rows.c) ---- */
+
+/* Starts the rows of an EventBlock or (V4/V5) MetadataBlock: kind is RD_BLK_EVENT or RD_BLK_METADATA. */
+int rd_start_rows(mantra_reader *r, int kind, const uint8_t *p, size_t n, uint64_t off);
+
+/* ---- metadata parsing (metadata_parse.c) ---- */
 
 /* Parses a V4/V5 metadata payload (from MetadataId on) into a metadata record allocated in a.
  * Returns 0 or MANTRA_EFORMAT/MANTRA_ENOMEM; *what names the problem. */
@@ -32,7 +223,6 @@ int rd_manifest_decode(const mantra_trace_event *ev, const mantra_field_visitor 
 int rd_manifest_check(const mantra_trace_event *ev);
 
 /* ---- sorted delivery (order.c) ---- */
-typedef struct rd_order rd_order;
 rd_order *rd_order_new(void);
 void rd_order_free(rd_order *o);
 /* Offers one event of an EventBlock (copying it): `queue_key` is the current capture thread key. */
@@ -41,7 +231,5 @@ int rd_order_event(rd_order *o, const mantra_trace_event *ev, uint64_t queue_key
 int rd_order_flush(rd_order *o);
 /* Pops the next ready event (valid until the next pop or free); NULL when none. */
 const mantra_trace_event *rd_order_pop(rd_order *o);
-/* Number of events waiting to be popped. */
-size_t rd_order_ready(const rd_order *o);
 
 #endif

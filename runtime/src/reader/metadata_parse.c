@@ -1,21 +1,27 @@
-/* Metadata records: V4/V5 (nettrace-format.md §5: V1 field lists, V5 tags, V2Params) and V6
- * (§8.5, §8.6), parsed into mantra_trace_metadata trees allocated in the reader's arena. */
+/* Metadata records parsed into mantra_trace_metadata trees allocated in the reader's arena, read with
+ * the payload cursor (core/cursor-internal.h): V4/V5 (microsoft/perfview,
+ * src/TraceEvent/EventPipe/EventPipeMetadata.cs, ReadV5OrLower: V1 field lists, V5 tags, V2Params;
+ * dotnet/runtime, src/native/eventpipe/ep-metadata-generator.c) and V6 (microsoft/perfview,
+ * src/TraceEvent/EventPipe/NetTraceFormat.md, "Version 6" metadata rows and type codes). */
 #include <string.h>
 
-#include "mantra/decode.h"
-#include "common/varint-internal.h"
+#include "core/cursor-internal.h"
 #include "reader-internal.h"
 
 #define MAX_DEPTH 32
 
+/* A cursor over a metadata record, the arena the record goes to, and the first problem met. */
 typedef struct mp {
+    mantra_cursor c;
     cm_arena *a;
-    const uint8_t *p;
-    size_t n;
-    size_t pos;
     const char *what;
     int nomem;
 } mp;
+
+static mp mp_of(cm_arena *a, const uint8_t *p, size_t n) {
+    mp c = {{p, n, 0, 8}, a, NULL, 0};
+    return c;
+}
 
 static int fail(mp *c, const char *what) {
     if (c->what == NULL)
@@ -23,39 +29,21 @@ static int fail(mp *c, const char *what) {
     return -1;
 }
 
+/* Each reads one value, or records `what` as the problem and returns -1. */
 static int get_u8(mp *c, uint8_t *v, const char *what) {
-    if (c->n - c->pos < 1)
-        return fail(c, what);
-    *v = c->p[c->pos++];
-    return 0;
+    return mantra__cursor_u8(&c->c, v) < 0 ? fail(c, what) : 0;
 }
 static int get_u16(mp *c, uint16_t *v, const char *what) {
-    if (c->n - c->pos < 2)
-        return fail(c, what);
-    *v = mantra_load_u16(c->p + c->pos);
-    c->pos += 2;
-    return 0;
+    return mantra__cursor_u16(&c->c, v) < 0 ? fail(c, what) : 0;
 }
 static int get_u32(mp *c, uint32_t *v, const char *what) {
-    if (c->n - c->pos < 4)
-        return fail(c, what);
-    *v = mantra_load_u32(c->p + c->pos);
-    c->pos += 4;
-    return 0;
+    return mantra__cursor_u32(&c->c, v) < 0 ? fail(c, what) : 0;
 }
 static int get_u64(mp *c, uint64_t *v, const char *what) {
-    if (c->n - c->pos < 8)
-        return fail(c, what);
-    *v = mantra_load_u64(c->p + c->pos);
-    c->pos += 8;
-    return 0;
+    return mantra__cursor_u64(&c->c, v) < 0 ? fail(c, what) : 0;
 }
 static int get_var(mp *c, uint64_t *v, size_t max, const char *what) {
-    size_t k = mantra_varint_get(c->p + c->pos, c->n - c->pos, max, v);
-    if (k == 0)
-        return fail(c, what);
-    c->pos += k;
-    return 0;
+    return mantra__cursor_varint(&c->c, max, v) < 0 ? fail(c, what) : 0;
 }
 
 static char *arena_str(mp *c, const char *s, size_t len) {
@@ -72,16 +60,9 @@ static char *arena_str(mp *c, const char *s, size_t len) {
 
 /* UTF-16LE NUL-terminated string -> UTF-8 copy. */
 static int get_str16(mp *c, const char **out, const char *what) {
-    size_t start = c->pos;
-    size_t i = start;
-    for (;;) {
-        if (c->n - i < 2)
-            return fail(c, what);
-        if (c->p[i] == 0 && c->p[i + 1] == 0)
-            break;
-        i += 2;
-    }
-    mantra_str16 s = {c->p + start, (i - start) / 2};
+    mantra_str16 s;
+    if (mantra__cursor_str16(&c->c, &s) < 0)
+        return fail(c, what);
     size_t need = mantra_str16_to_utf8(s, NULL, 0);
     char *o = cm_arena_alloc(c->a, need + 1);
     if (o == NULL) {
@@ -90,7 +71,6 @@ static int get_str16(mp *c, const char **out, const char *what) {
     }
     mantra_str16_to_utf8(s, o, need + 1);
     *out = o;
-    c->pos = i + 2;
     return 0;
 }
 
@@ -99,25 +79,25 @@ static int get_str8(mp *c, const char **out, const char *what) {
     uint64_t len;
     if (get_var(c, &len, MANTRA_VARINT32_MAX_BYTES, what) < 0)
         return -1;
-    if (len > c->n - c->pos)
+    const uint8_t *p;
+    if (len > mantra__cursor_left(&c->c) || mantra__cursor_bytes(&c->c, (size_t)len, &p) < 0)
         return fail(c, what);
-    const char *s = arena_str(c, (const char *)c->p + c->pos, (size_t)len);
+    const char *s = arena_str(c, (const char *)p, (size_t)len);
     if (s == NULL)
         return -1;
-    c->pos += (size_t)len;
     *out = s;
     return 0;
 }
 
 size_t rd_v6_string(cm_arena *a, const uint8_t *p, size_t n, const char **out) {
-    mp c = {a, p, n, 0, NULL, 0};
+    mp c = mp_of(a, p, n);
     if (get_str8(&c, out, "string") < 0)
         return 0;
-    return c.pos;
+    return c.c.pos;
 }
 
 static mantra_field_desc *alloc_fields(mp *c, uint64_t count, size_t min_each) {
-    if (count > (c->n - c->pos) / (min_each ? min_each : 1) + 1) {
+    if (count > mantra__cursor_left(&c->c) / (min_each ? min_each : 1) + 1) {
         fail(c, "field count larger than the metadata");
         return NULL;
     }
@@ -200,26 +180,26 @@ static int v2_type(mp *c, mantra_field_desc *f, int depth) {
     return 0;
 }
 static int v2_field(mp *c, mantra_field_desc *f, int depth) {
-    size_t start = c->pos;
+    size_t start = c->c.pos;
     uint32_t size;
     if (get_u32(c, &size, "V2 field size") < 0)
         return -1;
-    if (size < 4 || size > c->n - start)
+    if (size < 4 || size > c->c.size - start)
         return fail(c, "V2 field size out of range");
     mp sub = *c;
-    sub.n = start + size;
+    sub.c.size = start + size;
     if (get_str16(&sub, &f->name, "V2 field name") < 0 || v2_type(&sub, f, depth) < 0) {
         c->what = sub.what;
         c->nomem = sub.nomem;
         return -1;
     }
-    c->pos = start + size;
+    c->c.pos = start + size;
     return 0;
 }
 
 /* The blob from EventId on. */
 int rd_parse_metadata_v5_blob(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata *m, const char **what) {
-    mp c = {a, p, n, 0, NULL, 0};
+    mp c = mp_of(a, p, n);
     uint32_t eid, ver, lvl;
     uint64_t kw;
     if (get_u32(&c, &eid, "event id") < 0 || get_str16(&c, &m->name, "event name") < 0 ||
@@ -231,7 +211,7 @@ int rd_parse_metadata_v5_blob(cm_arena *a, const uint8_t *p, size_t n, mantra_tr
     m->keywords = kw;
     m->version = ver;
     m->level = lvl;
-    if (c.pos == c.n)
+    if (mantra__cursor_left(&c.c) == 0)
         return 0; /* no field count at all: no fields (TraceEvent does the same) */
     uint32_t count;
     if (get_u32(&c, &count, "field count") < 0)
@@ -245,25 +225,25 @@ int rd_parse_metadata_v5_blob(cm_arena *a, const uint8_t *p, size_t n, mantra_tr
     m->fields = f;
     m->field_count = count;
     /* V5 tags until the end. */
-    while (c.pos < c.n) {
+    while (mantra__cursor_left(&c.c) > 0) {
         uint32_t tsize;
         uint8_t kind;
         if (get_u32(&c, &tsize, "tag size") < 0 || get_u8(&c, &kind, "tag kind") < 0)
             goto invalid;
-        if (tsize > c.n - c.pos) {
+        if (tsize > mantra__cursor_left(&c.c)) {
             fail(&c, "tag larger than the metadata");
             goto invalid;
         }
-        size_t end = c.pos + tsize;
+        size_t end = c.c.pos + tsize;
         if (kind == 1) { /* Opcode */
             if (tsize < 1) {
                 fail(&c, "empty opcode tag");
                 goto invalid;
             }
-            m->opcode = c.p[c.pos];
+            m->opcode = c.c.data[c.c.pos];
         } else if (kind == 2) { /* V2Params */
             mp sub = c;
-            sub.n = end;
+            sub.c.size = end;
             uint32_t n2;
             if (get_u32(&sub, &n2, "V2 field count") < 0) {
                 c = sub;
@@ -284,7 +264,7 @@ int rd_parse_metadata_v5_blob(cm_arena *a, const uint8_t *p, size_t n, mantra_tr
             m->fields = f2;
             m->field_count = n2;
         }
-        c.pos = end;
+        c.c.pos = end;
     }
     return 0;
 invalid:
@@ -301,7 +281,7 @@ invalid:
 }
 
 int rd_parse_metadata_v5(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what) {
-    mp c = {a, p, n, 0, NULL, 0};
+    mp c = mp_of(a, p, n);
     mantra_trace_metadata *m = cm_arena_alloc(a, sizeof *m);
     if (m == NULL) {
         *what = "out of memory";
@@ -311,7 +291,7 @@ int rd_parse_metadata_v5(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_m
         *what = c.what;
         return c.nomem ? MANTRA_ENOMEM : MANTRA_EFORMAT;
     }
-    int rc = rd_parse_metadata_v5_blob(a, p + c.pos, n - c.pos, m, what);
+    int rc = rd_parse_metadata_v5_blob(a, p + c.c.pos, n - c.c.pos, m, what);
     if (rc < 0)
         return rc;
     *out = m;
@@ -375,17 +355,17 @@ static int v6_fieldlist(mp *c, mantra_field_desc **out, uint32_t *count, int dep
         size_t start;
         if (get_u16(c, &fsize, "V6 field size") < 0)
             return -1;
-        start = c->pos;
-        if (fsize > c->n - start)
+        start = c->c.pos;
+        if (fsize > c->c.size - start)
             return fail(c, "V6 field size out of range");
         mp sub = *c;
-        sub.n = start + fsize;
+        sub.c.size = start + fsize;
         if (get_str8(&sub, &f[i].name, "V6 field name") < 0 || v6_type(&sub, &f[i], depth) < 0) {
             c->what = sub.what;
             c->nomem = sub.nomem;
             return -1;
         }
-        c->pos = start + fsize;
+        c->c.pos = start + fsize;
     }
     *out = f;
     *count = n;
@@ -393,7 +373,7 @@ static int v6_fieldlist(mp *c, mantra_field_desc **out, uint32_t *count, int dep
 }
 
 int rd_parse_metadata_v6(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what) {
-    mp c = {a, p, n, 0, NULL, 0};
+    mp c = mp_of(a, p, n);
     mantra_trace_metadata *m = cm_arena_alloc(a, sizeof *m);
     uint64_t id, eid;
     if (m == NULL) {
@@ -410,13 +390,13 @@ int rd_parse_metadata_v6(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_m
     uint16_t osize;
     if (get_u16(&c, &osize, "optional metadata size") < 0)
         goto bad;
-    if (osize > c.n - c.pos) {
+    if (osize > mantra__cursor_left(&c.c)) {
         fail(&c, "optional metadata larger than the row");
         goto bad;
     }
     mp o = c;
-    o.n = c.pos + osize;
-    while (o.pos < o.n) {
+    o.c.size = c.c.pos + osize;
+    while (mantra__cursor_left(&o.c) > 0) {
         uint8_t kind, b;
         uint64_t u;
         const char *s;
@@ -443,16 +423,11 @@ int rd_parse_metadata_v6(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_m
                 goto bad_o;
             break;
         case 7:
-            if (o.n - o.pos < 16) {
+            if (mantra__cursor_guid(&o.c, &m->provider_guid) < 0) {
                 fail(&o, "provider GUID");
                 goto bad_o;
             }
-            m->provider_guid.data1 = mantra_load_u32(o.p + o.pos);
-            m->provider_guid.data2 = mantra_load_u16(o.p + o.pos + 4);
-            m->provider_guid.data3 = mantra_load_u16(o.p + o.pos + 6);
-            memcpy(m->provider_guid.data4, o.p + o.pos + 8, 8);
             m->has_provider_guid = 1;
-            o.pos += 16;
             break;
         case 8:
             if (get_u8(&o, &b, "level") < 0)

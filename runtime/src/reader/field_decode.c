@@ -1,14 +1,14 @@
-/* Metadata-driven payload decoding (nettrace-format.md §5.6, §8.6) through a visitor. */
+/* Metadata-driven payload decoding (mantra_decode_payload, mantra_decode_event) through a visitor:
+ * the payload encodings of the nettrace type codes (microsoft/perfview,
+ * src/TraceEvent/EventPipe/EventPipeMetadata.cs and NetTraceFormat.md, the TypeCode table and the V6
+ * additions), read with the payload cursor (core/cursor-internal.h); mantra_type_name. */
 #include <string.h>
 
-#include "mantra/decode.h"
-#include "common/varint-internal.h"
+#include "core/cursor-internal.h"
 #include "reader-internal.h"
 
 typedef struct dc {
-    const uint8_t *p;
-    size_t n;
-    size_t pos;
+    mantra_cursor cur;
     const mantra_field_visitor *v;
     void *ctx;
     int depth;
@@ -88,31 +88,30 @@ static int decode_elements(dc *c, const mantra_field_desc *f, const mantra_field
         }
     }
     c->v = saved;
-    av->size = c->pos - (size_t)(av->data - c->p);
+    av->size = c->cur.pos - (size_t)(av->data - c->cur.data);
     (void)f;
     return call(c->v->end_array, c->ctx, av);
 }
 
 static int decode_located(dc *c, const mantra_field_desc *f, const char *name) {
     /* RelLoc / DataLoc: uint32 = size << 16 | offset; fixed-size elements at the location. */
-    if (c->n - c->pos < 4 || f->element == NULL)
+    uint32_t loc;
+    if (f->element == NULL || mantra__cursor_u32(&c->cur, &loc) < 0)
         return MANTRA_EFORMAT;
-    uint32_t loc = mantra_load_u32(c->p + c->pos);
-    c->pos += 4;
     size_t size = loc >> 16, off = loc & 0xFFFF;
-    size_t base = f->type == MANTRA_TYPE_RELLOC ? c->pos : 0;
+    size_t base = f->type == MANTRA_TYPE_RELLOC ? c->cur.pos : 0;
     size_t esize = fixed_size(f->element, 0);
-    if (esize == 0 || base + off > c->n || size > c->n - (base + off) || size % esize != 0)
+    if (esize == 0 || base + off > c->cur.size || size > c->cur.size - (base + off) || size % esize != 0)
         return MANTRA_EFORMAT;
     dc sub = *c;
-    sub.n = base + off + size;
-    sub.pos = base + off;
+    sub.cur.size = base + off + size;
+    sub.cur.pos = base + off;
     mantra_value av;
     memset(&av, 0, sizeof av);
     av.field = f;
     av.name = name;
     av.type = f->type;
-    av.data = c->p + base + off;
+    av.data = c->cur.data + base + off;
     av.size = size;
     av.count = size / esize;
     sub.depth = c->depth + 1;
@@ -125,124 +124,103 @@ static int decode_one(dc *c, const mantra_field_desc *f, const char *name) {
     v.field = f;
     v.name = name;
     v.type = f->type;
-    size_t left = c->n - c->pos;
-    const uint8_t *p = c->p + c->pos;
+    mantra_cursor *cur = &c->cur;
+    const uint8_t *p = cur->data + cur->pos;
     if (c->depth > 64)
         return MANTRA_EFORMAT;
     switch (f->type) {
     case MANTRA_TYPE_BOOLEAN:
     case MANTRA_TYPE_INT32:
-    case MANTRA_TYPE_UINT32:
-        if (left < 4)
+    case MANTRA_TYPE_UINT32: {
+        uint32_t x;
+        if (mantra__cursor_u32(cur, &x) < 0)
             return MANTRA_EFORMAT;
-        v.u = mantra_load_u32(p);
-        v.i = (int32_t)(uint32_t)v.u;
-        c->pos += 4;
+        v.u = x;
+        v.i = (int32_t)x;
         break;
+    }
     case MANTRA_TYPE_CHAR:
     case MANTRA_TYPE_INT16:
-    case MANTRA_TYPE_UINT16:
-        if (left < 2)
+    case MANTRA_TYPE_UINT16: {
+        uint16_t x;
+        if (mantra__cursor_u16(cur, &x) < 0)
             return MANTRA_EFORMAT;
-        v.u = mantra_load_u16(p);
-        v.i = (int16_t)(uint16_t)v.u;
-        c->pos += 2;
+        v.u = x;
+        v.i = (int16_t)x;
         break;
+    }
     case MANTRA_TYPE_SBYTE:
     case MANTRA_TYPE_BYTE:
     case MANTRA_TYPE_UTF8_CODE_UNIT:
-    case MANTRA_TYPE_BOOLEAN8:
-        if (left < 1)
+    case MANTRA_TYPE_BOOLEAN8: {
+        uint8_t x;
+        if (mantra__cursor_u8(cur, &x) < 0)
             return MANTRA_EFORMAT;
-        v.u = p[0];
-        v.i = (int8_t)p[0];
-        c->pos += 1;
+        v.u = x;
+        v.i = (int8_t)x;
         break;
+    }
     case MANTRA_TYPE_INT64:
     case MANTRA_TYPE_UINT64:
     case MANTRA_TYPE_DATETIME:
-        if (left < 8)
+        if (mantra__cursor_u64(cur, &v.u) < 0)
             return MANTRA_EFORMAT;
-        v.u = mantra_load_u64(p);
         v.i = (int64_t)v.u;
-        c->pos += 8;
         break;
     case MANTRA_TYPE_SINGLE: {
         float x;
-        if (left < 4)
+        if (mantra__cursor_f32(cur, &x) < 0)
             return MANTRA_EFORMAT;
-        memcpy(&x, p, 4);
         v.d = x;
-        c->pos += 4;
         break;
     }
     case MANTRA_TYPE_DOUBLE:
-        if (left < 8)
+        if (mantra__cursor_f64(cur, &v.d) < 0)
             return MANTRA_EFORMAT;
-        memcpy(&v.d, p, 8);
-        c->pos += 8;
         break;
     case MANTRA_TYPE_DECIMAL:
-        if (left < 16)
+        if (mantra__cursor_bytes(cur, 16, &v.data) < 0)
             return MANTRA_EFORMAT;
-        v.data = p;
         v.size = 16;
-        c->pos += 16;
         break;
     case MANTRA_TYPE_GUID:
-        if (left < 16)
+        if (mantra__cursor_guid(cur, &v.guid) < 0)
             return MANTRA_EFORMAT;
-        v.guid.data1 = mantra_load_u32(p);
-        v.guid.data2 = mantra_load_u16(p + 4);
-        v.guid.data3 = mantra_load_u16(p + 6);
-        memcpy(v.guid.data4, p + 8, 8);
         v.data = p;
         v.size = 16;
-        c->pos += 16;
         break;
     case MANTRA_TYPE_STRING: {
-        size_t i = 0;
-        for (;;) {
-            if (left - i < 2)
-                return MANTRA_EFORMAT;
-            if (p[i] == 0 && p[i + 1] == 0)
-                break;
-            i += 2;
-        }
-        v.data = p;
-        v.size = i;
-        v.count = i / 2;
-        c->pos += i + 2;
+        mantra_str16 s;
+        if (mantra__cursor_str16(cur, &s) < 0)
+            return MANTRA_EFORMAT;
+        v.data = s.data;
+        v.size = s.units * 2;
+        v.count = s.units;
         break;
     }
     case MANTRA_TYPE_VARINT:
-    case MANTRA_TYPE_VARUINT: {
-        uint64_t u;
-        size_t k = mantra_varint_get(p, left, MANTRA_VARINT64_MAX_BYTES, &u);
-        if (k == 0)
+    case MANTRA_TYPE_VARUINT:
+        if (mantra__cursor_varint(cur, MANTRA_VARINT64_MAX_BYTES, &v.u) < 0)
             return MANTRA_EFORMAT;
-        v.u = u;
-        v.i = f->type == MANTRA_TYPE_VARINT ? mantra_zigzag_decode(u) : (int64_t)u;
-        c->pos += k;
+        v.i = f->type == MANTRA_TYPE_VARINT ? mantra_zigzag_decode(v.u) : (int64_t)v.u;
         break;
-    }
     case MANTRA_TYPE_ARRAY:
     case MANTRA_TYPE_FIXED_ARRAY: {
         size_t count;
         if (f->element == NULL)
             return MANTRA_EFORMAT;
         if (f->type == MANTRA_TYPE_ARRAY) {
-            if (left < 2)
+            uint16_t n;
+            if (mantra__cursor_u16(cur, &n) < 0)
                 return MANTRA_EFORMAT;
-            count = mantra_load_u16(p);
-            c->pos += 2;
+            count = n;
         } else {
             count = f->fixed_count;
         }
         size_t es = fixed_size(f->element, 0);
-        if (es && count > (c->n - c->pos) / es)
+        if (es && count > mantra__cursor_left(cur) / es)
             return MANTRA_EFORMAT;
-        v.data = c->p + c->pos;
+        v.data = cur->data + cur->pos;
         v.size = es * count;
         v.count = count;
         c->depth++;
@@ -268,7 +246,7 @@ static int decode_one(dc *c, const mantra_field_desc *f, const char *name) {
             }
         }
         c->depth--;
-        v.size = (size_t)(c->p + c->pos - p);
+        v.size = (size_t)(cur->data + cur->pos - p);
         return call(c->v->end_object, c->ctx, &v);
     }
     default:
@@ -279,15 +257,17 @@ static int decode_one(dc *c, const mantra_field_desc *f, const char *name) {
 
 int mantra_decode_payload(const mantra_field_desc *fields, uint32_t count, const uint8_t *payload, size_t size,
                           uint32_t pointer_size, const mantra_field_visitor *visitor, void *ctx) {
-    (void)pointer_size; /* metadata names Int32/Int64 explicitly for pointer-sized fields */
+    /* pointer_size is kept in the cursor but unused: metadata names Int32/Int64 explicitly for
+     * pointer-sized fields */
     static const uint8_t empty[1];
-    dc c = {payload ? payload : empty, payload ? size : 0, 0, visitor ? visitor : &null_visitor, ctx, 0};
+    mantra_cursor cur = {payload ? payload : empty, payload ? size : 0, 0, pointer_size};
+    dc c = {cur, visitor ? visitor : &null_visitor, ctx, 0};
     for (uint32_t i = 0; i < count; i++) {
         int rc = decode_one(&c, &fields[i], fields[i].name);
         if (rc < 0)
             return rc;
     }
-    return c.pos < c.n ? 1 : 0;
+    return c.cur.pos < c.cur.size ? 1 : 0;
 }
 
 int mantra_decode_event(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx) {

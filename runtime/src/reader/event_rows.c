@@ -1,0 +1,307 @@
+/* Event rows, the reader's per-event path: compressed and uncompressed row headers of EventBlocks
+ * and (V4/V5) MetadataBlocks, the event handed out with its metadata, thread, labels and stack, and
+ * mantra_reader_next, which steps the stream until an event is ready. The functions that run per
+ * event stay together in this file so that they inline. */
+#include <string.h>
+
+#include "mantra/decode.h"
+#include "common/le-internal.h"
+#include "common/varint-internal.h"
+#include "reader-internal.h"
+
+int rd_start_rows(mantra_reader *r, int kind, const uint8_t *p, size_t n, uint64_t off) {
+    if (n < 20)
+        return rd_fail(r, MANTRA_EFORMAT, off, "%s of %zu bytes (a 20-byte header expected)",
+                       kind == RD_BLK_EVENT ? "EventBlock" : "MetadataBlock", n);
+    uint16_t hs = cm_load_u16(p);
+    if (hs < 20 || hs > n)
+        return rd_fail(r, MANTRA_EFORMAT, off, "block header size %u (20..%zu expected)", hs, n);
+    r->compressed = cm_load_u16(p + 2) & 1;
+    r->blk_kind = kind;
+    r->blk = p;
+    r->blk_len = n;
+    r->blk_pos = hs;
+    r->blk_off = off;
+    memset(&r->rs, 0, sizeof r->rs);
+    r->first_row = 1;
+    r->state = RD_ST_ROWS;
+    return 0;
+}
+
+#define ROW_VAR(dst, max, what)                                                                    \
+    do {                                                                                           \
+        uint64_t v_;                                                                               \
+        size_t k_ = mantra_varint_get(p + pos, n - pos, (max), &v_);                               \
+        if (k_ == 0)                                                                               \
+            return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos, "bad %s varint in a row", (what)); \
+        pos += k_;                                                                                 \
+        (dst) = v_;                                                                                \
+    } while (0)
+
+/* Decodes the next row of the current block into r->rs; returns 1 and sets *payload_pos. */
+static int read_row(mantra_reader *r, size_t *payload_pos, int *sorted) {
+    const uint8_t *p = r->blk;
+    size_t n = r->blk_len, pos = r->blk_pos;
+    rd_row_state *s = &r->rs;
+    if (r->compressed) {
+        uint8_t f = p[pos++];
+        uint64_t v;
+        if (f & 0x01) {
+            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "metadata id");
+            s->metadata_id = (uint32_t)v;
+        }
+        if (f & 0x02) {
+            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "sequence delta");
+            s->sequence = s->sequence + (uint32_t)v + 1u;
+            ROW_VAR(v, MANTRA_VARINT64_MAX_BYTES, "capture thread");
+            s->capture_thread = v;
+            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "processor number");
+            s->processor = (uint32_t)v;
+        } else if (s->metadata_id != 0) {
+            s->sequence++;
+        }
+        if (f & 0x04) {
+            ROW_VAR(v, MANTRA_VARINT64_MAX_BYTES, "thread");
+            s->thread = v;
+        }
+        if (f & 0x08) {
+            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "stack id");
+            s->stack_id = (uint32_t)v;
+        }
+        ROW_VAR(v, MANTRA_VARINT64_MAX_BYTES, "timestamp delta");
+        s->timestamp = (int64_t)((uint64_t)s->timestamp + v);
+        if (!r->v6) {
+            if (f & 0x10) {
+                if (n - pos < 16)
+                    return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos, "activity id cut by the end of the block");
+                cm_load_guid(&s->activity, p + pos);
+                pos += 16;
+            }
+            if (f & 0x20) {
+                if (n - pos < 16)
+                    return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos,
+                                   "related activity id cut by the end of the block");
+                cm_load_guid(&s->related, p + pos);
+                pos += 16;
+            }
+        } else if (f & 0x10) {
+            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "label list id");
+            s->label_list = (uint32_t)v;
+        }
+        *sorted = (f & 0x40) != 0;
+        if (f & 0x80) {
+            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "payload size");
+            s->payload_size = (uint32_t)v;
+        }
+        if (s->payload_size > n - pos)
+            return rd_fail(r, MANTRA_EFORMAT, r->blk_off + r->blk_pos,
+                           "row payload of %u bytes exceeds the block (%zu bytes left)", s->payload_size, n - pos);
+        *payload_pos = pos;
+        r->blk_pos = pos + s->payload_size;
+        return 1;
+    }
+    /* uncompressed */
+    size_t hdr = r->v6 ? 48 : 76;
+    if (n - pos < 4 + hdr)
+        return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos, "uncompressed row header cut by the end of the block");
+    uint32_t esize = cm_load_u32(p + pos);
+    const uint8_t *h = p + pos + 4;
+    uint32_t id = cm_load_u32(h);
+    s->metadata_id = id & 0x7FFFFFFFu;
+    /* bit 31 means NOT sorted: dotnet/runtime, src/native/eventpipe/ep-block.c writes it so and microsoft/perfview,
+     * src/TraceEvent/EventPipe/EventPipeEventSource.cs reads it so (the format documents say the opposite) */
+    *sorted = (id & 0x80000000u) == 0;
+    s->sequence = cm_load_u32(h + 4);
+    s->thread = cm_load_u64(h + 8);
+    s->capture_thread = cm_load_u64(h + 16);
+    s->processor = cm_load_u32(h + 24);
+    s->stack_id = cm_load_u32(h + 28);
+    s->timestamp = (int64_t)cm_load_u64(h + 32);
+    if (!r->v6) {
+        cm_load_guid(&s->activity, h + 40);
+        cm_load_guid(&s->related, h + 56);
+        s->payload_size = cm_load_u32(h + 72);
+    } else {
+        s->label_list = cm_load_u32(h + 40);
+        s->payload_size = cm_load_u32(h + 44);
+    }
+    if (esize < hdr || esize > n - pos - 4 || s->payload_size > esize - hdr)
+        return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos,
+                       "uncompressed row size %u does not fit its header, payload (%u bytes) and block", esize,
+                       s->payload_size);
+    *payload_pos = pos + 4 + hdr;
+    r->blk_pos = pos + 4 + esize;
+    return 1;
+}
+
+/* Processes one row of the current block: 1 = an event is in r->cur, 0 = no event. */
+static int next_row(mantra_reader *r) {
+    uint64_t row_off = r->blk_off + r->blk_pos;
+    size_t ppos = 0;
+    int sorted = 0;
+    int rc = read_row(r, &ppos, &sorted);
+    if (rc < 0)
+        return rc;
+    rd_row_state *s = &r->rs;
+    const uint8_t *payload = r->blk + ppos;
+    if (r->blk_kind == RD_BLK_METADATA) {
+        mantra_trace_metadata *m;
+        const char *what = NULL;
+        rc = rd_parse_metadata_v5(&r->arena, payload, s->payload_size, &m, &what);
+        if (rc < 0)
+            return rd_fail(r, rc, r->blk_off + ppos, "bad metadata record: %s", what ? what : "?");
+        return rd_add_metadata(r, m, r->blk_off + ppos) < 0 ? r->err_code : 0;
+    }
+    /* dropped-event accounting and the current capture thread, as TraceEvent (microsoft/perfview,
+     * src/TraceEvent/EventPipe/EventCache.cs, ProcessEventBlock: the capture thread changes only on
+     * the first row of a block or an IsSorted row) */
+    uint64_t key = s->capture_thread;
+    if (r->first_row || sorted || !r->have_cur_thread) {
+        r->cur_thread = key;
+        r->have_cur_thread = 1;
+        r->first_row = 0;
+    }
+    uint64_t *last = rd_thread_seq(r, r->cur_thread, s->sequence - 1u);
+    if (last == NULL)
+        return rd_fail(r, MANTRA_ENOMEM, row_off, "out of memory");
+    rd_note_seq(r, last, s->sequence - 1u);
+    *last = s->sequence;
+
+    uint64_t *mv = cm_map_get(&r->meta, s->metadata_id);
+    if (mv == NULL)
+        return rd_fail(r, MANTRA_EFORMAT, row_off, "event refers to metadata id %u, which no earlier metadata defines",
+                       s->metadata_id);
+    const mantra_trace_metadata *m = (const mantra_trace_metadata *)(uintptr_t)*mv;
+    mantra_trace_event *e = &r->cur;
+    memset(e, 0, sizeof *e);
+    e->metadata = m;
+    e->metadata_id = s->metadata_id;
+    e->sequence = s->sequence;
+    e->processor = s->processor;
+    e->stack_id = s->stack_id;
+    e->timestamp = s->timestamp;
+    e->is_sorted = sorted;
+    e->version = m->version;
+    e->level = m->level;
+    e->opcode = m->opcode;
+    e->keywords = m->keywords;
+    e->payload = payload;
+    e->payload_size = s->payload_size;
+    e->pointer_size = r->info.pointer_size;
+    e->offset = row_off;
+    if (m->fields_from_manifest)
+        e->decode_status = rd_manifest_check(e);
+    else if (m->fields_from_registry) {
+        int rc = mantra_decode_payload(m->fields, m->field_count, payload, s->payload_size, e->pointer_size, NULL, NULL);
+        e->decode_status = rc == 0 ? MANTRA_DECODE_OK : rc == 1 ? MANTRA_DECODE_TRAILING : MANTRA_DECODE_SHORT;
+    }
+    if (!r->v6) {
+        e->thread_id = e->thread_index = s->thread;
+        e->capture_thread_id = e->capture_thread_index = s->capture_thread;
+        e->activity_id = s->activity;
+        e->related_activity_id = s->related;
+    } else {
+        uint64_t *t = cm_map_get(&r->threads, s->thread);
+        uint64_t *ct = cm_map_get(&r->threads, s->capture_thread);
+        if (t == NULL || ct == NULL)
+            return rd_fail(r, MANTRA_EFORMAT, row_off, "event refers to thread index %llu, which no Thread block defines",
+                           (unsigned long long)(t == NULL ? s->thread : s->capture_thread));
+        e->thread_index = s->thread;
+        e->capture_thread_index = s->capture_thread;
+        e->thread_id = *t;
+        e->capture_thread_id = *ct;
+        e->label_list_id = s->label_list;
+        if (s->label_list != 0) {
+            uint64_t *li = cm_map_get(&r->labels, s->label_list);
+            if (li == NULL)
+                return rd_fail(r, MANTRA_EFORMAT, row_off, "event refers to label list %u, which no LabelList block defines",
+                               s->label_list);
+            const rd_label_list *l = &r->label_lists[*li];
+            if (l->has_activity)
+                e->activity_id = l->activity;
+            if (l->has_related)
+                e->related_activity_id = l->related;
+            if (l->has_opcode)
+                e->opcode = l->opcode;
+            if (l->has_level)
+                e->level = l->level;
+            if (l->has_version)
+                e->version = l->version;
+            if (l->has_keywords)
+                e->keywords = l->keywords;
+        }
+    }
+    uint64_t *si = cm_map_get(&r->stacks, s->stack_id);
+    if (si) {
+        const rd_stack_ref *sr = &r->stack_refs[*si];
+        e->stack = r->stack_data + sr->off;
+        e->stack_count = sr->size / r->info.pointer_size;
+    }
+    if (r->order) {
+        if (rd_order_event(r->order, e, r->cur_thread) < 0)
+            return rd_fail(r, MANTRA_ENOMEM, row_off, "out of memory");
+        return 0;
+    }
+    return 1;
+}
+
+uint64_t mantra_trace_event_ip(const mantra_trace_event *ev, size_t i) {
+    if (ev == NULL || i >= ev->stack_count)
+        return 0;
+    if (ev->pointer_size == 4)
+        return cm_load_u32(ev->stack + 4 * i);
+    return cm_load_u64(ev->stack + 8 * i);
+}
+
+/* One step: 1 = event in r->cur, 0 = progress without event, < 0 error. */
+static int step(mantra_reader *r) {
+    if (r->state == RD_ST_ROWS) {
+        if (r->blk_pos < r->blk_len)
+            return next_row(r);
+        r->state = RD_ST_OBJECTS;
+        return 0;
+    }
+    return r->v6 ? rd_next_block_v6(r) : rd_next_object_v4(r);
+}
+
+static void count_event(mantra_reader *r, const mantra_trace_event *e) {
+    r->stats.events++;
+    if (e->decode_status != 0)
+        r->stats.decode_errors++;
+    if (e->metadata->fields_from_manifest)
+        r->stats.manifest_events++;
+}
+
+int mantra_reader_next(mantra_reader *r, const mantra_trace_event **ev) {
+    if (r == NULL || ev == NULL)
+        return MANTRA_EINVAL;
+    *ev = NULL;
+    if (!r->opened)
+        return MANTRA_EINVAL;
+    for (;;) {
+        if (r->order) {
+            const mantra_trace_event *e = rd_order_pop(r->order);
+            if (e) {
+                count_event(r, e);
+                *ev = e;
+                return 1;
+            }
+        }
+        if (r->state == RD_ST_END)
+            return 0;
+        if (r->state == RD_ST_ERROR)
+            return r->err_code;
+        int rc = step(r);
+        if (rc < 0) {
+            /* events queued from complete blocks are still delivered before the error */
+            if (r->order)
+                rd_order_flush(r->order);
+            continue;
+        }
+        if (rc == 1) {
+            count_event(r, &r->cur);
+            *ev = &r->cur;
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+/* The reader's metadata table: metadata records by id, with the fields of a loaded manifest or of
+ * a registered provider description applied when the trace describes none (or only the fields before
+ * the first one nettrace metadata cannot express); mantra_reader_metadata. */
+#include <string.h>
+
+#include "mantra/manifest.h"
+#include "reader-internal.h"
+
+const mantra_trace_metadata *mantra_reader_metadata(const mantra_reader *r, uint32_t id) {
+    uint64_t *v = cm_map_get(&r->meta, id);
+    return v ? (const mantra_trace_metadata *)(uintptr_t)*v : NULL;
+}
+
+typedef struct rd_mfields {
+    const mantra_field_desc *fields;
+    uint32_t count;
+} rd_mfields;
+
+/* Metadata fields that are a strict prefix (by name) of the manifest's: the writer described only
+ * the fields before its first counted array, binary, struct or AnsiString, which nettrace metadata
+ * cannot express (mantra's MANTRA_EVENT_PARTIAL_METADATA events). */
+static int is_partial_of(const mantra_trace_metadata *m, const rd_mfields *mf) {
+    if (mf->count <= m->field_count)
+        return 0;
+    for (uint32_t i = 0; i < m->field_count; i++)
+        if (strcmp(m->fields[i].name, mf->fields[i].name) != 0)
+            return 0;
+    return 1;
+}
+
+static int apply_manifest(mantra_reader *r, mantra_trace_metadata *m) {
+    if (m->fields_invalid)
+        return 0;
+    for (size_t i = 0; i < r->nmanifests; i++) {
+        const mantra_manifest_provider *p = NULL;
+        if (m->has_provider_guid)
+            p = mantra_manifest_find_provider_by_guid(r->manifests[i], &m->provider_guid);
+        if (p == NULL)
+            p = mantra_manifest_find_provider(r->manifests[i], m->provider);
+        const mantra_manifest_event *e = p ? mantra_manifest_find_event(p, m->event_id, m->version) : NULL;
+        if (e == NULL)
+            continue;
+        uint64_t key = (uint64_t)(uintptr_t)e;
+        uint64_t *have = cm_map_get(&r->manifest_fields, key);
+        const rd_mfields *mf;
+        if (have) {
+            mf = (const rd_mfields *)(uintptr_t)*have;
+        } else {
+            rd_mfields *n = cm_arena_alloc(&r->arena, sizeof *n);
+            if (n == NULL || rd_manifest_fields(&r->arena, e, r->info.pointer_size, &n->fields, &n->count) < 0 ||
+                cm_map_put(&r->manifest_fields, key, (uint64_t)(uintptr_t)n) < 0)
+                return MANTRA_ENOMEM;
+            mf = n;
+        }
+        if (m->field_count != 0 && !is_partial_of(m, mf))
+            return 0; /* the trace describes the whole event: it wins */
+        m->fields = mf->fields;
+        m->field_count = mf->count;
+        m->manifest_event = e;
+        m->fields_from_manifest = 1;
+        return 0;
+    }
+    return 0;
+}
+
+static void apply_registry(mantra_reader *r, mantra_trace_metadata *m) {
+    if (m->field_count != 0 || m->fields_invalid || m->fields_from_manifest)
+        return;
+    for (size_t i = 0; i < r->nproviders; i++) {
+        const mantra_provider_desc *p = r->providers[i];
+        if (p->name == NULL || strcmp(p->name, m->provider) != 0)
+            continue;
+        for (uint32_t j = 0; j < p->event_count; j++) {
+            const mantra_event_desc *d = &p->events[j];
+            if (d->id != m->event_id || d->version != m->version || d->metadata == NULL)
+                continue;
+            mantra_trace_metadata tmp;
+            memset(&tmp, 0, sizeof tmp);
+            const char *what = NULL;
+            if (rd_parse_metadata_v5_blob(&r->arena, d->metadata, d->metadata_size, &tmp, &what) == 0 &&
+                !tmp.fields_invalid && tmp.field_count) {
+                m->fields = tmp.fields;
+                m->field_count = tmp.field_count;
+                m->fields_from_registry = 1;
+            }
+            return;
+        }
+    }
+}
+
+int rd_add_metadata(mantra_reader *r, mantra_trace_metadata *m, uint64_t off) {
+    if (m->id == 0)
+        return rd_fail(r, MANTRA_EFORMAT, off, "metadata record defines id 0");
+    if (r->v6 && cm_map_get(&r->meta, m->id))
+        return rd_fail(r, MANTRA_EFORMAT, off, "metadata id %u defined twice", m->id);
+    if (apply_manifest(r, m) < 0)
+        return rd_fail(r, MANTRA_ENOMEM, off, "out of memory");
+    apply_registry(r, m);
+    if (cm_map_put(&r->meta, m->id, (uint64_t)(uintptr_t)m) < 0)
+        return rd_fail(r, MANTRA_ENOMEM, off, "out of memory");
+    r->stats.metadata++;
+    return 0;
+}
