@@ -1,7 +1,7 @@
 # mantra - thin wrapper around CMake/CTest. `make demo` and `make test` are the two commands.
 #
 #   make deps    install what is missing (apt): cmake, pkg-config, check, libyaml-dev, Python
-#                jinja2 + yaml; with FUZZ=1 also clang + its libFuzzer runtime
+#                jinja2 + yaml + pytest; with FUZZ=1 also clang + its libFuzzer runtime
 #   make build   configure build/ (RelWithDebInfo) and build
 #   make demo    deps, build, run the generator into build/demo-gen, run the demo program, then
 #                `mantra emit` (4 threads x 250000 events through a real session) into
@@ -43,9 +43,9 @@ FUZZ         ?=
 # TSan: stop at the first report (the test fails), with both stacks of a lock-order inversion.
 TSAN_OPTIONS ?= halt_on_error=1:second_deadlock_stack=1
 
-# A Python that has jinja2 and yaml (evaluated when used, i.e. after `deps` has run).
+# A Python that has jinja2, yaml and pytest (evaluated when used, i.e. after `deps` has run).
 PYTHON ?= $(shell for p in python3 /usr/bin/python3; do \
-            if command -v $$p >/dev/null 2>&1 && $$p -c 'import jinja2, yaml' >/dev/null 2>&1; then \
+            if command -v $$p >/dev/null 2>&1 && $$p -c 'import jinja2, yaml, pytest' >/dev/null 2>&1; then \
               $$p -c 'import sys; print(sys.executable)'; exit 0; fi; done; echo python3)
 MANIFESTS = $(sort $(wildcard manifest/*.yaml))
 CTEST = ctest --output-on-failure --no-tests=error -j $(CTEST_JOBS)
@@ -67,9 +67,9 @@ deps:
 	{ dpkg -s check >/dev/null 2>&1 && pkg-config --exists check 2>/dev/null; } || missing+=(check); \
 	pkg-config --exists yaml-0.1 2>/dev/null || missing+=(libyaml-dev); \
 	pyok=; for p in python3 /usr/bin/python3; do \
-	  if command -v $$p >/dev/null 2>&1 && $$p -c 'import jinja2, yaml' >/dev/null 2>&1; then pyok=1; break; fi; \
+	  if command -v $$p >/dev/null 2>&1 && $$p -c 'import jinja2, yaml, pytest' >/dev/null 2>&1; then pyok=1; break; fi; \
 	done; \
-	[ -n "$$pyok" ] || missing+=(python3 python3-jinja2 python3-yaml); \
+	[ -n "$$pyok" ] || missing+=(python3 python3-jinja2 python3-yaml python3-pytest); \
 	if [ -n "$(FUZZ)" ]; then \
 	  command -v clang >/dev/null 2>&1 || command -v clang-14 >/dev/null 2>&1 || missing+=(clang); \
 	  ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev); \

@@ -40,7 +40,8 @@ extern mantra_event_state mantra_Demo_states[4];
 #define MANTRA_DOTNET_PROVIDER_COUNT 5
 extern const mantra_provider_desc *const mantra_dotnet_providers[5];
 
-/* Registers every provider of this manifest; returns 0 or -1 (see mantra_register_provider). */
+/* Registers every provider of this manifest (all of them, even after a failure). Returns 0, or the first
+ * negative MANTRA_E* code mantra_register_provider returned (MANTRA_ENOSPC: the registry is full). */
 int mantra_dotnet_register(void);
 
 #ifdef __cplusplus

@@ -1,7 +1,11 @@
 """Renders a validated model into C sources, headers and an events reference (Jinja2 templates).
 
-The Python side computes a view of the model (C names, parameter lists, data descriptors, decode
-steps, nettrace metadata bytes); the templates under generator/templates/ only lay it out.
+This module only prepares data: C names, parameter names, sizes, counts, decode kinds, packing
+offsets and the nettrace metadata bytes of each event. Every piece of C text is written by the
+templates under generator/templates/: the file templates (defs.h.j2, registry.c.j2, ...) lay the
+files out, and the macro templates emit one construct each (c_writer.j2: a writer's parameters,
+signature, call, payload descriptor and packing; c_reader.j2: a reader's struct member and decode
+statement; c_registry.j2: a metadata blob's bytes and a GUID initializer).
 Output is deterministic: it depends on the model and the output base name only.
 """
 from __future__ import annotations
@@ -10,8 +14,9 @@ import hashlib
 import os
 import re
 import struct
+import uuid
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Union
 
 import jinja2
 
@@ -20,8 +25,9 @@ from .model import LEVEL_NAMES, Event, Field, Manifest, Provider, Template
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "templates")
 
-# Fixed-size scalar types: C type, payload size, cursor reader, nettrace TypeCode
-# (nettrace-format.md §5.6: System.TypeCode values; 17 Guid, 16 DateTime).
+# Fixed-size scalar types: C type, payload size, cursor reader, nettrace TypeCode (System.TypeCode
+# values, 17 Guid, 16 DateTime: dotnet/runtime, src/native/eventpipe/ep-types.h,
+# EventPipeParameterType; microsoft/perfview, src/TraceEvent/EventPipe/EventPipeMetadata.cs).
 SCALARS = {
     "Int8": ("int8_t", 1, "u8", 5),
     "UInt8": ("uint8_t", 1, "u8", 6),
@@ -47,6 +53,9 @@ ARRAY_ELEM = {
     "Boolean": ("uint32_t", "4", "u32"), "FILETIME": ("uint64_t", "8", "u64"),
     "GUID": ("mantra_guid", "16", None), "Pointer": ("uintptr_t", "sizeof(uintptr_t)", "u64"),
 }
+# Field kinds whose C the templates know, by manifest type (scalars and arrays are set apart below).
+KIND_OF = {"struct": "struct", "Binary": "binary", "UnicodeString": "str16", "AnsiString": "str8",
+           "GUID": "guid", "Pointer": "pointer", "Boolean": "bool"}
 
 
 def _utf16z(text: str) -> bytes:
@@ -55,24 +64,39 @@ def _utf16z(text: str) -> bytes:
 
 @dataclass
 class FieldView:
+    """One field as the templates see it. kind: struct, array, binary, str16, str8, guid, pointer,
+    bool or scalar; the other members matter only for some kinds."""
     name: str
     type: str
-    doc: str
-    params: List[str]              # writer parameters (UTF-8 variant)
-    params16: List[str]            # writer parameters (UTF-16 variant)
-    data: str                      # mantra_data initializer (UTF-8 variant)
-    data16: str
-    temp: Optional[str]            # a local the writer declares first (Boolean conversion)
-    member: str                    # reader struct member declaration
-    decode: List[str]              # statements decoding into `out->`
+    kind: str
+    doc: str                           # the events reference's description of the type
+    ctype: str = ""                    # scalar C type, or array element C type
+    size: str = ""                     # scalar size, or array element size (a C constant)
+    reader: str = ""                   # scalar: the mantra_cursor_<reader> it is decoded with
+    unsigned: Optional[str] = None     # signed scalar: the unsigned type it is read as
+    accessor: Optional[str] = None     # array: the mantra_array_<accessor> that reads an element
+    count: Union[int, str, None] = None  # array or struct: element count (a number or a field name)
+    length: Union[int, str, None] = None  # binary: byte length (a number or a field name)
+    owner: str = ""                    # the template's C type (prefix of a struct's helpers)
+    elem: str = ""                     # struct: the element struct type
+    size_param: str = ""               # struct: the writer parameter carrying the size in bytes
 
 
 @dataclass
 class StructView:
     name: str                      # field name
     c_elem: str                    # element struct type
-    members: List[str]
-    decode: List[str]
+    fields: List[FieldView]
+
+
+@dataclass
+class PackStep:
+    """One field of a fixed-layout payload: copied at offset + pointers * sizeof(uintptr_t)."""
+    kind: str                      # pointer, guid, bool or scalar
+    name: str
+    offset: int
+    pointers: int
+    size: int
 
 
 @dataclass
@@ -83,8 +107,8 @@ class TemplateView:
     structs: List[StructView]
     has_utf16: bool
     used: bool
-    packed: Optional[List[str]] = None  # fixed layout: statements packing the payload into mantra_p_
-    packed_size: str = ""               # its size (a C constant expression)
+    packed: Optional[List[PackStep]] = None  # fixed layout: the fields packed into mantra_p_
+    packed_size: Optional[PackStep] = None   # its size (offset and pointers of the end)
 
 
 @dataclass
@@ -105,10 +129,18 @@ class EventView:
     stack: bool
     message: Optional[str]
     template: Optional[TemplateView]
-    metadata: List[int]
+    metadata: List[Optional[int]]  # the blob's bytes; None where the pointer TypeCode goes
     metadata_fields: int
     metadata_complete: bool
     fields_doc: List[str]
+
+
+@dataclass
+class GuidView:
+    data1: int
+    data2: int
+    data3: int
+    data4: List[int]
 
 
 @dataclass
@@ -116,7 +148,7 @@ class ProviderView:
     name: str
     prefix: str
     guid: str
-    guid_c: str
+    guid_c: GuidView
     message: Optional[str]
     keywords: list
     tasks: list
@@ -142,31 +174,10 @@ def _c_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _signature(head: str, fields, variant16: bool = False, tail: str = "") -> str:
-    """`head(params)tail`, on one line when it fits in 100 columns, else one parameter a line."""
-    params = [p for f in fields for p in (f.params16 if variant16 else f.params)] or ["void"]
-    line = f"{head}({', '.join(params)}){tail}"
-    if len(line) <= 100:
-        return line
-    return f"{head}(" + ",".join(f"\n    {p}" for p in params) + f"){tail}"
-
-
-def _call(head: str, fields) -> str:
-    """`head(arg, ...)` passing every writer parameter through by name."""
-    args = [p.split()[-1].lstrip("*") for f in fields for p in f.params]
-    line = f"{head}({', '.join(args)})"
-    if len(line) <= 92:
-        return line
-    return f"{head}(" + ",".join(f"\n        {a}" for a in args) + ")"
-
-
-def _guid_c(guid: str) -> str:
-    import uuid
-    u = uuid.UUID(guid)
-    d = u.bytes_le
+def _guid_view(guid: str) -> GuidView:
+    d = uuid.UUID(guid).bytes_le
     d1, d2, d3 = struct.unpack("<IHH", d[:8])
-    tail = ", ".join(f"0x{b:02x}" for b in d[8:])
-    return f"{{0x{d1:08x}u, 0x{d2:04x}u, 0x{d3:04x}u, {{{tail}}}}}"
+    return GuidView(d1, d2, d3, list(d[8:]))
 
 
 class _Renderer:
@@ -179,14 +190,11 @@ class _Renderer:
             trim_blocks=True, lstrip_blocks=True, autoescape=False)
         self.env.filters["c_string"] = _c_string
         self.env.filters["hex"] = lambda v: f"0x{v:x}"
-        self.env.filters["signature"] = _signature
-        self.env.filters["call"] = _call
 
     # ---- fields -------------------------------------------------------------------------
-    def _field(self, f: Field, owner: str, ref: str) -> FieldView:
-        """ref is the C expression prefix for sibling values in decode code ('out->')."""
+    @staticmethod
+    def _field(f: Field, owner: str) -> FieldView:
         t = f.type
-        n = f.name
         doc = t
         if f.count is not None:
             doc += f"[{f.count}]"
@@ -194,101 +202,28 @@ class _Renderer:
             doc += f" (length {f.length})"
         if f.map:
             doc += f", map {f.map}"
-        temp = None
+        v = FieldView(f.name, t, KIND_OF.get(t, "scalar"), doc, owner=owner)
         if t == "struct":
-            elem = f"{owner}_{n}_elem"
-            size_param = resolve.struct_size_param(n)
-            params = [f"const void *{n}", f"size_t {size_param}"]
-            data = f"{{{n}, (uint64_t){size_param}, MANTRA_DATA_BYTES}}"
-            member = f"mantra_bytes {n}; /* {f.count} elements of {elem}; walk with {owner}_{n}_next() */"
-            decode = [
-                "{",
-                "    size_t start_ = c.pos;",
-                f"    uint64_t n_ = {self._count_value(f.count, ref)};",
-                "    for (uint64_t i_ = 0; i_ < n_; i_++) {",
-                f"        {elem} e_;",
-                "        size_t before_ = c.pos;",
-                f"        MANTRA_TRY({owner}_{n}_next(&c, &e_));",
-                "        if (c.pos == before_)",
-                "            break; /* zero-sized elements: nothing more to walk */",
-                "    }",
-                f"    {ref}{n}.data = c.data + start_;",
-                f"    {ref}{n}.size = c.pos - start_;",
-                f"    {ref}{n}.count = (size_t)n_;",
-                "}",
-            ]
-            return FieldView(n, t, doc, params, params, data, data, None, member, decode)
-        if f.count is not None:
-            ctype, esize, acc = ARRAY_ELEM[t]
-            params = [f"const {ctype} *{n}"]
-            data = f"{{{n}, mantra_array_bytes({self._count_value(f.count, '')}, {esize}), MANTRA_DATA_BYTES}}"
-            rsize = "c.pointer_size" if t == "Pointer" else esize
-            member = f"mantra_array {n}; /* {ctype if t != 'Pointer' else 'pointer'} elements" + \
-                (f", read with mantra_array_{acc}()" if acc and t != "Pointer" else "") + " */"
-            decode = [f"MANTRA_TRY(mantra_cursor_array(&c, {self._count_value(f.count, ref)}, {rsize}, &{ref}{n}));"]
-            return FieldView(n, t, doc, params, params, data, data, None, member, decode)
-        if t == "Binary":
-            params = [f"const void *{n}"]
-            data = f"{{{n}, {self._count_value(f.length, '')}, MANTRA_DATA_BYTES}}"
-            member = f"mantra_bytes {n};"
-            decode = ["{",
-                      "    mantra_array a_;",
-                      f"    MANTRA_TRY(mantra_cursor_array(&c, {self._count_value(f.length, ref)}, 1, &a_));",
-                      f"    {ref}{n}.data = a_.data;",
-                      f"    {ref}{n}.size = a_.count;",
-                      f"    {ref}{n}.count = a_.count;",
-                      "}"]
-            return FieldView(n, t, doc, params, params, data, data, None, member, decode)
-        if t == "UnicodeString":
-            return FieldView(n, t, doc, [f"const char *{n}"], [f"const uint16_t *{n}"],
-                             f"{{{n}, 0, MANTRA_DATA_UTF8_AS_UTF16Z}}", f"{{{n}, 0, MANTRA_DATA_UTF16Z}}",
-                             None, f"mantra_str16 {n};", [f"MANTRA_TRY(mantra_cursor_str16(&c, &{ref}{n}));"])
-        if t == "AnsiString":
-            return FieldView(n, t, doc, [f"const char *{n}"], [f"const char *{n}"],
-                             f"{{{n}, 0, MANTRA_DATA_UTF8Z}}", f"{{{n}, 0, MANTRA_DATA_UTF8Z}}",
-                             None, f"mantra_str8 {n};", [f"MANTRA_TRY(mantra_cursor_str8(&c, &{ref}{n}));"])
-        if t == "GUID":
-            return FieldView(n, t, doc, [f"const mantra_guid *{n}"], [f"const mantra_guid *{n}"],
-                             f"{{{n}, 16, MANTRA_DATA_BYTES}}", f"{{{n}, 16, MANTRA_DATA_BYTES}}",
-                             None, f"mantra_guid {n};", [f"MANTRA_TRY(mantra_cursor_guid(&c, &{ref}{n}));"])
-        if t == "Pointer":
-            return FieldView(n, t, doc, [f"uintptr_t {n}"], [f"uintptr_t {n}"],
-                             f"{{&{n}, sizeof {n}, MANTRA_DATA_BYTES}}", f"{{&{n}, sizeof {n}, MANTRA_DATA_BYTES}}",
-                             None, f"uint64_t {n}; /* pointer-sized in the payload */",
-                             [f"MANTRA_TRY(mantra_cursor_pointer(&c, &{ref}{n}));"])
-        ctype, size, reader, _code = SCALARS[t]
-        if t == "Boolean":
-            temp = f"const uint32_t mantra_b_{n} = {n} ? 1u : 0u;"
-            data = f"{{&mantra_b_{n}, 4, MANTRA_DATA_BYTES}}"
-            decode = ["{", "    uint32_t v_;", "    MANTRA_TRY(mantra_cursor_u32(&c, &v_));",
-                      f"    {ref}{n} = v_ != 0;", "}"]
-        else:
-            data = f"{{&{n}, {size}, MANTRA_DATA_BYTES}}"
-            if ctype in UNSIGNED_OF:
-                u = UNSIGNED_OF[ctype]
-                decode = ["{", f"    {u} v_;", f"    MANTRA_TRY(mantra_cursor_{reader}(&c, &v_));",
-                          f"    {ref}{n} = ({ctype})v_;", "}"]
-            else:
-                decode = [f"MANTRA_TRY(mantra_cursor_{reader}(&c, &{ref}{n}));"]
-        return FieldView(n, t, doc, [f"{ctype} {n}"], [f"{ctype} {n}"], data, data, temp,
-                         f"{ctype} {n};", decode)
-
-    @staticmethod
-    def _count_value(count, ref: str) -> str:
-        if isinstance(count, int):
-            return f"UINT64_C({count})"
-        return f"(uint64_t){ref}{count}"
+            v.count = f.count
+            v.elem = f"{owner}_{f.name}_elem"
+            v.size_param = resolve.struct_size_param(f.name)
+        elif f.count is not None:
+            v.kind = "array"
+            v.ctype, v.size, v.accessor = ARRAY_ELEM[t]
+            v.count = f.count
+        elif t == "Binary":
+            v.length = f.length
+        elif t in SCALARS:
+            v.ctype, size, v.reader, _code = SCALARS[t]
+            v.size = str(size)
+            v.unsigned = UNSIGNED_OF.get(v.ctype)
+        return v
 
     def _template(self, pre: str, t: Template, used: bool) -> TemplateView:
         c_type = f"mantra_{pre}_tpl_{t.name}"
-        fields = [self._field(f, c_type, "out->") for f in t.fields]
-        structs = []
-        for f in t.fields:
-            if f.type == "struct":
-                members = [self._field(sf, c_type, "out->") for sf in f.fields]
-                structs.append(StructView(f.name, f"{c_type}_{f.name}_elem",
-                                          [mv.member for mv in members],
-                                          [line for mv in members for line in mv.decode]))
+        fields = [self._field(f, c_type) for f in t.fields]
+        structs = [StructView(f.name, f"{c_type}_{f.name}_elem", [self._field(sf, c_type) for sf in f.fields])
+                   for f in t.fields if f.type == "struct"]
         has16 = any(f.type == "UnicodeString" for f in t.fields)
         view = TemplateView(t.name, c_type, fields, structs, has16, used)
         self._pack(t, view)
@@ -299,42 +234,43 @@ class _Renderer:
         """Templates of fixed-size scalars only (no strings, arrays, binaries or structs) get a
         writer that packs the payload into a local array and hands it over whole
         (mantra_event_write_bytes): no descriptor walk, no size pass, no staging copy."""
-        stmts: List[str] = []
+        steps: List[PackStep] = []
         offset = 0
-        extra = ""  # "+ sizeof(uintptr_t)" per Pointer field before this one
+        pointers = 0  # Pointer fields before this one: sizeof(uintptr_t) each
         for f in t.fields:
             if f.count is not None or f.length is not None or f.type == "struct":
                 return
-            at = f"{offset}{extra}" if extra else f"{offset}"
-            n = f.name
             if f.type == "Pointer":
-                stmts.append(f"memcpy(mantra_p_ + {at}, &{n}, sizeof(uintptr_t));")
-                extra += " + sizeof(uintptr_t)"
+                steps.append(PackStep("pointer", f.name, offset, pointers, 0))
+                pointers += 1
             elif f.type == "GUID":
-                stmts.append(f"if ({n}) memcpy(mantra_p_ + {at}, {n}, 16); else memset(mantra_p_ + {at}, 0, 16);")
+                steps.append(PackStep("guid", f.name, offset, pointers, 16))
                 offset += 16
             elif f.type == "Boolean":
-                stmts.append(f"memcpy(mantra_p_ + {at}, &mantra_b_{n}, 4);")
+                steps.append(PackStep("bool", f.name, offset, pointers, 4))
                 offset += 4
             elif f.type in SCALARS:
                 size = SCALARS[f.type][1]
-                stmts.append(f"memcpy(mantra_p_ + {at}, &{n}, {size});")
+                steps.append(PackStep("scalar", f.name, offset, pointers, size))
                 offset += size
             else:
                 return
-        if not stmts:
+        if not steps:
             return
-        view.packed = stmts
-        view.packed_size = f"{offset}{extra}"
+        view.packed = steps
+        view.packed_size = PackStep("end", "", offset, pointers, 0)
 
     # ---- metadata -----------------------------------------------------------------------
     @staticmethod
     def _metadata(p: Provider, e: Event, t: Optional[Template], mask: int, opcode: int):
-        """nettrace V5 metadata from EventId on (nettrace-format.md §5.1-5.3): EventId, EventName,
-        Keywords, Version, Level, V1 field list, then an Opcode tag when opcode != 0.
+        """nettrace V5 metadata from EventId on: EventId, EventName, Keywords, Version, Level, V1
+        field list, then an Opcode tag when opcode != 0 (dotnet/runtime,
+        src/native/eventpipe/ep-metadata-generator.c; microsoft/perfview,
+        src/TraceEvent/EventPipe/EventPipeMetadata.cs, ReadV5OrLower and the V5 tags).
         The V1 list holds the template's fields up to the first one that nettrace cannot describe
         with the manifest's layout (counted arrays, binaries, structs and UTF-8 strings, whose
-        lengths live in other fields); such events are flagged as having partial metadata."""
+        lengths live in other fields); such events are flagged as having partial metadata.
+        Returns the bytes, with None where the writer's pointer TypeCode goes."""
         out = bytearray()
         out += struct.pack("<i", e.id)
         out += _utf16z(e.name)
@@ -347,10 +283,10 @@ class _Renderer:
                 break
             described.append(f)
         out += struct.pack("<i", len(described))
-        pointer_positions = []
+        pointer_positions = set()
         for f in described:
             if f.type == "Pointer":
-                pointer_positions.append(len(out))
+                pointer_positions.add(len(out))
                 out += struct.pack("<i", 12)
             elif f.type == "UnicodeString":
                 out += struct.pack("<i", 18)
@@ -361,12 +297,7 @@ class _Renderer:
             out += _utf16z(f.name)
         if opcode:
             out += struct.pack("<iBB", 1, 1, opcode)
-        items = []
-        for i, b in enumerate(out):
-            if i in pointer_positions:
-                items.append("MANTRA_POINTER_TYPECODE")
-            else:
-                items.append(f"0x{b:02x}")
+        items = [None if i in pointer_positions else b for i, b in enumerate(out)]
         return items, len(described), complete
 
     # ---- providers ----------------------------------------------------------------------
@@ -394,7 +325,7 @@ class _Renderer:
                 metadata_complete=complete, fields_doc=fields_doc))
         guid = resolve.provider_guid(p)
         return ProviderView(
-            name=p.name, prefix=pre, guid=guid, guid_c=_guid_c(guid), message=p.message,
+            name=p.name, prefix=pre, guid=guid, guid_c=_guid_view(guid), message=p.message,
             keywords=p.keywords, tasks=p.tasks, opcodes=p.opcodes, maps=p.maps,
             templates=list(tviews.values()), events=events,
             has_utf16=any(e.template and e.template.has_utf16 for e in events))

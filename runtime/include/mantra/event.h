@@ -59,7 +59,7 @@ enum mantra_level {
 };
 
 /* mantra_event_desc.flags */
-#define MANTRA_EVENT_STACK 0x1u            /* capture a stack with each instance */
+#define MANTRA_EVENT_STACK 0x1u            /* the manifest's `stack: true`; recorded, libmantra captures no stack */
 #define MANTRA_EVENT_PARTIAL_METADATA 0x2u /* metadata describes only the leading fields */
 
 /* Constant description of one event version (generated). */

@@ -20,7 +20,8 @@ extern mantra_event_state mantra_AllTypes_states[7];
 #define MANTRA_ALLTYPES_PROVIDER_COUNT 1
 extern const mantra_provider_desc *const mantra_alltypes_providers[1];
 
-/* Registers every provider of this manifest; returns 0 or -1 (see mantra_register_provider). */
+/* Registers every provider of this manifest (all of them, even after a failure). Returns 0, or the first
+ * negative MANTRA_E* code mantra_register_provider returned (MANTRA_ENOSPC: the registry is full). */
 int mantra_alltypes_register(void);
 
 #ifdef __cplusplus
