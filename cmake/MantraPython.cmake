@@ -1,16 +1,16 @@
 # MantraPython.cmake - finds a Python 3 interpreter that can run the generator (needs jinja2 and
-# yaml). Sets the cache variable MANTRA_PYTHON (absolute path of the real interpreter, not a
+# yaml; one that also has pytest, for tests/gen, is preferred). Sets the cache variable MANTRA_PYTHON (absolute path of the real interpreter, not a
 # pyenv shim). Override with -DMANTRA_PYTHON=/path/to/python3 or the MANTRA_PYTHON environment
 # variable.
 include_guard(GLOBAL)
 
-function(_mantra_python_ok candidate out_exe)
+function(_mantra_python_ok candidate modules out_exe)
   set(${out_exe} "" PARENT_SCOPE)
   if(NOT candidate)
     return()
   endif()
   execute_process(
-    COMMAND "${candidate}" -c "import sys, jinja2, yaml; sys.stdout.write(sys.executable)"
+    COMMAND "${candidate}" -c "import sys, ${modules}; sys.stdout.write(sys.executable)"
     RESULT_VARIABLE rc OUTPUT_VARIABLE exe ERROR_QUIET)
   if(rc EQUAL 0 AND exe)
     set(${out_exe} "${exe}" PARENT_SCOPE)
@@ -22,8 +22,14 @@ if(NOT MANTRA_PYTHON)
   find_program(_mantra_path_python3 NAMES python3 NO_CACHE)
   list(APPEND _mantra_candidates "${_mantra_path_python3}" /usr/bin/python3 /usr/local/bin/python3)
   set(_mantra_found "")
-  foreach(_c IN LISTS _mantra_candidates)
-    _mantra_python_ok("${_c}" _mantra_found)
+  # Prefer one that also has pytest (the generator's tests, tests/gen).
+  foreach(_modules "jinja2, yaml, pytest" "jinja2, yaml")
+    foreach(_c IN LISTS _mantra_candidates)
+      _mantra_python_ok("${_c}" "${_modules}" _mantra_found)
+      if(_mantra_found)
+        break()
+      endif()
+    endforeach()
     if(_mantra_found)
       break()
     endif()
