@@ -1,6 +1,6 @@
 # MantraPython.cmake - finds a Python 3 interpreter that can run the generator (needs jinja2 and
-# yaml; one that also has pytest, for tests/gen, is preferred). Sets the cache variable MANTRA_PYTHON (absolute path of the real interpreter, not a
-# pyenv shim). Override with -DMANTRA_PYTHON=/path/to/python3 or the MANTRA_PYTHON environment
+# yaml; one that also has pytest, for tests/gen, is preferred). Sets the cache variable
+# MANTRA_PYTHON (absolute path of the real interpreter, not a pyenv shim). Override with -DMANTRA_PYTHON=/path/to/python3 or the MANTRA_PYTHON environment
 # variable.
 include_guard(GLOBAL)
 
