@@ -219,8 +219,8 @@ fail:
     if (err != NULL)
         *err = error_of(&l);
 done:
+    mf_names_free_all(&l); /* before the scratch arena that holds the tables */
     cm_arena_free(&l.scratch);
-    cm_map_free(&l.names);
     if (have_doc)
         yaml_document_delete(&doc);
     if (have_parser)

@@ -24,11 +24,16 @@
 #define MF_NORETURN
 #endif
 
-/* A name table (keywords, tasks, opcodes, maps, templates, fields, providers): the names of one
- * table, kept in the loader's one name map (name_table.c). Zeroed: empty. */
+/* A name table (keywords, tasks, opcodes, maps, templates, fields, providers): a cm_map from the
+ * name's hash to a chain of entries, both in the scratch arena; the loader frees every table's map
+ * at the end (name_table.c). Zeroed: empty. */
+typedef struct mf_name_map {
+    cm_map map;
+    struct mf_name_map *next; /* the loader's list of every table */
+} mf_name_map;
+
 typedef struct mf_names {
-    cm_map *map;    /* NULL until mf_names_init */
-    uint32_t table; /* this table's number in map */
+    mf_name_map *m; /* NULL until mf_names_init */
 } mf_names;
 
 typedef struct mf_loader {
@@ -37,8 +42,7 @@ typedef struct mf_loader {
     mantra_manifest *m;
     cm_arena *arena;  /* the manifest's */
     cm_arena scratch; /* freed at the end */
-    cm_map names;     /* every name table: hash of (table, name) -> chain of entries in scratch */
-    uint32_t name_tables;
+    mf_name_map *name_maps; /* every name table's map, freed at the end */
     jmp_buf jump;
     int oom;
     unsigned line, column;
@@ -148,6 +152,8 @@ const void *mf_names_get(const mf_names *t, const char *name);
 /* Adds name -> item unless present; returns the item already there, or NULL when added. name must
  * outlive the load. */
 const void *mf_names_add(mf_loader *l, mf_names *t, const char *name, const void *item);
+/* Frees the maps of every table (the entries are in the scratch arena). */
+void mf_names_free_all(mf_loader *l);
 
 /* ---- the model (build_vocabulary.c, build_fields.c, build_provider.c) -------------------------------- */
 
