@@ -1,11 +1,12 @@
 /* mantra/metadata.h - builds nettrace V5 metadata blobs for events that have no generated
  * description (EventSource-style events, tests), for mantra_nettrace_add_event_raw().
  *
- * The blob starts at EventId (nettrace-format.md §5.1): EventId, EventName, Keywords, Version,
- * Level, the V1 field list (§5.2), then tags (§5.3): Opcode when it is not 0, and V2Params (§5.4)
- * when a field anywhere is an array, in which case the V1 list is written empty, as the runtime
- * does. Structs (TypeCode 1, Object) nest to any depth up to MANTRA_METADATA_MAX_DEPTH; an array's
- * element is a scalar type or a struct.
+ * The blob starts at EventId: EventId, EventName, Keywords, Version, Level, the V1 field list, then
+ * tags: Opcode when it is not 0, and V2Params when a field anywhere is an array, in which case the
+ * V1 list is written empty, as the runtime does (dotnet/runtime, src/native/eventpipe/
+ * ep-metadata-generator.c; read by microsoft/perfview, src/TraceEvent/EventPipe/
+ * EventPipeMetadata.cs). Structs (TypeCode 1, Object) nest to any depth up to
+ * MANTRA_METADATA_MAX_DEPTH; an array's element is a scalar type or a struct.
  *
  *   mantra_metadata_builder *b; mantra_metadata_builder_new(&b);
  *   mantra_metadata_begin(b, 7, "Request", 0x1, 0, MANTRA_LEVEL_INFORMATIONAL, 0);
@@ -27,7 +28,8 @@
 
 MANTRA_BEGIN_DECLS
 
-/* TypeCodes of V4/V5 metadata (§5.6): System.TypeCode plus 17 Guid and 19 Array. */
+/* TypeCodes of V4/V5 metadata (dotnet/runtime, src/native/eventpipe/ep-types.h): System.TypeCode
+ * plus 17 Guid and 19 Array. */
 enum mantra_typecode {
     MANTRA_TC_OBJECT = 1,
     MANTRA_TC_BOOLEAN = 3, /* 4 bytes */
@@ -56,7 +58,8 @@ typedef struct mantra_metadata_builder mantra_metadata_builder;
 int mantra_metadata_builder_new(mantra_metadata_builder **out);
 void mantra_metadata_builder_free(mantra_metadata_builder *b);
 
-/* Starts a new event description (forgets the previous one). name may be "" (no name, §5.5). */
+/* Starts a new event description (forgets the previous one). name may be "" (no name, like the
+ * runtime's minimal metadata in dotnet/runtime, src/native/eventpipe/ep-event.c). */
 int mantra_metadata_begin(mantra_metadata_builder *b, uint32_t event_id, const char *name, uint64_t keywords,
                           uint32_t version, uint32_t level, uint8_t opcode);
 /* Writes V2Params even when no field is an array (default: only when needed). */

@@ -2,9 +2,11 @@
  * dotnet-trace open.
  *
  * Output: stream header, Trace object (version 4, min reader 4), then MetadataBlocks, StackBlocks,
- * EventBlocks and SPBlocks, and the end-of-stream tag (nettrace-format.md §2, §9). Rows use
- * compressed headers (§3.2); every event references a stack id, an explicit size-0 stack when it
- * has none (§4, §9 item 6).
+ * EventBlocks and SPBlocks, and the end-of-stream tag, as the runtime writes them (dotnet/runtime,
+ * src/native/eventpipe/ep-file.c, ep-block.c; format described in microsoft/perfview,
+ * src/TraceEvent/EventPipe/NetTraceFormat_v5.md). Rows use compressed headers; every event
+ * references a stack id, an explicit size-0 stack when it has none, as the runtime does (TraceEvent
+ * before 3.1.19 kept the previous event's stack for an unknown id: microsoft/perfview PR #2172).
  *
  * Usage:
  *   mantra_nettrace_options o; mantra_nettrace_options_init(&o); ... adjust o ...
@@ -15,7 +17,8 @@
  *   mantra_nettrace_finish(w);     flushes, final sequence point, end tag (the sink stays open)
  *   mantra_nettrace_writer_free(w);
  *
- * Ordering (§4.1). Two modes:
+ * Ordering (TraceEvent's merge: microsoft/perfview, src/TraceEvent/EventPipe/EventCache.cs). Two
+ * modes:
  *  - MANTRA_NETTRACE_GLOBAL_ORDER (default): events arrive in non-decreasing timestamp order across
  *    all threads; every row is marked IsSorted. An older event is refused with MANTRA_EORDER.
  *  - MANTRA_NETTRACE_CALLER_RUNS: the caller merges per-thread buffers the way the runtime does and
@@ -23,13 +26,13 @@
  *    older than). Events of one capture thread must still be in timestamp order, and the capture
  *    thread may change only on a sorted event; violations are refused with MANTRA_EORDER.
  *
- * Metadata ids are assigned in order of first use, starting at 1 (§4); an event key only names a
+ * Metadata ids are assigned in order of first use, starting at 1; an event key only names a
  * definition. The metadata row is placed in the MetadataBlock flushed before the EventBlock that
- * first uses it (§2.7).
+ * first uses it.
  *
  * Sequence numbers: per capture thread; pass 0 to let the writer use last + 1 (first: 1), or pass
- * your own (gaps mean dropped events to readers, §4.2). mantra_nettrace_thread_dropped() accounts
- * for events dropped after the last written one. SPBlocks list every capture thread seen (§7).
+ * your own (gaps mean dropped events to readers). mantra_nettrace_thread_dropped() accounts
+ * for events dropped after the last written one. SPBlocks list every capture thread seen.
  *
  * Memory: block buffers and tables are allocated at creation; they grow only when a new capture
  * thread, event definition or distinct stack appears. Writing an event allocates nothing.
@@ -97,7 +100,7 @@ typedef struct mantra_nettrace_event {
 } mantra_nettrace_event;
 
 /* Writes the stream header and the Trace object to sink, which must not have been written to yet
- * (block padding depends on the absolute offset, §2.5). The sink stays owned by the caller and must
+ * (block padding depends on the absolute offset). The sink stays owned by the caller and must
  * outlive the writer. opts NULL: defaults. On failure *out may hold a writer in the
  * failed state (read its error, then free it), or NULL. */
 int mantra_nettrace_writer_new(mantra_nettrace_writer **out, mantra_sink *sink, const mantra_nettrace_options *opts);
@@ -105,10 +108,10 @@ int mantra_nettrace_writer_new(mantra_nettrace_writer **out, mantra_sink *sink, 
 void mantra_nettrace_writer_free(mantra_nettrace_writer *w);
 
 /* A generated event: the metadata record is int32 id + UTF-16 provider name + desc->metadata
- * (§5.1). The same desc always gives the same key. */
+ * (dotnet/runtime, src/native/eventpipe/ep-config.c). The same desc always gives the same key. */
 int mantra_nettrace_add_event(mantra_nettrace_writer *w, const mantra_provider_desc *provider,
                               const mantra_event_desc *desc, mantra_nettrace_event_key *key);
-/* Any event: provider name (UTF-8) and a V5 metadata blob from EventId on (§5.1, e.g. built with
+/* Any event: provider name (UTF-8) and a V5 metadata blob from EventId on (e.g. built with
  * mantra/metadata.h). The blob is copied. Each call makes a new definition. */
 int mantra_nettrace_add_event_raw(mantra_nettrace_writer *w, const char *provider_name, const void *metadata,
                                   size_t metadata_size, mantra_nettrace_event_key *key);
@@ -126,12 +129,12 @@ int mantra_nettrace_write_data(mantra_nettrace_writer *w, const mantra_nettrace_
  * the gap at the next event or sequence point). */
 int mantra_nettrace_thread_dropped(mantra_nettrace_writer *w, uint64_t capture_thread_id, uint32_t n);
 
-/* Writes pending blocks (Metadata, Stack, Event, in that order, §2.7) to the sink, then flushes it. */
+/* Writes pending blocks (Metadata, Stack, Event, in that order) to the sink, then flushes it. */
 int mantra_nettrace_flush(mantra_nettrace_writer *w);
 /* Flushes, then writes an SPBlock (timestamp = the largest timestamp written so far) listing every
- * capture thread's last sequence number; stack ids restart after it (§6, §7). */
+ * capture thread's last sequence number; stack ids restart after it. */
 int mantra_nettrace_sequence_point(mantra_nettrace_writer *w);
-/* Flush, final sequence point, end-of-stream tag 0x01 (§2.6), sink flush. Later writes fail with
+/* Flush, final sequence point, end-of-stream tag 0x01, sink flush. Later writes fail with
  * MANTRA_ESTATE. */
 int mantra_nettrace_finish(mantra_nettrace_writer *w);
 
@@ -150,7 +153,7 @@ void mantra_nettrace_get_stats(const mantra_nettrace_writer *w, mantra_nettrace_
 /* Text of the last error ("" when none). */
 const char *mantra_nettrace_last_error(const mantra_nettrace_writer *w);
 
-/* Converts a UTC time (ms since 1970) to the 8 SYSTEMTIME fields of §2.4 (Year, Month, DayOfWeek,
+/* Converts a UTC time (ms since 1970) to the 8 SYSTEMTIME fields of the Trace object (Year, Month, DayOfWeek,
  * Day, Hour, Minute, Second, Milliseconds). Returns MANTRA_EINVAL outside years 1601..30827. */
 int mantra_nettrace_systemtime(int64_t unix_ms, uint16_t out[8]);
 

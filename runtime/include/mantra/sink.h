@@ -2,7 +2,8 @@
  *
  * A sink is an opaque object with three operations (write, flush, close) and a running count of
  * the bytes it has accepted since it was created. The nettrace writer needs that count: block
- * padding is computed from the absolute stream offset (nettrace-format.md §2.5).
+ * padding is computed from the absolute stream offset (dotnet/runtime,
+ * src/native/eventpipe/ep-block.c, ep_block_fast_serialize).
  *
  * Constructors: a file path (created or truncated), an already-open file descriptor (pipe, socket,
  * file: short writes and EINTR are handled, EAGAIN waits with poll()), a memory buffer (growable,

@@ -190,3 +190,50 @@ int mantra_str16_equals_utf8(mantra_str16 s, const char *utf8) {
     }
     return j == n;
 }
+
+size_t cm_utf8_invalid_at(const uint8_t *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        uint32_t cp;
+        size_t len = mantra_utf8_decode(s + i, n - i, &cp);
+        if (len == 0)
+            return i;
+        i += len;
+    }
+    return SIZE_MAX;
+}
+
+size_t cm_utf16_to_utf8(const uint8_t *d, size_t n, int little_endian, uint8_t *out, enum cm_utf16_problem *problem) {
+    *problem = CM_UTF16_OK;
+    if (n % 2 != 0) {
+        *problem = CM_UTF16_ODD_LENGTH;
+        return SIZE_MAX;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 2) {
+        uint32_t u = little_endian ? (uint32_t)(d[i] | d[i + 1] << 8) : (uint32_t)(d[i] << 8 | d[i + 1]);
+        uint32_t cp = u;
+        if (u >= 0xD800 && u <= 0xDBFF) {
+            if (i + 2 >= n) {
+                *problem = CM_UTF16_CUT_PAIR;
+                return SIZE_MAX;
+            }
+            uint32_t v = little_endian ? (uint32_t)(d[i + 2] | d[i + 3] << 8) : (uint32_t)(d[i + 2] << 8 | d[i + 3]);
+            if (v < 0xDC00 || v > 0xDFFF) {
+                *problem = CM_UTF16_BAD_LOW;
+                return SIZE_MAX;
+            }
+            cp = 0x10000 + ((u - 0xD800) << 10) + (v - 0xDC00);
+            i += 2;
+        } else if (u >= 0xDC00 && u <= 0xDFFF) {
+            *problem = CM_UTF16_LONE_LOW;
+            return SIZE_MAX;
+        }
+        o += put_utf8(cp, (char *)out, o, SIZE_MAX);
+    }
+    return o;
+}

@@ -1,9 +1,14 @@
-/* V5 metadata blob builder (mantra/metadata.h). Layouts: nettrace-format.md §5.1-§5.4. */
+/* V5 metadata blob builder (mantra/metadata.h). Layouts as the runtime writes them and TraceEvent
+ * reads them: dotnet/runtime, src/native/eventpipe/ep-metadata-generator.c (V1 fields, tags, V2
+ * fields) and src/libraries/System.Private.CoreLib/src/System/Diagnostics/Tracing/
+ * EventPipeMetadataGenerator.cs; microsoft/perfview, src/TraceEvent/EventPipe/EventPipeMetadata.cs
+ * (ReadV5OrLower). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/le-internal.h"
 #include "common/utf-internal.h"
 #include "mantra/metadata.h"
 
@@ -236,15 +241,10 @@ static uint8_t *reserve(mantra_metadata_builder *b, size_t n) {
     return p;
 }
 
-static void patch_u32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void emit_u32(mantra_metadata_builder *b, uint32_t v) {
     uint8_t *p = reserve(b, 4);
     if (p)
-        patch_u32(p, v);
+        cm_store_u32(p, v);
 }
 
 static void emit_bytes(mantra_metadata_builder *b, const void *v, size_t n) {
@@ -266,7 +266,7 @@ static void emit_name(mantra_metadata_builder *b, size_t off) {
     p[n + 1] = 0;
 }
 
-/* §5.2 V1 field: TypeCode, [Object: count + fields], name after the type. */
+/* V1 field (EventPipeMetadataGenerator.cs): TypeCode, [Object: count + fields], name after the type. */
 static void emit_v1(mantra_metadata_builder *b, int32_t i) {
     const node *n = &b->nodes[i];
     emit_u32(b, n->type);
@@ -286,8 +286,8 @@ static void emit_v2_struct_members(mantra_metadata_builder *b, const node *n) {
         emit_v2(b, c);
 }
 
-/* §5.4 V2 field: int32 FieldSize (whole field incl. itself), name, Type (Array: element Type;
- * Object: count + V2 fields). */
+/* V2 field (ep-metadata-generator.c, V2Params tag): int32 FieldSize (whole field incl. itself),
+ * name, Type (Array: element Type; Object: count + V2 fields). */
 static void emit_v2(mantra_metadata_builder *b, int32_t i) {
     size_t start = b->out_len;
     emit_u32(b, 0);
@@ -301,7 +301,7 @@ static void emit_v2(mantra_metadata_builder *b, int32_t i) {
         emit_v2_struct_members(b, &b->nodes[i]);
     }
     if (!b->oom)
-        patch_u32(b->out + start, (uint32_t)(b->out_len - start));
+        cm_store_u32(b->out + start, (uint32_t)(b->out_len - start));
 }
 
 int mantra_metadata_finish(mantra_metadata_builder *b, const uint8_t **blob, size_t *size) {
@@ -313,25 +313,24 @@ int mantra_metadata_finish(mantra_metadata_builder *b, const uint8_t **blob, siz
         return fail(b, MANTRA_ESTATE, "%d struct(s) still open", b->depth);
     b->out_len = 0;
     b->oom = 0;
-    /* §5.1: EventId, EventName, Keywords, Version, Level */
+    /* EventId, EventName, Keywords, Version, Level */
     emit_u32(b, b->event_id);
     emit_name(b, b->event_name);
     uint8_t kw[8];
-    for (int i = 0; i < 8; i++)
-        kw[i] = (uint8_t)(b->keywords >> (8 * i));
+    cm_store_u64(kw, b->keywords);
     emit_bytes(b, kw, 8);
     emit_u32(b, b->version);
     emit_u32(b, b->level);
     int v2 = b->has_array || b->force_v2;
     if (v2) {
-        emit_u32(b, 0); /* §5.3: V1 FieldCount is 0 when V2Params carries the fields */
+        emit_u32(b, 0); /* V1 FieldCount is 0 when V2Params carries the fields */
     } else {
         emit_u32(b, b->root_count);
         for (int32_t i = b->root_first; i >= 0; i = b->nodes[i].next)
             emit_v1(b, i);
     }
     if (b->opcode != 0) {
-        /* §5.3 Opcode tag: int32 payload size 1, kind 1, uint8 opcode */
+        /* Opcode tag (ep-metadata-generator.c): int32 payload size 1, kind 1, uint8 opcode */
         emit_u32(b, 1);
         uint8_t t[2] = {1, b->opcode};
         emit_bytes(b, t, 2);
@@ -345,7 +344,7 @@ int mantra_metadata_finish(mantra_metadata_builder *b, const uint8_t **blob, siz
         for (int32_t i = b->root_first; i >= 0; i = b->nodes[i].next)
             emit_v2(b, i);
         if (!b->oom)
-            patch_u32(b->out + start, (uint32_t)(b->out_len - start - 5));
+            cm_store_u32(b->out + start, (uint32_t)(b->out_len - start - 5));
     }
     if (b->oom)
         return fail(b, MANTRA_ENOMEM, "out of memory");

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/le-internal.h"
+#include "common/utf-internal.h"
 #include "manifest/manifest-internal.h"
-
-/* ---- arena ------------------------------------------------------------------------------------ */
 
 /* ---- errors ----------------------------------------------------------------------------------- */
 
@@ -71,13 +71,10 @@ const char *mantra_manifest_type_name(int type) {
 /* ---- GUIDs ------------------------------------------------------------------------------------- */
 
 void mf_guid_bytes(const mantra_guid *g, uint8_t out[16]) {
-    for (unsigned i = 0; i < 4; i++)
-        out[i] = (uint8_t)(g->data1 >> (8 * i));
-    out[4] = (uint8_t)g->data2;
-    out[5] = (uint8_t)(g->data2 >> 8);
-    out[6] = (uint8_t)g->data3;
-    out[7] = (uint8_t)(g->data3 >> 8);
-    memcpy(out + 8, g->data4, 8);
+    uint8_t *p = cm_store_u32(out, g->data1);
+    p = cm_store_u16(p, g->data2);
+    p = cm_store_u16(p, g->data3);
+    memcpy(p, g->data4, 8);
 }
 
 int mf_guid_cmp(const mantra_guid *a, const mantra_guid *b) {
@@ -90,52 +87,22 @@ int mf_guid_cmp(const mantra_guid *a, const mantra_guid *b) {
 static const uint8_t EVENTSOURCE_NAMESPACE[16] = {0x48, 0x2C, 0x2D, 0xB2, 0xC3, 0x90, 0x47, 0xC8,
                                                   0x87, 0xF8, 0x1A, 0x15, 0xBF, 0xC1, 0x30, 0xFB};
 
-/* Next code point of UTF-8 (strict: no overlongs, surrogates or > U+10FFFF); -1 when invalid. */
-static long next_utf8(const unsigned char **pp) {
-    const unsigned char *p = *pp;
-    unsigned long c = p[0];
-    int n;
-    if (c < 0x80) {
-        *pp = p + 1;
-        return (long)c;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 1;
-        c &= 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 2;
-        c &= 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 3;
-        c &= 0x07;
-    } else {
-        return -1;
-    }
-    for (int i = 1; i <= n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return -1;
-        c = (c << 6) | (p[i] & 0x3Fu);
-    }
-    if ((n == 2 && c < 0x800) || (n == 3 && (c < 0x10000 || c > 0x10FFFF)) || (c >= 0xD800 && c <= 0xDFFF))
-        return -1;
-    *pp = p + n + 1;
-    return (long)c;
-}
-
 int mantra_manifest_eventsource_guid(const char *name, mantra_guid *out) {
     mf_sha1 s;
     mf_sha1_init(&s);
     mf_sha1_update(&s, EVENTSOURCE_NAMESPACE, sizeof EVENTSOURCE_NAMESPACE);
     const unsigned char *p = (const unsigned char *)name;
     while (*p != 0) {
-        long c = next_utf8(&p);
-        if (c < 0)
+        uint32_t c;
+        size_t len = mantra_utf8_decode(p, 4, &c); /* stops at the NUL: it is not a continuation byte */
+        if (len == 0)
             return -1;
+        p += len;
         if (c >= 'a' && c <= 'z')
             c -= 'a' - 'A';
         uint8_t be[4];
         if (c >= 0x10000) {
-            unsigned long v = (unsigned long)c - 0x10000u;
+            uint32_t v = c - 0x10000u;
             unsigned hi = 0xD800u + (unsigned)(v >> 10), lo = 0xDC00u + (unsigned)(v & 0x3FFu);
             be[0] = (uint8_t)(hi >> 8);
             be[1] = (uint8_t)hi;
@@ -143,7 +110,7 @@ int mantra_manifest_eventsource_guid(const char *name, mantra_guid *out) {
             be[3] = (uint8_t)lo;
             mf_sha1_update(&s, be, 4);
         } else {
-            be[0] = (uint8_t)((unsigned long)c >> 8);
+            be[0] = (uint8_t)(c >> 8);
             be[1] = (uint8_t)c;
             mf_sha1_update(&s, be, 2);
         }

@@ -1,0 +1,237 @@
+/* nettrace-internal.h - the nettrace V5 writer's private state, shared by its files: the writer
+ * object, its block buffers (nettrace_blocks.c), the thread table (nettrace_threads.c), the stack
+ * table (nettrace_stacks.c), the event definitions (nettrace_definitions.c), the event rows
+ * (nettrace_event_rows.c) and the public writer API (nettrace_writer.c). What the per-event path
+ * needs from the tables (the thread lookup, the stack lookup, the usability check) is static inline
+ * here, so writing an event makes no call it did not make before the split. Cross-file functions use
+ * the prefix nw_. Private: never leaves src/.
+ *
+ * Format sources, as read for these files: microsoft/perfview, src/TraceEvent/EventPipe/
+ * NetTraceFormat_v5.md (the V4/V5 format description) and EventPipeEventSource.cs (TraceEvent's
+ * parser); dotnet/runtime, src/native/eventpipe/ep-file.c, ep-block.c and ep-stream.c (the runtime's
+ * writer). */
+#ifndef MANTRA_NETTRACE_INTERNAL_H
+#define MANTRA_NETTRACE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common/le-internal.h"
+#include "mantra/nettrace_writer.h"
+
+/* Room in front of a block's content for the object framing, BlockSize and padding (dotnet/runtime,
+ * src/native/eventpipe/ep-stream.c ep_fast_serializer_write_object and ep-block.c
+ * ep_block_fast_serialize): 3 tags + 3 int32 + name (<= 13) + EndObject + int32 BlockSize + 3 padding
+ * = 36 bytes. */
+#define NW_HEADROOM 64
+/* EventBlock / MetadataBlock content header (dotnet/runtime, src/native/eventpipe/ep-block.c,
+ * ep_event_block_base_serialize_header). */
+#define NW_BLOCK_HEADER_SIZE 20
+/* Largest compressed row header (dotnet/runtime, src/native/eventpipe/ep-block.c, the compressed
+ * event header writer): flags 1, MetadataId 5, SeqDelta 5, CaptureThreadId 10, ProcNumber 5,
+ * ThreadId 10, StackId 5, TimestampDelta 10, 2 GUIDs 32, PayloadSize 5. */
+#define NW_ROW_HEADER_MAX 88
+/* Deepest stack accepted (TraceEvent carries stack bytes in a 16-bit ETW extended-data size:
+ * microsoft/perfview, src/TraceEvent/EventPipe/EventPipeEventSource.cs). */
+#define NW_MAX_STACK_FRAMES 4096
+#define NW_DEFAULT_BLOCK_BYTES (100u * 1024u)
+#define NW_MIN_BLOCK_BYTES 1024u
+
+/* Compression state: the previous row's header fields, reset per block (microsoft/perfview,
+ * src/TraceEvent/EventPipe/NetTraceFormat_v5.md, compressed event headers). */
+typedef struct nw_row_state {
+    uint32_t metadata_id;
+    uint32_t sequence;
+    uint64_t capture_thread_id;
+    uint32_t processor_number;
+    uint64_t thread_id;
+    uint32_t stack_id;
+    uint64_t timestamp;
+    mantra_guid activity, related;
+    uint32_t payload_size;
+} nw_row_state;
+
+/* A block being assembled: content at base + NW_HEADROOM, one spare byte after it for EndObject. */
+typedef struct nw_block {
+    uint8_t *base;
+    size_t cap; /* content capacity */
+    size_t len; /* content bytes used (incl. the block's own header) */
+    size_t header;
+    uint64_t min_ts, max_ts;
+    uint32_t rows;
+    nw_row_state prev;
+} nw_block;
+
+typedef struct nw_event_def {
+    const mantra_event_desc *desc; /* NULL for raw definitions */
+    uint8_t *record;               /* metadata record, first 4 bytes = id once assigned */
+    size_t record_size;
+    uint32_t metadata_id;          /* 0 until first use */
+} nw_event_def;
+
+typedef struct nw_thread {
+    uint64_t capture_thread_id;
+    uint32_t last_sequence;
+    int has_events;
+    uint64_t last_timestamp;
+} nw_thread;
+
+typedef struct nw_stack {
+    uint32_t offset, frames; /* into stack_ips */
+    uint64_t hash;
+} nw_stack;
+
+struct mantra_nettrace_writer {
+    mantra_sink *sink;
+    mantra_nettrace_options opts;
+    int failed;   /* sticky output error */
+    int finished;
+    char err[256];
+
+    nw_block events, meta, stacks;
+
+    /* definitions: keys are index + 1 */
+    nw_event_def *defs;
+    uint32_t def_count, def_cap;
+    uint32_t *desc_slots; /* open addressing: key of a desc definition, 0 = empty */
+    uint32_t desc_slot_count;
+    uint32_t next_metadata_id;
+
+    /* capture threads in order of first appearance */
+    nw_thread *threads;
+    uint32_t thread_count, thread_cap;
+    uint32_t *thread_slots; /* index + 1, 0 = empty */
+    uint32_t thread_slot_count;
+    uint64_t prev_capture_thread; /* of the previous event in file order (CALLER_RUNS check) */
+
+    /* stacks of the current sequence-point region: ids are index + 1 */
+    nw_stack *stack_list;
+    uint32_t stack_count, stack_cap;
+    uint64_t *stack_ips;
+    size_t stack_ips_len, stack_ips_cap;
+    uint32_t *stack_slots; /* id, 0 = empty */
+    uint32_t stack_slot_count;
+    uint32_t stack_first_pending; /* id of the first stack in the pending StackBlock */
+    uint32_t empty_stack_id;      /* id of the size-0 stack in the current region, 0: none yet */
+    uint32_t last_thread;         /* index + 1 of the thread of the previous event (fast lookup) */
+
+    uint8_t *sp_buf;
+    size_t sp_cap;
+
+    uint64_t max_timestamp;
+    int have_events;
+    uint64_t last_sp_offset;
+    mantra_nettrace_stats st;
+};
+
+/* ---- shared helpers ------------------------------------------------------------------------------ */
+
+/* Formats the writer's last error and returns code (nettrace_writer.c). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 3, 4)))
+#endif
+int nw_fail(mantra_nettrace_writer *w, int code, const char *fmt, ...);
+
+static inline int nw_check_usable(mantra_nettrace_writer *w) {
+    if (w->failed)
+        return w->failed;
+    if (w->finished)
+        return nw_fail(w, MANTRA_ESTATE, "the trace is finished");
+    return MANTRA_OK;
+}
+
+static inline uint64_t nw_mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    return x;
+}
+
+/* ---- stream framing and blocks (nettrace_blocks.c) -------------------------------------------------- */
+
+/* Writes n bytes to the sink; an error becomes the writer's sticky error. Updates st.bytes. */
+int nw_sink_write(mantra_nettrace_writer *w, const void *p, size_t n);
+/* The stream header and the Trace object (the writer's first bytes). */
+int nw_write_trace_object(mantra_nettrace_writer *w);
+/* Allocates a block buffer of cap content bytes whose own header is `header` bytes. */
+int nw_block_init(nw_block *b, size_t cap, size_t header);
+/* Writes the pending MetadataBlock, StackBlock and EventBlock, in that order. */
+int nw_flush_blocks(mantra_nettrace_writer *w);
+/* Flushes, then writes an SPBlock listing every capture thread; stack ids restart after it. */
+int nw_write_sequence_point(mantra_nettrace_writer *w);
+
+/* ---- the thread table (nettrace_threads.c) ---------------------------------------------------------- */
+
+/* The entry of a capture thread, or NULL (per event: inline). */
+static inline nw_thread *nw_find_thread(mantra_nettrace_writer *w, uint64_t tid) {
+    if (!w->thread_slots)
+        return NULL;
+    if (w->last_thread && w->threads[w->last_thread - 1].capture_thread_id == tid)
+        return &w->threads[w->last_thread - 1]; /* runs of one thread's events are the rule */
+    uint32_t mask = w->thread_slot_count - 1;
+    for (uint32_t i = (uint32_t)nw_mix64(tid) & mask;; i = (i + 1) & mask) {
+        uint32_t k = w->thread_slots[i];
+        if (k == 0)
+            return NULL;
+        if (w->threads[k - 1].capture_thread_id == tid) {
+            w->last_thread = k;
+            return &w->threads[k - 1];
+        }
+    }
+}
+
+/* Appends a capture thread (not present yet); NULL when out of memory. */
+nw_thread *nw_add_thread(mantra_nettrace_writer *w, uint64_t tid);
+
+/* ---- the stack table (nettrace_stacks.c) ------------------------------------------------------------ */
+
+/* Forgets the stacks of the region that a sequence point closes. */
+void nw_stacks_new_region(mantra_nettrace_writer *w);
+/* Appends a new stack (hash h, not in the table) to the table and the pending StackBlock, flushing
+ * the pending blocks first when it is full. Its id, or 0 on allocation/IO failure. */
+uint32_t nw_stack_add(mantra_nettrace_writer *w, const uint64_t *ips, uint32_t frames, uint64_t h);
+
+static inline uint64_t nw_stack_ip_mask(const mantra_nettrace_writer *w) {
+    return w->opts.pointer_size == 4 ? UINT64_C(0xffffffff) : UINT64_MAX;
+}
+
+/* The id of this stack in the current region; a new one is added with nw_stack_add(). Most events
+ * have no stack: their size-0 entry's id is kept for the region. Returns 0 on allocation/IO failure. */
+static inline uint32_t nw_stack_id(mantra_nettrace_writer *w, const uint64_t *ips, uint32_t frames) {
+    if (frames == 0 && w->empty_stack_id)
+        return w->empty_stack_id;
+    uint64_t mask_ip = nw_stack_ip_mask(w);
+    uint64_t h = nw_mix64(frames);
+    for (uint32_t i = 0; i < frames; i++)
+        h = nw_mix64(h ^ (ips[i] & mask_ip));
+    uint32_t id = 0;
+    if (w->stack_slots) {
+        uint32_t mask = w->stack_slot_count - 1;
+        for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
+            uint32_t found = w->stack_slots[i];
+            if (found == 0)
+                break;
+            const nw_stack *e = &w->stack_list[found - 1];
+            if (e->hash == h && e->frames == frames) {
+                const uint64_t *s = w->stack_ips + e->offset;
+                uint32_t k = 0;
+                while (k < frames && s[k] == (ips[k] & mask_ip))
+                    k++;
+                if (k == frames) {
+                    id = found;
+                    break;
+                }
+            }
+        }
+    }
+    if (id == 0)
+        id = nw_stack_add(w, ips, frames, h);
+    if (frames == 0)
+        w->empty_stack_id = id;
+    return id;
+}
+
+#endif /* MANTRA_NETTRACE_INTERNAL_H */

@@ -1,0 +1,179 @@
+/* nettrace_blocks.c - the nettrace writer's stream framing and blocks: the stream header and the
+ * Trace object, block objects (FastSerialization framing, BlockSize, padding to the absolute
+ * offset, EndObject), the block buffers and their flush order, and the SPBlock (sequence point).
+ *
+ * Sources: microsoft/perfview, src/TraceEvent/EventPipe/NetTraceFormat_v5.md (stream header,
+ * object framing, Trace object, block layouts); dotnet/runtime, src/native/eventpipe/ep-stream.c
+ * (ep_fast_serializer_write_object: tags and framing), ep-block.c (ep_block_fast_serialize: BlockSize
+ * and padding; ep_event_block_base_serialize_header; ep_sequence_point_block_init) and ep-file.c
+ * (file_fast_serialize_func: the Trace object; ep_file_flush: Metadata, Stack, then Event blocks). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/nettrace-internal.h"
+#include "platform/platform-internal.h"
+
+int nw_sink_write(mantra_nettrace_writer *w, const void *p, size_t n) {
+    int rc = mantra_sink_write(w->sink, p, n);
+    if (rc != MANTRA_OK) {
+        w->failed = rc;
+        w->st.io_errors++;
+        nw_fail(w, rc, "output error: %s", mantra_sink_last_error(w->sink));
+    }
+    w->st.bytes = mantra_sink_bytes_written(w->sink);
+    return rc;
+}
+
+int nw_write_trace_object(mantra_nettrace_writer *w) {
+    uint16_t st[8];
+    int64_t ms = w->opts.sync_time_unix_ms;
+    if (ms == MANTRA_NETTRACE_TIME_NOW) {
+        ms = mantra_pal_unix_ms();
+    }
+    if (mantra_nettrace_systemtime(ms, st) != MANTRA_OK)
+        return nw_fail(w, MANTRA_EINVAL, "sync time %lld ms is outside years 1601..30827", (long long)ms);
+    uint8_t buf[128], *p = buf;
+    /* stream header: "Nettrace", then the serializer's name as int32 length + text */
+    memcpy(p, "Nettrace", 8);
+    p = cm_store_u32(p + 8, 20);
+    memcpy(p, "!FastSerialization.1", 20);
+    p += 20;
+    /* Trace object, version 4, minimum reader version 4 */
+    *p++ = 0x05;
+    *p++ = 0x05;
+    *p++ = 0x01;
+    p = cm_store_u32(p, 4);
+    p = cm_store_u32(p, 4);
+    p = cm_store_u32(p, 5);
+    memcpy(p, "Trace", 5);
+    p += 5;
+    *p++ = 0x06;
+    /* Trace payload, 48 bytes (ep-file.c file_fast_serialize_func) */
+    for (int i = 0; i < 8; i++)
+        p = cm_store_u16(p, st[i]);
+    p = cm_store_u64(p, w->opts.sync_time_ticks);
+    p = cm_store_u64(p, w->opts.ticks_per_second);
+    p = cm_store_u32(p, w->opts.pointer_size);
+    p = cm_store_u32(p, w->opts.process_id);
+    p = cm_store_u32(p, w->opts.processor_count);
+    p = cm_store_u32(p, w->opts.sampling_rate_ns);
+    *p++ = 0x06;
+    return nw_sink_write(w, buf, (size_t)(p - buf));
+}
+
+/* Writes a block object whose content is content[0 .. len) with NW_HEADROOM bytes before it and one
+ * spare byte after it, as a single sink write: framing, BlockSize, padding to the absolute offset,
+ * content, EndObject. */
+static int write_block_object(mantra_nettrace_writer *w, uint8_t *content, size_t len, const char *name) {
+    size_t name_len = strlen(name);
+    uint64_t offset = mantra_sink_bytes_written(w->sink);
+    size_t frame = 3 + 12 + name_len + 1; /* tags, Version, MinReaderVersion, NameLength, name, EndObject */
+    uint64_t after_size = offset + frame + 4;
+    size_t pad = (size_t)((4 - (after_size & 3)) & 3); /* ep_block_fast_serialize: pad to a 4-byte offset */
+    size_t prefix = frame + 4 + pad;
+    uint8_t *p = content - prefix, *start = p;
+    *p++ = 0x05; /* BeginPrivateObject (object) */
+    *p++ = 0x05; /* BeginPrivateObject (type) */
+    *p++ = 0x01; /* NullReference: type of the type */
+    p = cm_store_u32(p, 2); /* Version: every block is 2 */
+    p = cm_store_u32(p, 2); /* MinimumReaderVersion */
+    p = cm_store_u32(p, (uint32_t)name_len);
+    memcpy(p, name, name_len);
+    p += name_len;
+    *p++ = 0x06; /* EndObject (type) */
+    p = cm_store_u32(p, (uint32_t)len);
+    memset(p, 0, pad);
+    content[len] = 0x06; /* EndObject (object) */
+    return nw_sink_write(w, start, prefix + len + 1);
+}
+
+static void block_reset(nw_block *b) {
+    b->len = b->header;
+    b->rows = 0;
+    b->min_ts = UINT64_MAX;
+    b->max_ts = 0;
+    memset(&b->prev, 0, sizeof b->prev);
+}
+
+int nw_block_init(nw_block *b, size_t cap, size_t header) {
+    b->base = malloc(NW_HEADROOM + cap + 1);
+    if (!b->base)
+        return MANTRA_ENOMEM;
+    b->cap = cap;
+    b->header = header;
+    block_reset(b);
+    return MANTRA_OK;
+}
+
+/* Event/Metadata block header (ep_event_block_base_serialize_header): HeaderSize 20, Flags 1
+ * (compressed), Min/MaxTimestamp. */
+static void finish_event_header(nw_block *b) {
+    uint8_t *c = b->base + NW_HEADROOM;
+    cm_store_u16(c, NW_BLOCK_HEADER_SIZE);
+    cm_store_u16(c + 2, 1);
+    cm_store_u64(c + 4, b->rows ? b->min_ts : 0);
+    cm_store_u64(c + 12, b->max_ts);
+}
+
+/* Metadata first, then stacks, then events (ep-file.c ep_file_flush): an event's metadata id and
+ * stack id are defined before the EventBlock that uses them. */
+int nw_flush_blocks(mantra_nettrace_writer *w) {
+    int rc;
+    if (w->failed)
+        return w->failed;
+    if (w->meta.rows) {
+        finish_event_header(&w->meta);
+        if ((rc = write_block_object(w, w->meta.base + NW_HEADROOM, w->meta.len, "MetadataBlock")) != MANTRA_OK)
+            return rc;
+        w->st.metadata_blocks++;
+        block_reset(&w->meta);
+    }
+    if (w->stacks.rows) {
+        /* StackBlock: FirstId, Count, then the entries. */
+        uint8_t *c = w->stacks.base + NW_HEADROOM;
+        cm_store_u32(c, w->stack_first_pending);
+        cm_store_u32(c + 4, w->stacks.rows);
+        if ((rc = write_block_object(w, c, w->stacks.len, "StackBlock")) != MANTRA_OK)
+            return rc;
+        w->st.stack_blocks++;
+        w->stack_first_pending += w->stacks.rows;
+        block_reset(&w->stacks);
+    }
+    if (w->events.rows) {
+        finish_event_header(&w->events);
+        if ((rc = write_block_object(w, w->events.base + NW_HEADROOM, w->events.len, "EventBlock")) != MANTRA_OK)
+            return rc;
+        w->st.event_blocks++;
+        block_reset(&w->events);
+    }
+    return MANTRA_OK;
+}
+
+/* SPBlock (ep-block.c ep_sequence_point_block_init): Timestamp, ThreadCount, then (CaptureThreadId,
+ * SequenceNumber) per thread. */
+int nw_write_sequence_point(mantra_nettrace_writer *w) {
+    int rc = nw_flush_blocks(w);
+    if (rc != MANTRA_OK)
+        return rc;
+    size_t len = 12 + 12 * (size_t)w->thread_count;
+    if (NW_HEADROOM + len + 1 > w->sp_cap) {
+        uint8_t *b = realloc(w->sp_buf, NW_HEADROOM + len + 1);
+        if (!b)
+            return nw_fail(w, MANTRA_ENOMEM, "out of memory for a sequence point");
+        w->sp_buf = b;
+        w->sp_cap = NW_HEADROOM + len + 1;
+    }
+    uint8_t *c = w->sp_buf + NW_HEADROOM, *p = c;
+    p = cm_store_u64(p, w->max_timestamp);
+    p = cm_store_u32(p, w->thread_count);
+    for (uint32_t i = 0; i < w->thread_count; i++) {
+        p = cm_store_u64(p, w->threads[i].capture_thread_id);
+        p = cm_store_u32(p, w->threads[i].last_sequence);
+    }
+    if ((rc = write_block_object(w, c, len, "SPBlock")) != MANTRA_OK)
+        return rc;
+    w->st.sequence_points++;
+    nw_stacks_new_region(w);
+    w->last_sp_offset = mantra_sink_bytes_written(w->sink);
+    return MANTRA_OK;
+}

@@ -1,0 +1,243 @@
+/* nettrace_event_rows.c - the nettrace writer's per-event path: the checks and ordering rules, the
+ * metadata row of a definition's first use, the compressed row header against the previous row of
+ * the block, the payload (bytes or mantra_data descriptors) and the bookkeeping after it. Hot: the
+ * helpers it needs from the thread and stack tables are inline in nettrace-internal.h.
+ *
+ * Sources: microsoft/perfview, src/TraceEvent/EventPipe/NetTraceFormat_v5.md (compressed headers:
+ * flag bits and field order) and EventPipeEventSource.cs (ReadFromFormatV4: how TraceEvent decodes
+ * them); dotnet/runtime, src/native/eventpipe/ep-block.c (the runtime's compressed header writer;
+ * metadata rows with MetadataId 0 and IsSorted) and ep-buffer-manager.c
+ * (ep_buffer_manager_write_all_buffers_to_file_v4: per-thread runs, IsSorted on the first row of a
+ * run). */
+#include <string.h>
+
+#include "common/varint-internal.h"
+#include "format/nettrace-internal.h"
+
+static const mantra_guid zero_guid;
+
+static uint8_t *put_guid(uint8_t *p, const mantra_guid *g) {
+    p = cm_store_u32(p, g->data1);
+    p = cm_store_u16(p, g->data2);
+    p = cm_store_u16(p, g->data3);
+    memcpy(p, g->data4, 8);
+    return p + 8;
+}
+
+static int guid_eq(const mantra_guid *a, const mantra_guid *b) {
+    return a->data1 == b->data1 && a->data2 == b->data2 && a->data3 == b->data3 &&
+           memcmp(a->data4, b->data4, 8) == 0;
+}
+
+/* Encodes a row header for `row` against prev into out; returns its length. */
+static size_t encode_row_header(const nw_row_state *prev, const nw_row_state *row, int sorted, uint8_t *out) {
+    uint8_t flags = 0;
+    uint8_t *p = out + 1;
+    if (row->metadata_id != prev->metadata_id) {
+        flags |= 0x01;
+        p += mantra_varint_put(p, row->metadata_id);
+    }
+    /* Seq = prevSeq + SeqDelta + 1 when 0x02 is set, else prevSeq + (MetadataId != 0), 32-bit wrap. */
+    uint32_t implied = prev->sequence + (row->metadata_id != 0 ? 1u : 0u);
+    if (row->sequence != implied || row->capture_thread_id != prev->capture_thread_id ||
+        row->processor_number != prev->processor_number) {
+        flags |= 0x02;
+        p += mantra_varint_put(p, (uint32_t)(row->sequence - prev->sequence - 1u));
+        p += mantra_varint_put(p, row->capture_thread_id);
+        p += mantra_varint_put(p, row->processor_number);
+    }
+    if (row->thread_id != prev->thread_id) {
+        flags |= 0x04;
+        p += mantra_varint_put(p, row->thread_id);
+    }
+    if (row->stack_id != prev->stack_id) {
+        flags |= 0x08;
+        p += mantra_varint_put(p, row->stack_id);
+    }
+    /* Always present; 64-bit wrap-around delta ("negative" deltas are 10-byte varints). */
+    p += mantra_varint_put(p, row->timestamp - prev->timestamp);
+    if (!guid_eq(&row->activity, &prev->activity)) {
+        flags |= 0x10;
+        p = put_guid(p, &row->activity);
+    }
+    if (!guid_eq(&row->related, &prev->related)) {
+        flags |= 0x20;
+        p = put_guid(p, &row->related);
+    }
+    if (sorted)
+        flags |= 0x40;
+    if (row->payload_size != prev->payload_size) {
+        flags |= 0x80;
+        p += mantra_varint_put(p, row->payload_size);
+    }
+    out[0] = flags;
+    return (size_t)(p - out);
+}
+
+static void block_note_row(nw_block *b, const nw_row_state *row) {
+    b->prev = *row;
+    b->rows++;
+    if (row->timestamp < b->min_ts)
+        b->min_ts = row->timestamp;
+    if (row->timestamp > b->max_ts)
+        b->max_ts = row->timestamp;
+}
+
+/* An event between prepare_event() and commit_event(). */
+typedef struct pending_event {
+    nw_row_state row;
+    int sorted;
+    size_t header_len;
+    nw_thread *thread;
+} pending_event;
+
+static int refuse(mantra_nettrace_writer *w, int code) {
+    w->st.refused++;
+    return code;
+}
+
+/* Everything before the payload: checks, metadata row, stack, row header. Sets *payload_at to where
+ * the payload goes; the row counts once commit_event() has run. */
+static int prepare_event(mantra_nettrace_writer *w, const mantra_nettrace_event *ev, size_t size, pending_event *pe,
+                         uint8_t **payload_at) {
+    int rc = nw_check_usable(w);
+    if (rc != MANTRA_OK)
+        return rc;
+    if (!ev)
+        return refuse(w, nw_fail(w, MANTRA_EINVAL, "NULL event"));
+    if (ev->key == 0 || ev->key > w->def_count)
+        return refuse(w, nw_fail(w, MANTRA_EINVAL, "unknown event key %u", ev->key));
+    if (size > MANTRA_MAX_PAYLOAD)
+        return refuse(
+            w, nw_fail(w, MANTRA_ERANGE, "payload of %zu bytes is over %u (§4)", size, MANTRA_MAX_PAYLOAD));
+    if (ev->stack_frames > NW_MAX_STACK_FRAMES || (ev->stack_frames && !ev->stack))
+        return refuse(w, nw_fail(w, MANTRA_EINVAL, "bad stack (%u frames, max %u)", ev->stack_frames,
+                                 NW_MAX_STACK_FRAMES));
+    uint64_t capture = ev->capture_thread_id ? ev->capture_thread_id : ev->thread_id;
+    nw_thread *t = nw_find_thread(w, capture);
+    int sorted = 1;
+    /* Ordering: TraceEvent switches its current capture thread only on an IsSorted row and takes
+     * IsSorted to mean no later row is older (microsoft/perfview, src/TraceEvent/EventPipe/
+     * EventCache.cs, ProcessEventBlock). */
+    if (w->opts.order == MANTRA_NETTRACE_GLOBAL_ORDER) {
+        if (w->have_events && ev->timestamp < w->max_timestamp)
+            return refuse(w, nw_fail(w, MANTRA_EORDER, "timestamp %llu is older than %llu (global order mode)",
+                                     (unsigned long long)ev->timestamp, (unsigned long long)w->max_timestamp));
+    } else {
+        sorted = (ev->flags & MANTRA_NETTRACE_EVENT_SORTED) != 0;
+        if (t && t->has_events && ev->timestamp < t->last_timestamp)
+            return refuse(w, nw_fail(w, MANTRA_EORDER, "timestamp %llu is older than the thread's previous %llu",
+                                     (unsigned long long)ev->timestamp, (unsigned long long)t->last_timestamp));
+        if (!sorted && (!w->have_events || capture != w->prev_capture_thread))
+            return refuse(w, nw_fail(w, MANTRA_EORDER, "capture thread changes on a row not marked sorted (§4.1)"));
+    }
+    /* Automatic sequence point, taken between events so that nothing of this one is pending. */
+    if (w->opts.sequence_point_bytes &&
+        mantra_sink_bytes_written(w->sink) - w->last_sp_offset >= w->opts.sequence_point_bytes &&
+        (rc = nw_write_sequence_point(w)) != MANTRA_OK)
+        return rc;
+    /* Room for the row in the pending EventBlock: flush first when it would overflow (bounded). */
+    if (w->events.rows && w->events.len + NW_ROW_HEADER_MAX + size > w->opts.block_bytes &&
+        (rc = nw_flush_blocks(w)) != MANTRA_OK)
+        return rc;
+    if (!t && !(t = nw_add_thread(w, capture)))
+        return nw_fail(w, MANTRA_ENOMEM, "out of memory for the thread table");
+    /* First use of a definition: assign its metadata id and queue the metadata row (MetadataId 0,
+     * IsSorted, the record as payload). */
+    nw_event_def *d = &w->defs[ev->key - 1];
+    if (d->metadata_id == 0) {
+        if (w->meta.rows && w->meta.len + NW_ROW_HEADER_MAX + d->record_size > w->opts.block_bytes &&
+            (rc = nw_flush_blocks(w)) != MANTRA_OK)
+            return rc;
+        d->metadata_id = w->next_metadata_id++;
+        cm_store_u32(d->record, d->metadata_id);
+        nw_row_state mr;
+        memset(&mr, 0, sizeof mr);
+        mr.timestamp = ev->timestamp;
+        mr.payload_size = (uint32_t)d->record_size;
+        uint8_t *p = w->meta.base + NW_HEADROOM + w->meta.len;
+        size_t h = encode_row_header(&w->meta.prev, &mr, 1, p);
+        memcpy(p + h, d->record, d->record_size);
+        w->meta.len += h + d->record_size;
+        block_note_row(&w->meta, &mr);
+        w->st.metadata++;
+    }
+    uint32_t sid = nw_stack_id(w, ev->stack, ev->stack ? ev->stack_frames : 0);
+    if (sid == 0)
+        return w->failed ? w->failed : nw_fail(w, MANTRA_ENOMEM, "out of memory for stacks");
+    nw_row_state *r = &pe->row;
+    r->metadata_id = d->metadata_id;
+    r->sequence = ev->sequence ? ev->sequence : t->last_sequence + 1u;
+    r->capture_thread_id = capture;
+    r->processor_number = ev->processor_number;
+    r->thread_id = ev->thread_id;
+    r->stack_id = sid;
+    r->timestamp = ev->timestamp;
+    r->activity = ev->activity_id ? *ev->activity_id : zero_guid;
+    r->related = ev->related_activity_id ? *ev->related_activity_id : zero_guid;
+    r->payload_size = (uint32_t)size;
+    pe->sorted = sorted;
+    pe->thread = t;
+    uint8_t *p = w->events.base + NW_HEADROOM + w->events.len;
+    size_t h = encode_row_header(&w->events.prev, r, sorted, p);
+    *payload_at = p + h;
+    pe->header_len = h;
+    w->events.len += h; /* the payload is added by commit_event */
+    return MANTRA_OK;
+}
+
+static void commit_event(mantra_nettrace_writer *w, const pending_event *pe) {
+    w->events.len += pe->row.payload_size;
+    block_note_row(&w->events, &pe->row);
+    pe->thread->last_sequence = pe->row.sequence;
+    pe->thread->last_timestamp = pe->row.timestamp;
+    pe->thread->has_events = 1;
+    w->prev_capture_thread = pe->row.capture_thread_id;
+    if (!w->have_events || pe->row.timestamp > w->max_timestamp)
+        w->max_timestamp = pe->row.timestamp;
+    w->have_events = 1;
+    w->st.events++;
+}
+
+int mantra_nettrace_write(mantra_nettrace_writer *w, const mantra_nettrace_event *ev, const void *payload,
+                          size_t size) {
+    if (!w)
+        return MANTRA_EINVAL;
+    if (size && !payload)
+        return refuse(w, nw_fail(w, MANTRA_EINVAL, "NULL payload of %zu bytes", size));
+    pending_event pe;
+    uint8_t *at;
+    int rc = prepare_event(w, ev, size, &pe, &at);
+    if (rc != MANTRA_OK)
+        return rc;
+    if (size)
+        memcpy(at, payload, size);
+    commit_event(w, &pe);
+    return MANTRA_OK;
+}
+
+int mantra_nettrace_write_data(mantra_nettrace_writer *w, const mantra_nettrace_event *ev, const mantra_data *data,
+                               uint32_t count) {
+    if (!w)
+        return MANTRA_EINVAL;
+    if (count && !data)
+        return refuse(w, nw_fail(w, MANTRA_EINVAL, "NULL data descriptors"));
+    int64_t size = mantra_payload_size(data, count);
+    if (size < 0)
+        return refuse(w, nw_fail(w, MANTRA_EINVAL, "a string argument is not valid UTF-8"));
+    if ((uint64_t)size > MANTRA_MAX_PAYLOAD)
+        return refuse(w, nw_fail(w, MANTRA_ERANGE, "payload of %lld bytes is over %u (§4)", (long long)size,
+                                 MANTRA_MAX_PAYLOAD));
+    pending_event pe;
+    uint8_t *at;
+    int rc = prepare_event(w, ev, (size_t)size, &pe, &at);
+    if (rc != MANTRA_OK)
+        return rc;
+    if (size && mantra_payload_serialize(data, count, at, (size_t)size) != size) {
+        /* cannot happen after a successful sizing; undo the row header */
+        w->events.len -= pe.header_len;
+        return refuse(w, nw_fail(w, MANTRA_EINVAL, "payload serialisation failed"));
+    }
+    commit_event(w, &pe);
+    return MANTRA_OK;
+}
