@@ -50,8 +50,8 @@ static uint64_t write_trace(mantra_sink *sink, uint64_t events, uint32_t payload
     mantra_metadata_builder *b;
     mantra_metadata_builder_new(&b);
     mantra_metadata_begin(b, 1, "Bench", 0, 0, 4, 0);
-    mantra_metadata_field(b, "Id", MANTRA_TC_UINT64);
-    mantra_metadata_array(b, "Data", MANTRA_TC_BYTE);
+    mantra_metadata_field(b, "Id", MANTRA_TYPE_UINT64);
+    mantra_metadata_array(b, "Data", MANTRA_TYPE_BYTE);
     const uint8_t *blob;
     size_t bn;
     mantra_metadata_finish(b, &blob, &bn);

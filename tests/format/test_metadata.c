@@ -11,9 +11,9 @@ START_TEST(v2params_worked_example) {
     mantra_metadata_builder *b;
     ck_assert_int_eq(mantra_metadata_builder_new(&b), 0);
     ck_assert_int_eq(mantra_metadata_begin(b, 1, "T", 0, 0, 4, 0), 0);
-    ck_assert_int_eq(mantra_metadata_array(b, "arg0", MANTRA_TC_UINT32), 0);
-    ck_assert_int_eq(mantra_metadata_array(b, "arg1", MANTRA_TC_INT16), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "arg2", MANTRA_TC_INT64), 0);
+    ck_assert_int_eq(mantra_metadata_array(b, "arg0", MANTRA_TYPE_UINT32), 0);
+    ck_assert_int_eq(mantra_metadata_array(b, "arg1", MANTRA_TYPE_INT16), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "arg2", MANTRA_TYPE_INT64), 0);
     const uint8_t *blob;
     size_t n;
     ck_assert_int_eq(mantra_metadata_finish(b, &blob, &n), 0);
@@ -37,12 +37,12 @@ START_TEST(v1_nested_structs_and_opcode) {
     ck_assert_int_eq(mantra_metadata_builder_new(&b), 0);
     ck_assert_int_eq(mantra_metadata_begin(b, 0x1234, "Ev", UINT64_C(0x8000000000000001), 2, 5, 10), 0);
     ck_assert_int_eq(mantra_metadata_begin_struct(b, "Pt"), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "X", MANTRA_TC_INT32), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "X", MANTRA_TYPE_INT32), 0);
     ck_assert_int_eq(mantra_metadata_begin_struct(b, "In"), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "F", MANTRA_TC_BOOLEAN), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "F", MANTRA_TYPE_BOOLEAN), 0);
     ck_assert_int_eq(mantra_metadata_end_struct(b), 0);
     ck_assert_int_eq(mantra_metadata_end_struct(b), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Z", MANTRA_TC_STRING), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Z", MANTRA_TYPE_STRING), 0);
     const uint8_t *blob;
     size_t n;
     ck_assert_int_eq(mantra_metadata_finish(b, &blob, &n), 0);
@@ -62,7 +62,7 @@ START_TEST(v1_nested_structs_and_opcode) {
     /* the same description with V2Params forced */
     ck_assert_int_eq(mantra_metadata_begin(b, 3, "", 0, 0, 0, 0), 0);
     ck_assert_int_eq(mantra_metadata_force_v2(b, 1), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "A", MANTRA_TC_BYTE), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "A", MANTRA_TYPE_BYTE), 0);
     ck_assert_int_eq(mantra_metadata_finish(b, &blob, &n), 0);
     static const uint8_t want2[] = {U32(3), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, U32(0), U32(0), U32(0),
                                     U32(16), 2, U32(1), U32(12), 'A', 0, 0, 0, U32(6)};
@@ -78,11 +78,11 @@ START_TEST(v2_struct_array) {
     ck_assert_int_eq(mantra_metadata_builder_new(&b), 0);
     ck_assert_int_eq(mantra_metadata_begin(b, 2, "", 0, 0, 0, 0), 0);
     ck_assert_int_eq(mantra_metadata_begin_struct_array(b, "Items"), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "A", MANTRA_TC_UINT16), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "B", MANTRA_TC_STRING), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "A", MANTRA_TYPE_UINT16), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "B", MANTRA_TYPE_STRING), 0);
     ck_assert_int_eq(mantra_metadata_end_struct(b), 0);
     ck_assert_int_eq(mantra_metadata_begin_struct(b, "S"), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "C", MANTRA_TC_GUID), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "C", MANTRA_TYPE_GUID), 0);
     ck_assert_int_eq(mantra_metadata_end_struct(b), 0);
     const uint8_t *blob;
     size_t n;
@@ -107,16 +107,16 @@ START_TEST(builder_errors) {
     const uint8_t *blob;
     size_t n;
     ck_assert_int_eq(mantra_metadata_builder_new(&b), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "A", MANTRA_TC_BYTE), MANTRA_ESTATE);
+    ck_assert_int_eq(mantra_metadata_field(b, "A", MANTRA_TYPE_BYTE), MANTRA_ESTATE);
     ck_assert_int_eq(mantra_metadata_finish(b, &blob, &n), MANTRA_ESTATE);
     ck_assert_int_eq(mantra_metadata_begin(b, 1, "\xc3", 0, 0, 0, 0), MANTRA_EINVAL);
     ck_assert_int_eq(mantra_metadata_begin(b, 1, "E", 0, 0, 0, 0), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "A", MANTRA_TC_ARRAY), MANTRA_EINVAL);
-    ck_assert_int_eq(mantra_metadata_field(b, "A", MANTRA_TC_OBJECT), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_metadata_field(b, "A", MANTRA_TYPE_ARRAY), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_metadata_field(b, "A", MANTRA_TYPE_OBJECT), MANTRA_EINVAL);
     ck_assert_int_eq(mantra_metadata_field(b, "A", 2), MANTRA_EINVAL); /* DBNull */
-    ck_assert_int_eq(mantra_metadata_array(b, "A", MANTRA_TC_ARRAY), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_metadata_array(b, "A", MANTRA_TYPE_ARRAY), MANTRA_EINVAL);
     ck_assert_int_eq(mantra_metadata_end_struct(b), MANTRA_ESTATE);
-    ck_assert_int_eq(mantra_metadata_field(b, "\xff", MANTRA_TC_BYTE), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_metadata_field(b, "\xff", MANTRA_TYPE_BYTE), MANTRA_EINVAL);
     ck_assert_str_eq(mantra_metadata_last_error(b), "name is not valid UTF-8");
     for (int i = 0; i < MANTRA_METADATA_MAX_DEPTH; i++)
         ck_assert_int_eq(mantra_metadata_begin_struct(b, "S"), 0);

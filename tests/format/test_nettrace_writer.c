@@ -28,7 +28,7 @@ static const uint8_t *blob_e(mantra_metadata_builder **b, size_t *size) {
     const uint8_t *blob;
     ck_assert_int_eq(mantra_metadata_builder_new(b), 0);
     ck_assert_int_eq(mantra_metadata_begin(*b, 1, "E", 0, 0, 4, 0), 0);
-    ck_assert_int_eq(mantra_metadata_field(*b, "X", MANTRA_TC_UINT32), 0);
+    ck_assert_int_eq(mantra_metadata_field(*b, "X", MANTRA_TYPE_UINT32), 0);
     ck_assert_int_eq(mantra_metadata_finish(*b, &blob, size), 0);
     return blob;
 }

@@ -175,7 +175,7 @@ static void write_trace(mantra_sink *s) {
     mantra_metadata_builder *b;
     ck_assert_int_eq(mantra_metadata_builder_new(&b), 0);
     ck_assert_int_eq(mantra_metadata_begin(b, 9, "Blob", 0, 0, 4, 0), 0);
-    ck_assert_int_eq(mantra_metadata_array(b, "Data", MANTRA_TC_BYTE), 0);
+    ck_assert_int_eq(mantra_metadata_array(b, "Data", MANTRA_TYPE_BYTE), 0);
     const uint8_t *blob;
     size_t bn;
     ck_assert_int_eq(mantra_metadata_finish(b, &blob, &bn), 0);

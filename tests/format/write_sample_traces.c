@@ -135,44 +135,44 @@ static void define_events(mantra_nettrace_writer *w) {
     static const struct {
         const char *name;
         uint32_t tc;
-    } sc[] = {{"B", MANTRA_TC_BOOLEAN}, {"C", MANTRA_TC_CHAR},     {"I8", MANTRA_TC_SBYTE},
-              {"U8", MANTRA_TC_BYTE},   {"I16", MANTRA_TC_INT16},  {"U16", MANTRA_TC_UINT16},
-              {"I32", MANTRA_TC_INT32}, {"U32", MANTRA_TC_UINT32}, {"I64", MANTRA_TC_INT64},
-              {"U64", MANTRA_TC_UINT64}, {"F32", MANTRA_TC_SINGLE}, {"F64", MANTRA_TC_DOUBLE},
-              {"T", MANTRA_TC_DATETIME}, {"G", MANTRA_TC_GUID},     {"S", MANTRA_TC_STRING}};
+    } sc[] = {{"B", MANTRA_TYPE_BOOLEAN}, {"C", MANTRA_TYPE_CHAR},     {"I8", MANTRA_TYPE_SBYTE},
+              {"U8", MANTRA_TYPE_BYTE},   {"I16", MANTRA_TYPE_INT16},  {"U16", MANTRA_TYPE_UINT16},
+              {"I32", MANTRA_TYPE_INT32}, {"U32", MANTRA_TYPE_UINT32}, {"I64", MANTRA_TYPE_INT64},
+              {"U64", MANTRA_TYPE_UINT64}, {"F32", MANTRA_TYPE_SINGLE}, {"F64", MANTRA_TYPE_DOUBLE},
+              {"T", MANTRA_TYPE_DATETIME}, {"G", MANTRA_TYPE_GUID},     {"S", MANTRA_TYPE_STRING}};
     for (size_t i = 0; i < sizeof sc / sizeof sc[0]; i++)
         ck_assert_int_eq(mantra_metadata_field(b, sc[i].name, sc[i].tc), 0);
     ck_assert_int_eq(mantra_metadata_finish(b, &blob, &n), 0);
     ck_assert_int_eq(mantra_nettrace_add_event_raw(w, PROVIDER, blob, n, &D_SCALARS.key), 0);
 
     ck_assert_int_eq(mantra_metadata_begin(b, 2, "Nested", 0x2, 1, 5, 10), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Id", MANTRA_TC_UINT32), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Id", MANTRA_TYPE_UINT32), 0);
     ck_assert_int_eq(mantra_metadata_begin_struct(b, "Point"), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "X", MANTRA_TC_INT32), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Y", MANTRA_TC_INT32), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Label", MANTRA_TC_STRING), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "X", MANTRA_TYPE_INT32), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Y", MANTRA_TYPE_INT32), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Label", MANTRA_TYPE_STRING), 0);
     ck_assert_int_eq(mantra_metadata_begin_struct(b, "Inner"), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Flag", MANTRA_TC_BOOLEAN), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Code", MANTRA_TC_UINT16), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Flag", MANTRA_TYPE_BOOLEAN), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Code", MANTRA_TYPE_UINT16), 0);
     ck_assert_int_eq(mantra_metadata_end_struct(b), 0);
     ck_assert_int_eq(mantra_metadata_end_struct(b), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Tail", MANTRA_TC_INT64), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Tail", MANTRA_TYPE_INT64), 0);
     ck_assert_int_eq(mantra_metadata_finish(b, &blob, &n), 0);
     ck_assert_int_eq(mantra_nettrace_add_event_raw(w, PROVIDER, blob, n, &D_NESTED.key), 0);
 
     ck_assert_int_eq(mantra_metadata_begin(b, 3, "Arrays", 0x4, 0, 4, 0), 0);
-    ck_assert_int_eq(mantra_metadata_array(b, "Bytes", MANTRA_TC_BYTE), 0);
-    ck_assert_int_eq(mantra_metadata_array(b, "Shorts", MANTRA_TC_INT16), 0);
-    ck_assert_int_eq(mantra_metadata_array(b, "Ints", MANTRA_TC_UINT32), 0);
-    ck_assert_int_eq(mantra_metadata_array(b, "Longs", MANTRA_TC_INT64), 0);
-    ck_assert_int_eq(mantra_metadata_array(b, "Doubles", MANTRA_TC_DOUBLE), 0);
-    ck_assert_int_eq(mantra_metadata_array(b, "Guids", MANTRA_TC_GUID), 0);
-    ck_assert_int_eq(mantra_metadata_array(b, "Flags", MANTRA_TC_BOOLEAN), 0);
+    ck_assert_int_eq(mantra_metadata_array(b, "Bytes", MANTRA_TYPE_BYTE), 0);
+    ck_assert_int_eq(mantra_metadata_array(b, "Shorts", MANTRA_TYPE_INT16), 0);
+    ck_assert_int_eq(mantra_metadata_array(b, "Ints", MANTRA_TYPE_UINT32), 0);
+    ck_assert_int_eq(mantra_metadata_array(b, "Longs", MANTRA_TYPE_INT64), 0);
+    ck_assert_int_eq(mantra_metadata_array(b, "Doubles", MANTRA_TYPE_DOUBLE), 0);
+    ck_assert_int_eq(mantra_metadata_array(b, "Guids", MANTRA_TYPE_GUID), 0);
+    ck_assert_int_eq(mantra_metadata_array(b, "Flags", MANTRA_TYPE_BOOLEAN), 0);
     ck_assert_int_eq(mantra_metadata_begin_struct_array(b, "Items"), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Key", MANTRA_TC_INT32), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Value", MANTRA_TC_DOUBLE), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Key", MANTRA_TYPE_INT32), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Value", MANTRA_TYPE_DOUBLE), 0);
     ck_assert_int_eq(mantra_metadata_end_struct(b), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "After", MANTRA_TC_UINT16), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "After", MANTRA_TYPE_UINT16), 0);
     ck_assert_int_eq(mantra_metadata_finish(b, &blob, &n), 0);
     ck_assert_int_eq(mantra_nettrace_add_event_raw(w, PROVIDER, blob, n, &D_ARRAYS.key), 0);
 
@@ -181,12 +181,12 @@ static void define_events(mantra_nettrace_writer *w) {
     ck_assert_int_eq(mantra_nettrace_add_event_raw(w, PROVIDER, blob, n, &D_EMPTY.key), 0);
 
     ck_assert_int_eq(mantra_metadata_begin(b, 5, "Mixed", 0x10, 2, 4, 0), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Name", MANTRA_TC_STRING), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Name", MANTRA_TYPE_STRING), 0);
     ck_assert_int_eq(mantra_metadata_begin_struct(b, "Wrapper"), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Tag", MANTRA_TC_STRING), 0);
-    ck_assert_int_eq(mantra_metadata_array(b, "Values", MANTRA_TC_INT32), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Tag", MANTRA_TYPE_STRING), 0);
+    ck_assert_int_eq(mantra_metadata_array(b, "Values", MANTRA_TYPE_INT32), 0);
     ck_assert_int_eq(mantra_metadata_end_struct(b), 0);
-    ck_assert_int_eq(mantra_metadata_field(b, "Last", MANTRA_TC_BYTE), 0);
+    ck_assert_int_eq(mantra_metadata_field(b, "Last", MANTRA_TYPE_BYTE), 0);
     ck_assert_int_eq(mantra_metadata_finish(b, &blob, &n), 0);
     ck_assert_int_eq(mantra_nettrace_add_event_raw(w, PROVIDER, blob, n, &D_MIXED.key), 0);
     mantra_metadata_builder_free(b);

@@ -86,12 +86,12 @@ START_TEST(clretwall_loads) {
     static const char *const names[] = {"MethodID",        "ModuleID",        "MethodStartAddress", "MethodSize",
                                         "MethodToken",     "MethodFlags",     "MethodNamespace",    "MethodName",
                                         "MethodSignature", "ClrInstanceID",   "ReJITID"};
-    static const int types[] = {MANTRA_MANIFEST_TYPE_UINT64,         MANTRA_MANIFEST_TYPE_UINT64,
-                                MANTRA_MANIFEST_TYPE_UINT64,         MANTRA_MANIFEST_TYPE_UINT32,
-                                MANTRA_MANIFEST_TYPE_UINT32,         MANTRA_MANIFEST_TYPE_UINT32,
-                                MANTRA_MANIFEST_TYPE_UNICODE_STRING, MANTRA_MANIFEST_TYPE_UNICODE_STRING,
-                                MANTRA_MANIFEST_TYPE_UNICODE_STRING, MANTRA_MANIFEST_TYPE_UINT16,
-                                MANTRA_MANIFEST_TYPE_UINT64};
+    static const int types[] = {MANTRA_TYPE_UINT64,         MANTRA_TYPE_UINT64,
+                                MANTRA_TYPE_UINT64,         MANTRA_TYPE_UINT32,
+                                MANTRA_TYPE_UINT32,         MANTRA_TYPE_UINT32,
+                                MANTRA_TYPE_STRING, MANTRA_TYPE_STRING,
+                                MANTRA_TYPE_STRING, MANTRA_TYPE_UINT16,
+                                MANTRA_TYPE_UINT64};
     ck_assert_uint_eq(e->tpl->field_count, 11);
     for (uint32_t i = 0; i < 11; i++) {
         ck_assert_str_eq(e->tpl->fields[i].name, names[i]);

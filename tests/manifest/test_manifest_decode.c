@@ -83,23 +83,23 @@ static int print_value(void *ctx, const mantra_manifest_value *v) {
         if (!element)
             out(p, "%s=", name);
         switch (v->type) {
-        case MANTRA_MANIFEST_TYPE_INT8:
-        case MANTRA_MANIFEST_TYPE_INT16:
-        case MANTRA_MANIFEST_TYPE_INT32:
-        case MANTRA_MANIFEST_TYPE_INT64:
+        case MANTRA_TYPE_SBYTE:
+        case MANTRA_TYPE_INT16:
+        case MANTRA_TYPE_INT32:
+        case MANTRA_TYPE_INT64:
             out(p, "%" PRId64, v->v.i);
             break;
-        case MANTRA_MANIFEST_TYPE_FLOAT:
-        case MANTRA_MANIFEST_TYPE_DOUBLE:
+        case MANTRA_TYPE_SINGLE:
+        case MANTRA_TYPE_DOUBLE:
             out(p, "%.17g", v->v.f);
             break;
-        case MANTRA_MANIFEST_TYPE_GUID: {
+        case MANTRA_TYPE_GUID: {
             char g[37];
             mantra_manifest_guid_format(&v->v.guid, g);
             out(p, "%s", g);
             break;
         }
-        case MANTRA_MANIFEST_TYPE_POINTER:
+        case MANTRA_TYPE_POINTER:
             out(p, "0x%" PRIx64, v->v.u);
             break;
         default:

@@ -209,7 +209,7 @@ START_TEST(alltypes_yaml) {
     ck_assert_uint_eq(f[1].column, 13);
     const mantra_manifest_event *structs = mantra_manifest_find_event(p, 4, 0);
     const mantra_manifest_field *items = &structs->tpl->fields[1];
-    ck_assert_uint_eq(items->type, MANTRA_MANIFEST_TYPE_STRUCT);
+    ck_assert_uint_eq(items->type, MANTRA_TYPE_OBJECT);
     ck_assert_uint_eq(items->member_count, 4);
     ck_assert_uint_eq(items->members[3].count_kind, MANTRA_MANIFEST_REF_FIELD);
     ck_assert_uint_eq(items->members[3].count, 2);
@@ -381,9 +381,9 @@ START_TEST(missing_file) {
 END_TEST
 
 START_TEST(type_names) {
-    ck_assert_str_eq(mantra_manifest_type_name(MANTRA_MANIFEST_TYPE_INT8), "Int8");
-    ck_assert_str_eq(mantra_manifest_type_name(MANTRA_MANIFEST_TYPE_FILETIME), "FILETIME");
-    ck_assert_str_eq(mantra_manifest_type_name(MANTRA_MANIFEST_TYPE_STRUCT), "struct");
+    ck_assert_str_eq(mantra_manifest_type_name(MANTRA_TYPE_SBYTE), "Int8");
+    ck_assert_str_eq(mantra_manifest_type_name(MANTRA_TYPE_DATETIME), "FILETIME");
+    ck_assert_str_eq(mantra_manifest_type_name(MANTRA_TYPE_OBJECT), "struct");
     ck_assert_str_eq(mantra_manifest_type_name(0), "?");
     ck_assert_str_eq(mantra_manifest_type_name(99), "?");
 }

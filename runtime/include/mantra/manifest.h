@@ -38,34 +38,20 @@
 #include "mantra/decode.h"
 #include "mantra/event.h"
 #include "mantra/status.h"
+#include "mantra/types.h"
 
 MANTRA_BEGIN_DECLS
 
 /* ---- field types --------------------------------------------------------------------------- */
 
-/* The canonical field types of docs/manifest.md (generator/mantra_gen/model.py FIELD_TYPES). */
-enum mantra_manifest_type {
-    MANTRA_MANIFEST_TYPE_INT8 = 1,
-    MANTRA_MANIFEST_TYPE_UINT8 = 2,
-    MANTRA_MANIFEST_TYPE_INT16 = 3,
-    MANTRA_MANIFEST_TYPE_UINT16 = 4,
-    MANTRA_MANIFEST_TYPE_INT32 = 5,
-    MANTRA_MANIFEST_TYPE_UINT32 = 6,
-    MANTRA_MANIFEST_TYPE_INT64 = 7,
-    MANTRA_MANIFEST_TYPE_UINT64 = 8,
-    MANTRA_MANIFEST_TYPE_FLOAT = 9,
-    MANTRA_MANIFEST_TYPE_DOUBLE = 10,
-    MANTRA_MANIFEST_TYPE_BOOLEAN = 11,   /* 4 bytes */
-    MANTRA_MANIFEST_TYPE_GUID = 12,      /* 16 bytes, .NET layout */
-    MANTRA_MANIFEST_TYPE_POINTER = 13,   /* the trace's pointer size */
-    MANTRA_MANIFEST_TYPE_FILETIME = 14,  /* 8 bytes: 100 ns ticks since 1601 */
-    MANTRA_MANIFEST_TYPE_UNICODE_STRING = 15, /* UTF-16LE + NUL */
-    MANTRA_MANIFEST_TYPE_ANSI_STRING = 16,    /* bytes + NUL */
-    MANTRA_MANIFEST_TYPE_BINARY = 17,    /* `length` raw bytes */
-    MANTRA_MANIFEST_TYPE_STRUCT = 18     /* `count` elements of `members` */
-};
-
-/* "Int8", ..., "struct"; "?" for anything else. */
+/* A field's type is an enum mantra_type (mantra/types.h). The canonical field types of
+ * docs/manifest.md (generator/mantra_gen/model.py FIELD_TYPES) are, in manifest spelling:
+ *   Int8 SBYTE, UInt8 BYTE, Int16 INT16, UInt16 UINT16, Int32 INT32, UInt32 UINT32, Int64 INT64,
+ *   UInt64 UINT64, Float SINGLE, Double DOUBLE, Boolean BOOLEAN (4 bytes), GUID GUID (16 bytes, .NET
+ *   layout), Pointer POINTER (the trace's pointer size), FILETIME DATETIME (8 bytes: 100 ns ticks since
+ *   1601), UnicodeString STRING (UTF-16LE + NUL), AnsiString STRING8 (bytes + NUL), Binary BINARY
+ *   (`length` raw bytes), struct OBJECT (`count` elements of `members`).
+ * mantra_manifest_type_name() gives that spelling ("Int8", ..., "struct"); "?" for other types. */
 const char *mantra_manifest_type_name(int type);
 
 /* How a field's count or length is given. */
@@ -105,7 +91,7 @@ struct mantra_manifest_field {
     uint32_t column;
     uint16_t slot;       /* index among the siblings that others take a count or length from,
                             or MANTRA_MANIFEST_NO_SLOT (used by the decoder) */
-    uint8_t type;        /* enum mantra_manifest_type */
+    uint16_t type;       /* enum mantra_type (one of the manifest types above) */
     uint8_t count_kind;  /* enum mantra_manifest_ref_kind */
     uint8_t length_kind; /* enum mantra_manifest_ref_kind */
     uint8_t size;        /* bytes of one element of a fixed-size type; 0 for Pointer (the trace
@@ -264,7 +250,7 @@ enum mantra_manifest_value_kind {
 
 typedef struct mantra_manifest_value {
     int kind;                           /* enum mantra_manifest_value_kind */
-    int type;                           /* enum mantra_manifest_type of the field */
+    int type;                           /* enum mantra_type of the field */
     const mantra_manifest_field *field; /* name, map, out_type ... */
     unsigned depth;                     /* 0: template field; 1: member of a struct element */
     unsigned flags;                     /* MANTRA_MANIFEST_VALUE_* */

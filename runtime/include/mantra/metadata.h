@@ -10,8 +10,8 @@
  *
  *   mantra_metadata_builder *b; mantra_metadata_builder_new(&b);
  *   mantra_metadata_begin(b, 7, "Request", 0x1, 0, MANTRA_LEVEL_INFORMATIONAL, 0);
- *   mantra_metadata_field(b, "Id", MANTRA_TC_UINT64);
- *   mantra_metadata_array(b, "Codes", MANTRA_TC_UINT16);
+ *   mantra_metadata_field(b, "Id", MANTRA_TYPE_UINT64);
+ *   mantra_metadata_array(b, "Codes", MANTRA_TYPE_UINT16);
  *   mantra_metadata_begin_struct(b, "Peer"); ...fields...; mantra_metadata_end_struct(b);
  *   mantra_metadata_finish(b, &blob, &size);    blob valid until the next begin or free
  *
@@ -25,31 +25,9 @@
 
 #include "mantra/sink.h"
 #include "mantra/status.h"
+#include "mantra/types.h"
 
 MANTRA_BEGIN_DECLS
-
-/* TypeCodes of V4/V5 metadata (dotnet/runtime, src/native/eventpipe/ep-types.h): System.TypeCode
- * plus 17 Guid and 19 Array. */
-enum mantra_typecode {
-    MANTRA_TC_OBJECT = 1,
-    MANTRA_TC_BOOLEAN = 3, /* 4 bytes */
-    MANTRA_TC_CHAR = 4,    /* one UTF-16 code unit */
-    MANTRA_TC_SBYTE = 5,
-    MANTRA_TC_BYTE = 6,
-    MANTRA_TC_INT16 = 7,
-    MANTRA_TC_UINT16 = 8,
-    MANTRA_TC_INT32 = 9,
-    MANTRA_TC_UINT32 = 10,
-    MANTRA_TC_INT64 = 11,
-    MANTRA_TC_UINT64 = 12,
-    MANTRA_TC_SINGLE = 13,
-    MANTRA_TC_DOUBLE = 14,
-    MANTRA_TC_DECIMAL = 15, /* 16 bytes; TraceEvent does not decode it */
-    MANTRA_TC_DATETIME = 16, /* FILETIME */
-    MANTRA_TC_GUID = 17,
-    MANTRA_TC_STRING = 18,  /* UTF-16LE, NUL-terminated */
-    MANTRA_TC_ARRAY = 19    /* uint16 count + elements; V2Params only */
-};
 
 #define MANTRA_METADATA_MAX_DEPTH 16
 

@@ -27,45 +27,12 @@
 
 #include "mantra/event.h"
 #include "mantra/status.h"
+#include "mantra/types.h"
 
 MANTRA_BEGIN_DECLS
 
 struct mantra_manifest;       /* mantra/manifest.h */
 struct mantra_manifest_event; /* mantra/manifest.h */
-
-/* Type codes of event fields (System.TypeCode values plus EventPipe's; 20..26 are V6 only). */
-enum mantra_type {
-    MANTRA_TYPE_EMPTY = 0,
-    MANTRA_TYPE_OBJECT = 1,
-    MANTRA_TYPE_DBNULL = 2,
-    MANTRA_TYPE_BOOLEAN = 3, /* 4 bytes */
-    MANTRA_TYPE_CHAR = 4,    /* one UTF-16 code unit */
-    MANTRA_TYPE_SBYTE = 5,
-    MANTRA_TYPE_BYTE = 6,
-    MANTRA_TYPE_INT16 = 7,
-    MANTRA_TYPE_UINT16 = 8,
-    MANTRA_TYPE_INT32 = 9,
-    MANTRA_TYPE_UINT32 = 10,
-    MANTRA_TYPE_INT64 = 11,
-    MANTRA_TYPE_UINT64 = 12,
-    MANTRA_TYPE_SINGLE = 13,
-    MANTRA_TYPE_DOUBLE = 14,
-    MANTRA_TYPE_DECIMAL = 15, /* 16 bytes, delivered raw */
-    MANTRA_TYPE_DATETIME = 16, /* FILETIME */
-    MANTRA_TYPE_GUID = 17,
-    MANTRA_TYPE_STRING = 18, /* UTF-16LE, NUL-terminated */
-    MANTRA_TYPE_ARRAY = 19,  /* uint16 count + elements */
-    MANTRA_TYPE_VARINT = 20,
-    MANTRA_TYPE_VARUINT = 21,
-    MANTRA_TYPE_FIXED_ARRAY = 22,
-    MANTRA_TYPE_UTF8_CODE_UNIT = 23,
-    MANTRA_TYPE_RELLOC = 24,
-    MANTRA_TYPE_DATALOC = 25,
-    MANTRA_TYPE_BOOLEAN8 = 26,
-    /* Not a nettrace type code: a NUL-terminated UTF-8 string (`data`/`size` without the NUL), as a
-     * manifest's AnsiString fields are decoded (fields from mantra_reader_add_manifest). */
-    MANTRA_TYPE_STRING8 = 0x100
-};
 
 /* One field of an event's metadata (a tree: objects have fields, arrays an element type). */
 typedef struct mantra_field_desc {
@@ -270,8 +237,6 @@ int mantra_decode_payload(const mantra_field_desc *fields, uint32_t count, const
  * through the descriptions in metadata->fields (and map names in mantra_value.map_text). */
 int mantra_decode_event(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx);
 
-/* Name of a type code ("UInt32", ...); "?" when unknown. */
-const char *mantra_type_name(uint32_t type);
 
 MANTRA_END_DECLS
 

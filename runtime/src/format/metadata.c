@@ -13,8 +13,8 @@
 #include "mantra/metadata.h"
 
 typedef struct node {
-    uint32_t type;      /* TypeCode; MANTRA_TC_ARRAY for arrays */
-    uint32_t elem;      /* arrays: element TypeCode (MANTRA_TC_OBJECT for struct arrays) */
+    uint32_t type;      /* TypeCode; MANTRA_TYPE_ARRAY for arrays */
+    uint32_t elem;      /* arrays: element TypeCode (MANTRA_TYPE_OBJECT for struct arrays) */
     size_t name_off;    /* into names (UTF-8, NUL-terminated) */
     int32_t first_child, last_child, next; /* struct members (structs and struct arrays) */
     uint32_t child_count;
@@ -169,7 +169,7 @@ static int add_node(mantra_metadata_builder *b, const char *name, uint32_t type,
     return MANTRA_OK;
 }
 
-static int scalar_ok(uint32_t t) { return t >= MANTRA_TC_BOOLEAN && t <= MANTRA_TC_STRING; }
+static int scalar_ok(uint32_t t) { return t >= MANTRA_TYPE_BOOLEAN && t <= MANTRA_TYPE_STRING; }
 
 int mantra_metadata_field(mantra_metadata_builder *b, const char *name, uint32_t typecode) {
     if (!b)
@@ -184,7 +184,7 @@ int mantra_metadata_array(mantra_metadata_builder *b, const char *name, uint32_t
         return MANTRA_EINVAL;
     if (!scalar_ok(element_typecode))
         return fail(b, MANTRA_EINVAL, "array element type code %u is not a scalar type", element_typecode);
-    int rc = add_node(b, name, MANTRA_TC_ARRAY, element_typecode, NULL);
+    int rc = add_node(b, name, MANTRA_TYPE_ARRAY, element_typecode, NULL);
     if (rc == MANTRA_OK)
         b->has_array = 1;
     return rc;
@@ -196,7 +196,7 @@ static int begin_struct(mantra_metadata_builder *b, const char *name, int array)
     if (b->depth == MANTRA_METADATA_MAX_DEPTH)
         return fail(b, MANTRA_ERANGE, "structs nested deeper than %d", MANTRA_METADATA_MAX_DEPTH);
     int32_t i = -1;
-    int rc = add_node(b, name, array ? MANTRA_TC_ARRAY : MANTRA_TC_OBJECT, array ? MANTRA_TC_OBJECT : 0, &i);
+    int rc = add_node(b, name, array ? MANTRA_TYPE_ARRAY : MANTRA_TYPE_OBJECT, array ? MANTRA_TYPE_OBJECT : 0, &i);
     if (rc != MANTRA_OK)
         return rc;
     if (array)
@@ -270,7 +270,7 @@ static void emit_name(mantra_metadata_builder *b, size_t off) {
 static void emit_v1(mantra_metadata_builder *b, int32_t i) {
     const node *n = &b->nodes[i];
     emit_u32(b, n->type);
-    if (n->type == MANTRA_TC_OBJECT) {
+    if (n->type == MANTRA_TYPE_OBJECT) {
         emit_u32(b, n->child_count);
         for (int32_t c = n->first_child; c >= 0; c = b->nodes[c].next)
             emit_v1(b, c);
@@ -293,11 +293,11 @@ static void emit_v2(mantra_metadata_builder *b, int32_t i) {
     emit_u32(b, 0);
     emit_name(b, b->nodes[i].name_off);
     emit_u32(b, b->nodes[i].type);
-    if (b->nodes[i].type == MANTRA_TC_ARRAY) {
+    if (b->nodes[i].type == MANTRA_TYPE_ARRAY) {
         emit_u32(b, b->nodes[i].elem);
-        if (b->nodes[i].elem == MANTRA_TC_OBJECT)
+        if (b->nodes[i].elem == MANTRA_TYPE_OBJECT)
             emit_v2_struct_members(b, &b->nodes[i]);
-    } else if (b->nodes[i].type == MANTRA_TC_OBJECT) {
+    } else if (b->nodes[i].type == MANTRA_TYPE_OBJECT) {
         emit_v2_struct_members(b, &b->nodes[i]);
     }
     if (!b->oom)

@@ -10,8 +10,6 @@
 #include "manifest/loader-internal.h"
 
 static const char *const FIELD_KEYS[] = {"name", "type", "out", "map", "length", "count", "fields", NULL};
-/* Bytes of each type (0: variable or by length); indexed by MANTRA_MANIFEST_TYPE_*. */
-static const uint8_t TYPE_SIZES[] = {0, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 4, 16, 0, 8, 0, 0, 0, 0};
 
 typedef struct field_src {
     yaml_node_t *node;
@@ -90,10 +88,11 @@ static uint64_t sat_mul(uint64_t a, uint64_t b) { return (a != 0 && b > UINT64_M
 uint64_t mf_fixed_size(const mantra_manifest_field *f, size_t n) {
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t elem = f[i].type == MANTRA_MANIFEST_TYPE_POINTER ? 8 : TYPE_SIZES[f[i].type];
-        if (f[i].type == MANTRA_MANIFEST_TYPE_BINARY)
+        const mf_type_info *ti = mf_type_info_of(f[i].type);
+        uint64_t elem = f[i].type == MANTRA_TYPE_POINTER ? 8 : ti ? ti->size : 0;
+        if (f[i].type == MANTRA_TYPE_BINARY)
             elem = f[i].length_kind == MANTRA_MANIFEST_REF_FIXED ? f[i].length : 0;
-        if (f[i].type == MANTRA_MANIFEST_TYPE_STRUCT)
+        if (f[i].type == MANTRA_TYPE_OBJECT)
             elem = mf_fixed_size(f[i].members, f[i].member_count);
         uint64_t count = f[i].count_kind == MANTRA_MANIFEST_REF_FIXED ? f[i].count
                          : f[i].count_kind == MANTRA_MANIFEST_REF_FIELD ? 0
@@ -129,16 +128,16 @@ static void fields(mf_loader *l, mf_provider_ctx *c, yaml_node_item_t *items, si
             s->length = mf_size_ref_of(l, p.val[4], "length");
         if (mf_given(&p, 5))
             s->count = mf_size_ref_of(l, p.val[5], "count");
-        if (p.key[6] != NULL && f->type != MANTRA_MANIFEST_TYPE_STRUCT) {
+        if (p.key[6] != NULL && f->type != MANTRA_TYPE_OBJECT) {
             char note[300];
             snprintf(note, sizeof note, "field '%.200s' has type '%s'", f->name, mantra_manifest_type_name(f->type));
             mf_fail(l, p.key[6], note, "only a struct field can have 'fields'");
         }
         f->line = mf_node_line(node);
         f->column = mf_node_col(node);
-        f->size = TYPE_SIZES[f->type];
+        f->size = mf_type_info_of(f->type)->size; /* a type mf_field_type() accepted */
         f->slot = MANTRA_MANIFEST_NO_SLOT;
-        if (f->type == MANTRA_MANIFEST_TYPE_STRUCT) {
+        if (f->type == MANTRA_TYPE_OBJECT) {
             if (parent != NULL)
                 mf_fail(l, node, "a struct cannot contain structs", "struct '%s' is nested in struct '%s'", f->name,
                         parent->name);
@@ -157,7 +156,7 @@ static void fields(mf_loader *l, mf_provider_ctx *c, yaml_node_item_t *items, si
             mf_fail(l, s->node, mf_first_line(first->line, nb, sizeof nb), "field '%s' is defined twice%s", f->name,
                     where);
         }
-        if (f->type == MANTRA_MANIFEST_TYPE_STRUCT) {
+        if (f->type == MANTRA_TYPE_OBJECT) {
             if (!s->count.given)
                 mf_fail(l, s->node, "a struct is an array: give it a count (an earlier integer field or a number)",
                         "struct '%s' has no count", f->name);
@@ -179,18 +178,18 @@ static void fields(mf_loader *l, mf_provider_ctx *c, yaml_node_item_t *items, si
             if (mslots > *struct_slots)
                 *struct_slots = mslots;
         }
-        int array_ok = f->type != MANTRA_MANIFEST_TYPE_UNICODE_STRING && f->type != MANTRA_MANIFEST_TYPE_ANSI_STRING &&
-                       f->type != MANTRA_MANIFEST_TYPE_BINARY;
+        int array_ok = f->type != MANTRA_TYPE_STRING && f->type != MANTRA_TYPE_STRING8 &&
+                       f->type != MANTRA_TYPE_BINARY;
         int count_given = s->count.given;
         if (s->length.given && count_given)
             mf_fail(l, s->node, NULL, "field '%s' has both a count and a length", f->name);
         else if (count_given && !array_ok)
             mf_fail(l, s->node, "arrays of strings and of Binary cannot be written",
                     "field '%s' of type '%s' cannot have a count", f->name, mantra_manifest_type_name(f->type));
-        else if (s->length.given && f->type != MANTRA_MANIFEST_TYPE_BINARY)
+        else if (s->length.given && f->type != MANTRA_TYPE_BINARY)
             mf_fail(l, s->node, "only Binary fields take a length", "field '%s' of type '%s' cannot have a length",
                     f->name, mantra_manifest_type_name(f->type));
-        else if (f->type == MANTRA_MANIFEST_TYPE_BINARY && !s->length.given)
+        else if (f->type == MANTRA_TYPE_BINARY && !s->length.given)
             mf_fail(l, s->node, "give it a length: an earlier integer field or a number",
                     "field '%s' of type 'Binary' has no length", f->name);
         reference(l, "length", &s->length, out, n, i, s->node, outer, outer_n, &f->length_kind, &f->length, slot_count);

@@ -132,9 +132,10 @@ uint64_t mf_in_range(mf_loader *l, const mf_int *v, const char *what, const char
                      unsigned col, const char *note);
 int mf_boolean(mf_loader *l, yaml_node_t *n, const char *key);
 uint8_t mf_level(mf_loader *l, yaml_node_t *n, const char *key);
-uint8_t mf_field_type(mf_loader *l, yaml_node_t *n, const char *key);
-static inline int mf_is_integer_type(uint8_t t) {
-    return t >= MANTRA_MANIFEST_TYPE_INT8 && t <= MANTRA_MANIFEST_TYPE_UINT64;
+uint16_t mf_field_type(mf_loader *l, yaml_node_t *n, const char *key);
+/* SByte .. UInt64 are the contiguous type codes 5..12. */
+static inline int mf_is_integer_type(unsigned t) {
+    return t >= MANTRA_TYPE_SBYTE && t <= MANTRA_TYPE_UINT64;
 }
 /* A GUID value as the Python loader keeps it: stripped, without braces, lower case. */
 const char *mf_guid_text(mf_loader *l, yaml_node_t *n, const char *key);

@@ -51,4 +51,15 @@ int mf_guid_cmp(const mantra_guid *a, const mantra_guid *b);
 /* Called by the loader once the providers are built: the lookup indexes. Returns 0 or -1 (no memory). */
 int mf_build_indexes(mantra_manifest *m);
 
+/* The manifest's field types (manifest.c): enum mantra_type value, manifest spelling, element bytes. */
+typedef struct mf_type_info {
+    uint16_t type;
+    const char *name;
+    uint8_t size;
+} mf_type_info;
+#define MF_FIELD_TYPE_COUNT 18u
+extern const mf_type_info mf_field_types[MF_FIELD_TYPE_COUNT];
+/* The entry of a manifest field type, or NULL. */
+const mf_type_info *mf_type_info_of(int type);
+
 #endif

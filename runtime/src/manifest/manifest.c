@@ -58,14 +58,30 @@ void mantra_manifest_error_free(mantra_manifest_error *e) {
 
 /* ---- types -------------------------------------------------------------------------------------- */
 
+/* The manifest's field types in the order docs/manifest.md lists them, with their spelling and the
+ * bytes of one element (0: the trace's pointer size, or variable: strings, Binary, struct). */
+const mf_type_info mf_field_types[MF_FIELD_TYPE_COUNT] = {
+    {MANTRA_TYPE_SBYTE, "Int8", 1},     {MANTRA_TYPE_BYTE, "UInt8", 1},
+    {MANTRA_TYPE_INT16, "Int16", 2},    {MANTRA_TYPE_UINT16, "UInt16", 2},
+    {MANTRA_TYPE_INT32, "Int32", 4},    {MANTRA_TYPE_UINT32, "UInt32", 4},
+    {MANTRA_TYPE_INT64, "Int64", 8},    {MANTRA_TYPE_UINT64, "UInt64", 8},
+    {MANTRA_TYPE_SINGLE, "Float", 4},   {MANTRA_TYPE_DOUBLE, "Double", 8},
+    {MANTRA_TYPE_BOOLEAN, "Boolean", 4}, {MANTRA_TYPE_GUID, "GUID", 16},
+    {MANTRA_TYPE_POINTER, "Pointer", 0}, {MANTRA_TYPE_DATETIME, "FILETIME", 8},
+    {MANTRA_TYPE_STRING, "UnicodeString", 0}, {MANTRA_TYPE_STRING8, "AnsiString", 0},
+    {MANTRA_TYPE_BINARY, "Binary", 0},  {MANTRA_TYPE_OBJECT, "struct", 0},
+};
+
+const mf_type_info *mf_type_info_of(int type) {
+    for (unsigned i = 0; i < MF_FIELD_TYPE_COUNT; i++)
+        if (mf_field_types[i].type == type)
+            return &mf_field_types[i];
+    return NULL;
+}
+
 const char *mantra_manifest_type_name(int type) {
-    static const char *const names[] = {"?",      "Int8",   "UInt8",   "Int16",   "UInt16",  "Int32",
-                                        "UInt32", "Int64",  "UInt64",  "Float",   "Double",  "Boolean",
-                                        "GUID",   "Pointer", "FILETIME", "UnicodeString", "AnsiString",
-                                        "Binary", "struct"};
-    if (type < 1 || type > MANTRA_MANIFEST_TYPE_STRUCT)
-        return "?";
-    return names[type];
+    const mf_type_info *t = mf_type_info_of(type);
+    return t ? t->name : "?";
 }
 
 /* ---- GUIDs ------------------------------------------------------------------------------------- */

@@ -27,7 +27,7 @@ static int call(dstate *d, mantra_manifest_value *v) {
 }
 
 static size_t elem_size(const mantra_manifest_field *f, unsigned pointer_size) {
-    return f->type == MANTRA_MANIFEST_TYPE_POINTER ? pointer_size : f->size;
+    return f->type == MANTRA_TYPE_POINTER ? pointer_size : f->size;
 }
 
 /* Reads one fixed-size scalar of f's type into v (SCALAR); *raw gets the unsigned bits. */
@@ -35,74 +35,74 @@ static int read_scalar(dstate *d, const mantra_manifest_field *f, mantra_manifes
     mantra_cursor *c = &d->c;
     v->offset = c->pos;
     switch (f->type) {
-    case MANTRA_MANIFEST_TYPE_INT8:
-    case MANTRA_MANIFEST_TYPE_UINT8: {
+    case MANTRA_TYPE_SBYTE:
+    case MANTRA_TYPE_BYTE: {
         uint8_t x;
         MANTRA_TRY(mantra_cursor_u8(c, &x));
         *raw = x;
-        if (f->type == MANTRA_MANIFEST_TYPE_INT8)
+        if (f->type == MANTRA_TYPE_SBYTE)
             v->v.i = (int8_t)x;
         else
             v->v.u = x;
         break;
     }
-    case MANTRA_MANIFEST_TYPE_INT16:
-    case MANTRA_MANIFEST_TYPE_UINT16: {
+    case MANTRA_TYPE_INT16:
+    case MANTRA_TYPE_UINT16: {
         uint16_t x;
         MANTRA_TRY(mantra_cursor_u16(c, &x));
         *raw = x;
-        if (f->type == MANTRA_MANIFEST_TYPE_INT16)
+        if (f->type == MANTRA_TYPE_INT16)
             v->v.i = (int16_t)x;
         else
             v->v.u = x;
         break;
     }
-    case MANTRA_MANIFEST_TYPE_INT32:
-    case MANTRA_MANIFEST_TYPE_UINT32:
-    case MANTRA_MANIFEST_TYPE_BOOLEAN: {
+    case MANTRA_TYPE_INT32:
+    case MANTRA_TYPE_UINT32:
+    case MANTRA_TYPE_BOOLEAN: {
         uint32_t x;
         MANTRA_TRY(mantra_cursor_u32(c, &x));
         *raw = x;
-        if (f->type == MANTRA_MANIFEST_TYPE_INT32)
+        if (f->type == MANTRA_TYPE_INT32)
             v->v.i = (int32_t)x;
         else
             v->v.u = x;
         break;
     }
-    case MANTRA_MANIFEST_TYPE_INT64:
-    case MANTRA_MANIFEST_TYPE_UINT64:
-    case MANTRA_MANIFEST_TYPE_FILETIME: {
+    case MANTRA_TYPE_INT64:
+    case MANTRA_TYPE_UINT64:
+    case MANTRA_TYPE_DATETIME: {
         uint64_t x;
         MANTRA_TRY(mantra_cursor_u64(c, &x));
         *raw = x;
-        if (f->type == MANTRA_MANIFEST_TYPE_INT64)
+        if (f->type == MANTRA_TYPE_INT64)
             v->v.i = (int64_t)x;
         else
             v->v.u = x;
         break;
     }
-    case MANTRA_MANIFEST_TYPE_POINTER: {
+    case MANTRA_TYPE_POINTER: {
         uint64_t x;
         MANTRA_TRY(mantra_cursor_pointer(c, &x));
         *raw = x;
         v->v.u = x;
         break;
     }
-    case MANTRA_MANIFEST_TYPE_FLOAT: {
+    case MANTRA_TYPE_SINGLE: {
         float x;
         MANTRA_TRY(mantra_cursor_f32(c, &x));
         *raw = 0;
         v->v.f = (double)x;
         break;
     }
-    case MANTRA_MANIFEST_TYPE_DOUBLE: {
+    case MANTRA_TYPE_DOUBLE: {
         double x;
         MANTRA_TRY(mantra_cursor_f64(c, &x));
         *raw = 0;
         v->v.f = x;
         break;
     }
-    case MANTRA_MANIFEST_TYPE_GUID:
+    case MANTRA_TYPE_GUID:
         MANTRA_TRY(mantra_cursor_guid(c, &v->v.guid));
         *raw = 0;
         break;
@@ -138,7 +138,7 @@ static int decode_fields(dstate *d, const mantra_manifest_field *list, uint32_t 
             count = slots[list[f->count].slot];
         d->failed = f;
         int r;
-        if (f->type == MANTRA_MANIFEST_TYPE_STRUCT) {
+        if (f->type == MANTRA_TYPE_OBJECT) {
             value_init(&v, MANTRA_MANIFEST_VALUE_STRUCT_BEGIN, f, depth);
             v.count = count;
             v.offset = d->c.pos;
@@ -176,12 +176,12 @@ static int decode_fields(dstate *d, const mantra_manifest_field *list, uint32_t 
                 return STOPPED;
             continue;
         }
-        if (f->type == MANTRA_MANIFEST_TYPE_UNICODE_STRING || f->type == MANTRA_MANIFEST_TYPE_ANSI_STRING) {
-            value_init(&v, f->type == MANTRA_MANIFEST_TYPE_ANSI_STRING ? MANTRA_MANIFEST_VALUE_STRING8
+        if (f->type == MANTRA_TYPE_STRING || f->type == MANTRA_TYPE_STRING8) {
+            value_init(&v, f->type == MANTRA_TYPE_STRING8 ? MANTRA_MANIFEST_VALUE_STRING8
                                                                        : MANTRA_MANIFEST_VALUE_STRING16,
                        f, depth);
             v.offset = d->c.pos;
-            r = f->type == MANTRA_MANIFEST_TYPE_ANSI_STRING ? mantra_cursor_str8(&d->c, &v.v.str8)
+            r = f->type == MANTRA_TYPE_STRING8 ? mantra_cursor_str8(&d->c, &v.v.str8)
                                                             : mantra_cursor_str16(&d->c, &v.v.str16);
             if (r < 0)
                 return r;
@@ -190,7 +190,7 @@ static int decode_fields(dstate *d, const mantra_manifest_field *list, uint32_t 
                 return STOPPED;
             continue;
         }
-        if (f->type == MANTRA_MANIFEST_TYPE_BINARY) {
+        if (f->type == MANTRA_TYPE_BINARY) {
             uint64_t length = f->length_kind == MANTRA_MANIFEST_REF_FIELD ? slots[list[f->length].slot] : f->length;
             mantra_array a;
             value_init(&v, MANTRA_MANIFEST_VALUE_BINARY, f, depth);

@@ -131,14 +131,14 @@ uint8_t mf_level(mf_loader *l, yaml_node_t *n, const char *key) {
     "valid types: Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Float, Double, Boolean, GUID, "        \
     "Pointer, FILETIME, UnicodeString, AnsiString, Binary, struct (scalar types also with 'win:')"
 
-uint8_t mf_field_type(mf_loader *l, yaml_node_t *n, const char *key) {
+uint16_t mf_field_type(mf_loader *l, yaml_node_t *n, const char *key) {
     const char *text = mf_scalar(l, n, key, "a field type");
-    for (uint8_t i = 1; i <= MANTRA_MANIFEST_TYPE_STRUCT; i++) {
-        if (strcmp(text, mantra_manifest_type_name(i)) == 0)
-            return i;
-        if (i != MANTRA_MANIFEST_TYPE_STRUCT && strncmp(text, "win:", 4) == 0 &&
-            strcmp(text + 4, mantra_manifest_type_name(i)) == 0)
-            return i;
+    for (unsigned i = 0; i < MF_FIELD_TYPE_COUNT; i++) {
+        const mf_type_info *t = &mf_field_types[i];
+        if (strcmp(text, t->name) == 0)
+            return t->type;
+        if (t->type != MANTRA_TYPE_OBJECT && strncmp(text, "win:", 4) == 0 && strcmp(text + 4, t->name) == 0)
+            return t->type;
     }
     mf_fail(l, n, TYPE_HINT, "unknown field type '%s'", text);
 }

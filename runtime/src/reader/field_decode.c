@@ -1,7 +1,7 @@
 /* Metadata-driven payload decoding (mantra_decode_payload, mantra_decode_event) through a visitor:
  * the payload encodings of the nettrace type codes (microsoft/perfview,
  * src/TraceEvent/EventPipe/EventPipeMetadata.cs and NetTraceFormat.md, the TypeCode table and the V6
- * additions), read with the payload cursor (core/cursor-internal.h); mantra_type_name. */
+ * additions), read with the payload cursor (core/cursor-internal.h) */
 #include <string.h>
 
 #include "core/cursor-internal.h"
@@ -277,14 +277,4 @@ int mantra_decode_event(const mantra_trace_event *ev, const mantra_field_visitor
         return rd_manifest_decode(ev, visitor, ctx);
     return mantra_decode_payload(ev->metadata->fields, ev->metadata->field_count, ev->payload, ev->payload_size,
                                  ev->pointer_size, visitor, ctx);
-}
-
-const char *mantra_type_name(uint32_t type) {
-    static const char *const names[] = {"Empty",   "Object",  "DBNull",  "Boolean",        "Char",
-                                        "SByte",   "Byte",    "Int16",   "UInt16",         "Int32",
-                                        "UInt32",  "Int64",   "UInt64",  "Single",         "Double",
-                                        "Decimal", "DateTime", "Guid",   "String",         "Array",
-                                        "VarInt",  "VarUInt", "FixedLengthArray", "UTF8CodeUnit", "RelLoc",
-                                        "DataLoc", "Boolean8"};
-    return type < sizeof names / sizeof names[0] ? names[type] : "?";
 }

@@ -9,26 +9,14 @@
 
 /* ---- descriptions ------------------------------------------------------------------------ */
 
+/* A manifest scalar's type as a trace field: the same code (manifests and traces share enum
+ * mantra_type), except Pointer, which is an unsigned integer of the trace's pointer size. */
 static uint32_t scalar_type(int type, uint32_t pointer_size) {
-    switch (type) {
-    case MANTRA_MANIFEST_TYPE_INT8: return MANTRA_TYPE_SBYTE;
-    case MANTRA_MANIFEST_TYPE_UINT8: return MANTRA_TYPE_BYTE;
-    case MANTRA_MANIFEST_TYPE_INT16: return MANTRA_TYPE_INT16;
-    case MANTRA_MANIFEST_TYPE_UINT16: return MANTRA_TYPE_UINT16;
-    case MANTRA_MANIFEST_TYPE_INT32: return MANTRA_TYPE_INT32;
-    case MANTRA_MANIFEST_TYPE_UINT32: return MANTRA_TYPE_UINT32;
-    case MANTRA_MANIFEST_TYPE_INT64: return MANTRA_TYPE_INT64;
-    case MANTRA_MANIFEST_TYPE_UINT64: return MANTRA_TYPE_UINT64;
-    case MANTRA_MANIFEST_TYPE_FLOAT: return MANTRA_TYPE_SINGLE;
-    case MANTRA_MANIFEST_TYPE_DOUBLE: return MANTRA_TYPE_DOUBLE;
-    case MANTRA_MANIFEST_TYPE_BOOLEAN: return MANTRA_TYPE_BOOLEAN;
-    case MANTRA_MANIFEST_TYPE_GUID: return MANTRA_TYPE_GUID;
-    case MANTRA_MANIFEST_TYPE_POINTER: return pointer_size == 4 ? MANTRA_TYPE_UINT32 : MANTRA_TYPE_UINT64;
-    case MANTRA_MANIFEST_TYPE_FILETIME: return MANTRA_TYPE_DATETIME;
-    case MANTRA_MANIFEST_TYPE_UNICODE_STRING: return MANTRA_TYPE_STRING;
-    case MANTRA_MANIFEST_TYPE_ANSI_STRING: return MANTRA_TYPE_STRING8;
-    default: return MANTRA_TYPE_EMPTY;
-    }
+    if (type == MANTRA_TYPE_POINTER)
+        return pointer_size == 4 ? MANTRA_TYPE_UINT32 : MANTRA_TYPE_UINT64;
+    if (type == MANTRA_TYPE_BINARY || type == MANTRA_TYPE_OBJECT)
+        return MANTRA_TYPE_EMPTY; /* not scalars: fill_field makes arrays of them */
+    return (uint32_t)type;
 }
 
 /* An element description (of a scalar array, a Binary or a struct). */
@@ -51,11 +39,11 @@ static int fill_field(cm_arena *a, const mantra_manifest_field *f, uint32_t poin
     mantra_field_desc *elem = NULL;
     uint8_t kind = f->count_kind;
     uint32_t fixed = f->count;
-    if (f->type == MANTRA_MANIFEST_TYPE_BINARY) {
+    if (f->type == MANTRA_TYPE_BINARY) {
         elem = new_desc(a, MANTRA_TYPE_BYTE);
         kind = f->length_kind == MANTRA_MANIFEST_REF_NONE ? MANTRA_MANIFEST_REF_FIELD : f->length_kind;
         fixed = f->length;
-    } else if (f->type == MANTRA_MANIFEST_TYPE_STRUCT) {
+    } else if (f->type == MANTRA_TYPE_OBJECT) {
         elem = new_desc(a, MANTRA_TYPE_OBJECT);
         if (elem == NULL)
             return MANTRA_ENOMEM;
@@ -145,8 +133,8 @@ static int fwd(adapter *ad, int (*fn)(void *, const mantra_value *), const mantr
 }
 
 static int is_signed(int type) {
-    return type == MANTRA_MANIFEST_TYPE_INT8 || type == MANTRA_MANIFEST_TYPE_INT16 ||
-           type == MANTRA_MANIFEST_TYPE_INT32 || type == MANTRA_MANIFEST_TYPE_INT64;
+    return type == MANTRA_TYPE_SBYTE || type == MANTRA_TYPE_INT16 ||
+           type == MANTRA_TYPE_INT32 || type == MANTRA_TYPE_INT64;
 }
 
 static int on_value(void *ctx, const mantra_manifest_value *mv) {
@@ -166,9 +154,9 @@ static int on_value(void *ctx, const mantra_manifest_value *mv) {
             v.name = "";
             v.type = d->element->type;
         }
-        if (mv->type == MANTRA_MANIFEST_TYPE_FLOAT || mv->type == MANTRA_MANIFEST_TYPE_DOUBLE) {
+        if (mv->type == MANTRA_TYPE_SINGLE || mv->type == MANTRA_TYPE_DOUBLE) {
             v.d = mv->v.f;
-        } else if (mv->type == MANTRA_MANIFEST_TYPE_GUID) {
+        } else if (mv->type == MANTRA_TYPE_GUID) {
             v.guid = mv->v.guid;
             v.size = 16;
         } else if (is_signed(mv->type)) {

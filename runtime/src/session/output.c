@@ -39,11 +39,11 @@ static int open_writer(session *s) {
     size_t bsize;
     rc = mantra_metadata_begin(b, 1, "ProcessInfo", 0, 0, MANTRA_LEVEL_LOG_ALWAYS, 0);
     if (!rc)
-        rc = mantra_metadata_field(b, "CommandLine", MANTRA_TC_STRING);
+        rc = mantra_metadata_field(b, "CommandLine", MANTRA_TYPE_STRING);
     if (!rc)
-        rc = mantra_metadata_field(b, "OSInformation", MANTRA_TC_STRING);
+        rc = mantra_metadata_field(b, "OSInformation", MANTRA_TYPE_STRING);
     if (!rc)
-        rc = mantra_metadata_field(b, "ArchInformation", MANTRA_TC_STRING);
+        rc = mantra_metadata_field(b, "ArchInformation", MANTRA_TYPE_STRING);
     if (!rc)
         rc = mantra_metadata_finish(b, &blob, &bsize);
     if (!rc)
