@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "mantra/event.h"
 #include "ClrEtwAll_coreclr_2019_registry.h"
 #include "ClrEtwAll_coreclr_2019_writers.h"
@@ -411,7 +411,7 @@ START_TEST(listener_enables_every_event) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("clretwall-model");
     TCase *tc = tcase_create("model");
     tcase_add_test(tc, four_providers_416_events);
@@ -425,9 +425,7 @@ int main(void) {
     tcase_add_test(tc, register_and_enable);
     tcase_add_test(tc, listener_enables_every_event);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

@@ -1,10 +1,13 @@
 /* Generated events (mantra::dotnet) through the nettrace writer: the metadata row payload is
- * int32 id + UTF-16 provider name + desc->metadata (§5.1), payloads come from the generated
- * writers (captured with a listener), and descs without a blob get minimal metadata (§5.5). */
+ * int32 id + UTF-16 provider name + desc->metadata (dotnet/runtime, src/native/eventpipe/ep-config.c,
+ * ep_config_build_event_metadata_event), payloads come from the generated
+ * writers (captured with a listener), and descs without a blob get minimal metadata (dotnet/runtime,
+ * src/native/eventpipe/ep-metadata-generator.c, event_build_minimum_metadata). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "dotnet_registry.h"
 #include "dotnet_writers.h"
 #include "format/walk.h"
@@ -95,7 +98,7 @@ START_TEST(generated_writer_to_nettrace) {
     ck_assert_uint_eq(tw_u32(blob + 18), desc->level);
     ck_assert_uint_eq(tw_u32(blob + 22), 0);
 
-    /* the events: payloads exactly as the generated writer laid them out (§5.6, packed LE) */
+    /* the events: payloads exactly as the generated writer laid them out (packed, little-endian) */
     const tw_block *eb = NULL;
     for (size_t i = 0; i < t.count; i++)
         if (strcmp(t.blocks[i].name, "EventBlock") == 0)
@@ -155,15 +158,13 @@ START_TEST(add_event_argument_errors) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("generated_events");
     TCase *tc = tcase_create("generated");
     tcase_add_test(tc, generated_writer_to_nettrace);
     tcase_add_test(tc, add_event_argument_errors);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

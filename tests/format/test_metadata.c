@@ -1,12 +1,15 @@
-/* mantra/metadata.h: exact V5 metadata blobs (nettrace-format.md §5.1-§5.4). */
+/* mantra/metadata.h: exact V5 metadata blobs. Layouts: microsoft/perfview,
+ * src/TraceEvent/EventPipe/NetTraceFormat_v5.md (metadata record, V1 fields, tags, V2Params fields), as
+ * dotnet/runtime writes them (src/native/eventpipe/ep-metadata-generator.c) and microsoft/perfview reads them
+ * (src/TraceEvent/EventPipe/EventPipeMetadata.cs). */
 #include <check.h>
-#include <stdlib.h>
 
+#include "check_main.h"
 #include "mantra/metadata.h"
 
 #define U32(v) (uint8_t)((v) & 0xff), (uint8_t)(((v) >> 8) & 0xff), 0, 0
 
-/* The worked example of §5.4 (arraytypes fixture, TestEvent1): arrays force V2Params, V1 count 0. */
+/* V2Params as in the arraytypes fixture (TestEvent1): arrays force V2Params, V1 count 0. */
 START_TEST(v2params_worked_example) {
     mantra_metadata_builder *b;
     ck_assert_int_eq(mantra_metadata_builder_new(&b), 0);
@@ -31,7 +34,7 @@ START_TEST(v2params_worked_example) {
 }
 END_TEST
 
-/* §5.2: nested Object fields in a V1 list (type, count, members, then the name) + Opcode tag. */
+/* V1 fields: nested Object fields in a V1 list (type, count, members, then the name) + Opcode tag. */
 START_TEST(v1_nested_structs_and_opcode) {
     mantra_metadata_builder *b;
     ck_assert_int_eq(mantra_metadata_builder_new(&b), 0);
@@ -56,7 +59,7 @@ START_TEST(v1_nested_structs_and_opcode) {
         'I', 0, 'n', 0, 0, 0,                    /*   name of In */
         'P', 0, 't', 0, 0, 0,                    /* name of Pt */
         U32(18), 'Z', 0, 0, 0,                   /* Z String */
-        U32(1), 1, 10};                          /* §5.3 Opcode tag: size 1, kind 1, opcode 10 */
+        U32(1), 1, 10};                          /* Opcode tag: size 1, kind 1, opcode 10 */
     ck_assert_uint_eq(n, sizeof want);
     ck_assert_mem_eq(blob, want, sizeof want);
     /* the same description with V2Params forced */
@@ -72,7 +75,7 @@ START_TEST(v1_nested_structs_and_opcode) {
 }
 END_TEST
 
-/* §5.4: an array of structs and a struct in V2 form; FieldSize covers the nested fields. */
+/* V2 fields: an array of structs and a struct in V2 form; FieldSize covers the nested fields. */
 START_TEST(v2_struct_array) {
     mantra_metadata_builder *b;
     ck_assert_int_eq(mantra_metadata_builder_new(&b), 0);
@@ -128,7 +131,7 @@ START_TEST(builder_errors) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("metadata");
     TCase *tc = tcase_create("builder");
     tcase_add_test(tc, v2params_worked_example);
@@ -136,9 +139,7 @@ int main(void) {
     tcase_add_test(tc, v2_struct_array);
     tcase_add_test(tc, builder_errors);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

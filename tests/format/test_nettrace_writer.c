@@ -1,9 +1,14 @@
-/* nettrace V5 writer: exact bytes and structure. § numbers: ../shared/reference/nettrace-format.md. */
+/* nettrace V5 writer: exact bytes and structure. The layouts are those of microsoft/perfview,
+ * src/TraceEvent/EventPipe/NetTraceFormat_v5.md (objects, blocks, rows, metadata records), as the .NET
+ * runtime writes them: dotnet/runtime, src/native/eventpipe/ep-file.c (stream header, Trace object, end of
+ * stream), ep-stream.c (object framing) and ep-block.c (block padding and headers, compressed rows,
+ * StackBlock, SPBlock). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "format/walk.h"
 #include "mantra/metadata.h"
 #include "mantra/nettrace_writer.h"
@@ -69,29 +74,29 @@ START_TEST(minimal_trace_exact_bytes) {
     ck_assert_uint_eq(mantra_nettrace_metadata_id(f.w, f.key), 1);
     ck_assert_int_eq(mantra_nettrace_finish(f.w), 0);
     static const uint8_t want[] = {
-        /* 0: §2.1 stream header */
+        /* 0: stream header (ep-file.c ep_file_initialize_file) */
         'N', 'e', 't', 't', 'r', 'a', 'c', 'e', 0x14, 0, 0, 0,
         '!', 'F', 'a', 's', 't', 'S', 'e', 'r', 'i', 'a', 'l', 'i', 'z', 'a', 't', 'i', 'o', 'n', '.', '1',
-        /* 32: §2.3 Trace object v4 / min reader 4 */
+        /* 32: Trace object v4 / min reader 4 (ep-stream.c ep_fast_serializer_write_object) */
         5, 5, 1, 4, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 'T', 'r', 'a', 'c', 'e', 6,
-        /* 53: §2.4 SYSTEMTIME 2024-02-29 (Thursday = 4) 13:45:30.123 */
+        /* 53: SyncTimeUTC, SYSTEMTIME 2024-02-29 (Thursday = 4) 13:45:30.123 */
         0xe8, 0x07, 2, 0, 4, 0, 29, 0, 13, 0, 45, 0, 30, 0, 123, 0,
         /* SyncTimeQPC 1000, QPCFrequency 1e9, PointerSize 8, pid 4242, 4 CPUs, rate 1,000,000 ns */
         0xe8, 0x03, 0, 0, 0, 0, 0, 0, 0x00, 0xca, 0x9a, 0x3b, 0, 0, 0, 0, 8, 0, 0, 0, 0x92, 0x10, 0, 0,
         4, 0, 0, 0, 0x40, 0x42, 0x0f, 0, 6,
-        /* 102: MetadataBlock, BlockSize 68 at 131; 135 & 3 = 3 -> 1 padding byte (§2.5); content at 136 */
+        /* 102: MetadataBlock, BlockSize 68 at 131; 135 & 3 = 3 -> 1 padding byte (ep_block_fast_serialize); content at 136 */
         5, 5, 1, 2, 0, 0, 0, 2, 0, 0, 0, 13, 0, 0, 0, 'M', 'e', 't', 'a', 'd', 'a', 't', 'a', 'B', 'l', 'o', 'c', 'k', 6,
         68, 0, 0, 0, 0,
-        /* §3.1 header: HeaderSize 20, Flags 1, Min = Max = 2000 */
+        /* block header: HeaderSize 20, Flags 1, Min = Max = 2000 */
         20, 0, 1, 0, 0xd0, 0x07, 0, 0, 0, 0, 0, 0, 0xd0, 0x07, 0, 0, 0, 0, 0, 0,
-        /* §3.4 row: flags 0xC0 (sorted, payload size), TimestampDelta 2000 = d0 0f, PayloadSize 44 */
+        /* metadata row: flags 0xC0 (sorted, payload size), TimestampDelta 2000 = d0 0f, PayloadSize 44 */
         0xc0, 0xd0, 0x0f, 44,
-        /* §5.1 record: MetadataId 1, L"P", then the blob: EventId 1, L"E", Keywords 0, Version 0, Level 4,
-         * FieldCount 1, {TypeCode 10 (UInt32), L"X"} (§5.2) */
+        /* metadata record: MetadataId 1, L"P", then the blob: EventId 1, L"E", Keywords 0, Version 0, Level 4,
+         * FieldCount 1, {TypeCode 10 (UInt32), L"X"} (a V1 field) */
         1, 0, 0, 0, 'P', 0, 0, 0,
         1, 0, 0, 0, 'E', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 10, 0, 0, 0, 'X', 0, 0, 0,
         6,
-        /* 205: StackBlock, BlockSize 12 at 231; 235 -> 1 padding byte; content at 236 (§6):
+        /* 205: StackBlock, BlockSize 12 at 231; 235 -> 1 padding byte; content at 236:
          * FirstId 1, Count 1, one empty stack (size 0) */
         5, 5, 1, 2, 0, 0, 0, 2, 0, 0, 0, 10, 0, 0, 0, 'S', 't', 'a', 'c', 'k', 'B', 'l', 'o', 'c', 'k', 6,
         12, 0, 0, 0, 0,
@@ -101,18 +106,18 @@ START_TEST(minimal_trace_exact_bytes) {
         5, 5, 1, 2, 0, 0, 0, 2, 0, 0, 0, 10, 0, 0, 0, 'E', 'v', 'e', 'n', 't', 'B', 'l', 'o', 'c', 'k', 6,
         34, 0, 0, 0, 0,
         20, 0, 1, 0, 0xd0, 0x07, 0, 0, 0, 0, 0, 0, 0xd0, 0x07, 0, 0, 0, 0, 0, 0,
-        /* §3.2 row: flags 0xCF = MetadataId | Seq/Capture/Proc | ThreadId | StackId | sorted | size;
+        /* compressed row: flags 0xCF = MetadataId | Seq/Capture/Proc | ThreadId | StackId | sorted | size;
          * MetadataId 1; SeqDelta 0 (seq 1 = 0 + 0 + 1), CaptureThreadId 7, Proc 0; ThreadId 7;
          * StackId 1; TimestampDelta 2000; PayloadSize 4; payload */
         0xcf, 1, 0, 7, 0, 7, 1, 0xd0, 0x0f, 4, 0xef, 0xbe, 0xad, 0xde,
         6,
-        /* 315: SPBlock (§7), BlockSize 24 at 338; 342 & 3 = 2 -> 2 padding bytes; content at 344:
+        /* 315: SPBlock, BlockSize 24 at 338; 342 & 3 = 2 -> 2 padding bytes; content at 344:
          * Timestamp 2000, 1 thread: CaptureThreadId 7, last sequence 1 */
         5, 5, 1, 2, 0, 0, 0, 2, 0, 0, 0, 7, 0, 0, 0, 'S', 'P', 'B', 'l', 'o', 'c', 'k', 6,
         24, 0, 0, 0, 0, 0,
         0xd0, 0x07, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
         6,
-        /* 369: §2.6 end of stream */
+        /* 369: end of stream (NullReference tag) */
         1};
     size_t n;
     const uint8_t *got = fx_bytes(&f, &n);
@@ -206,7 +211,7 @@ START_TEST(bad_options_refused) {
 END_TEST
 
 /* Provider names of 1..4 characters shift every later block by 2 bytes: all four paddings occur,
- * every block content starts at a multiple of 4 and padding bytes are zero (§2.5). */
+ * every block content starts at a multiple of 4 and padding bytes are zero (ep-block.c ep_block_fast_serialize). */
 START_TEST(padding_at_every_offset) {
     int seen[4] = {0, 0, 0, 0};
     const char *names[] = {"A", "AB", "ABC", "ABCD"};
@@ -260,7 +265,7 @@ static const uint8_t *block_content(const uint8_t *d, const tw_trace *t, const c
     return NULL;
 }
 
-/* §3.2: each flag, in exact bytes. */
+/* The compressed row header: each flag, in exact bytes. */
 START_TEST(header_flags_exact) {
     mantra_nettrace_options o = opts_fixed();
     o.order = MANTRA_NETTRACE_CALLER_RUNS;
@@ -342,7 +347,7 @@ START_TEST(header_flags_exact) {
 }
 END_TEST
 
-/* 64-bit wrap-around timestamp deltas, 32-bit sequence wrap, largest varints (§3.2). */
+/* 64-bit wrap-around timestamp deltas, 32-bit sequence wrap, largest varints (compressed row header). */
 START_TEST(wraparound_and_max_varints) {
     mantra_nettrace_options o = opts_fixed();
     o.order = MANTRA_NETTRACE_CALLER_RUNS;
@@ -465,7 +470,7 @@ START_TEST(many_blocks_per_block_reset) {
 }
 END_TEST
 
-/* §6: identical stacks share an id within a sequence-point region; ids restart at 1 after an SP;
+/* StackBlock: identical stacks share an id within a sequence-point region; ids restart at 1 after an SP;
  * stack-less events use a size-0 entry, never id 0. */
 START_TEST(stack_dedup_and_regions) {
     mantra_nettrace_options o = opts_fixed();
@@ -535,7 +540,7 @@ START_TEST(stack_dedup_and_regions) {
 END_TEST
 
 /* Several capture threads; SPBlocks list each thread's last sequence number, dropped ones included;
- * automatic SPs every N bytes (§7). */
+ * automatic SPs every N bytes. */
 START_TEST(threads_and_sequence_points) {
     mantra_nettrace_options o = opts_fixed();
     o.block_bytes = 2048;
@@ -726,7 +731,7 @@ START_TEST(metadata_ids_on_first_use) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("nettrace_writer");
     TCase *tc = tcase_create("writer");
     tcase_add_test(tc, minimal_trace_exact_bytes);
@@ -743,9 +748,7 @@ int main(void) {
     tcase_add_test(tc, refusals_keep_writer_usable);
     tcase_add_test(tc, metadata_ids_on_first_use);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "format/walk.h"
 #include "mantra/metadata.h"
 #include "mantra/nettrace_writer.h"
@@ -385,7 +386,7 @@ START_TEST(writer_io_error_keeps_valid_prefix) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("sink");
     TCase *tc = tcase_create("sink");
     tcase_set_timeout(tc, 60);
@@ -398,9 +399,7 @@ int main(void) {
     tcase_add_test(tc, all_sinks_write_identical_bytes);
     tcase_add_test(tc, writer_io_error_keeps_valid_prefix);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

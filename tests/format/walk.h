@@ -1,5 +1,7 @@
 /* A tiny, strict nettrace V5 walker for the writer tests (independent of the reader under
- * runtime/src/reader/): object framing and padding (§2.3, §2.5) and compressed rows (§3.2). */
+ * runtime/src/reader/): object framing, block padding and compressed rows as dotnet/runtime writes them
+ * (src/native/eventpipe/ep-stream.c ep_fast_serializer_write_object, ep-block.c ep_block_fast_serialize and
+ * its compressed event header). */
 #ifndef MANTRA_TEST_FORMAT_WALK_H
 #define MANTRA_TEST_FORMAT_WALK_H
 

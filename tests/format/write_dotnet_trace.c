@@ -6,10 +6,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check_main.h"
 #include "dotnet_readers.h"
 #include "dotnet_writers.h"
 #include "mantra/nettrace_writer.h"
@@ -159,10 +159,5 @@ int main(int argc, char **argv) {
     TCase *t = tcase_create("write");
     tcase_add_test(t, write_and_read_back);
     suite_add_tcase(s, t);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK); /* the listener and writer are process globals */
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(s, CK_NOFORK); /* the listener and writer are process globals */
 }

@@ -1,6 +1,6 @@
 /* write_sample_traces OUTDIR: writes OUTDIR/alltypes.nettrace, a nettrace V5 trace that covers every
- * field type TraceEvent decodes (§5.6: Boolean, Char, SByte..UInt64, Single, Double, DateTime, Guid,
- * String), arrays (V2Params, §5.3/5.4) of scalars and of structs, nested structs (V1 and V2), an
+ * field type TraceEvent decodes (Boolean, Char, SByte..UInt64, Single, Double, DateTime, Guid,
+ * String), arrays (V2Params) of scalars and of structs, nested structs (V1 and V2), an
  * event without fields, stacks (shared and empty), three threads, many blocks and several sequence
  * points; and OUTDIR/alltypes.expected.jsonl, the exact `mantra dump --json` lines
  * (docs/dump-json.md) a correct reader prints for it, in file order (which is also time order:
@@ -11,13 +11,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check_main.h"
 #include "common/utf-internal.h"
 #include "format/walk.h"
 #include "mantra/metadata.h"
@@ -503,10 +503,5 @@ int main(int argc, char **argv) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, alltypes);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(s, CK_NOFORK);
 }

@@ -4,7 +4,6 @@
  * read outside the payload, whatever the counts and lengths inside it say. */
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "alltypes_readers.h"
 

@@ -10,6 +10,7 @@
 
 #include "alltypes_readers.h"
 #include "alltypes_writers.h"
+#include "check_main.h"
 
 /* ---- capture of written payloads ------------------------------------------------------------- */
 static uint8_t g_payload[MANTRA_MAX_PAYLOAD];
@@ -480,10 +481,4 @@ static Suite *suite(void) {
     return s;
 }
 
-int main(void) {
-    SRunner *r = srunner_create(suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+MANTRA_CHECK_MAIN(suite)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check_main.h"
 #include "gen/run_tool.h"
 
 static const char *const KINDS[] = {"defs.h",    "registry.h", "registry.c", "writers.h",
@@ -265,10 +266,7 @@ int main(void) {
     tcase_add_test(t, list_outputs_names_eight_files);
     tcase_add_test(t, usage_errors_exit_2);
     suite_add_tcase(s, t);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int rc = run_suite(s, CK_FORK_GETENV);
     free(g_scratch);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return rc;
 }

@@ -2,8 +2,6 @@
 #ifndef MANTRA_TESTS_MANIFEST_UTIL_H
 #define MANTRA_TESTS_MANIFEST_UTIL_H
 
-#include <stddef.h>
-
 #include "mantra/manifest.h"
 
 /* $MANTRA_SOURCE_DIR/rel (or ./rel); a static buffer. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check_main.h"
 #include "gen/run_tool.h"
 #include "manifest/manifest_test_util.h"
 #include "mantra/manifest.h"
@@ -197,9 +198,5 @@ int main(void) {
     tcase_add_test(tc, clretwall_agrees_with_generator);
     tcase_add_test(tc, project_manifests_agree_with_generator);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return run_suite(s, CK_FORK_GETENV);
 }

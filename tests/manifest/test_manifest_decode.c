@@ -12,6 +12,7 @@
 
 #include "alltypes_readers.h"
 #include "alltypes_writers.h"
+#include "check_main.h"
 #include "manifest/manifest_test_util.h"
 #include "mantra/manifest.h"
 
@@ -432,7 +433,7 @@ START_TEST(handwritten_templates) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("manifest_decode");
     TCase *tc = tcase_create("decode");
     tcase_add_checked_fixture(tc, setup, teardown);
@@ -445,9 +446,7 @@ int main(void) {
     tcase_add_test(tc, visitor_stops);
     tcase_add_test(tc, handwritten_templates);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "manifest/manifest_test_util.h"
 #include "mantra/manifest.h"
 
@@ -546,16 +547,14 @@ START_TEST(error_from_file) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("manifest_errors");
     TCase *tc = tcase_create("errors");
     tcase_add_loop_test(tc, invalid_manifest, 0, (int)NCASES);
     tcase_add_test(tc, nested_too_deeply);
     tcase_add_test(tc, error_from_file);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

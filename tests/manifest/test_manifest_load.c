@@ -1,10 +1,10 @@
 /* The run-time manifest loader on the project's manifests: exact definitions of manifest/dotnet.yaml
  * and tests/golden/alltypes.yaml, lookups, GUIDs (given and derived), maps, memory loads. */
 #include <check.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "manifest/manifest_test_util.h"
 #include "mantra/manifest.h"
 
@@ -389,7 +389,7 @@ START_TEST(type_names) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("manifest_load");
     TCase *tc = tcase_create("load");
     tcase_add_test(tc, eventsource_guids);
@@ -402,9 +402,7 @@ int main(void) {
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, type_names);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "gen/run_tool.h"
 #include "mantra/reader.h"
 #include "reader_test_util.h"
@@ -228,7 +229,7 @@ START_TEST(missing_end_tag) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("reader_corrupt");
     TCase *tc = tcase_create("corrupt");
     tcase_set_timeout(tc, 600);
@@ -238,9 +239,7 @@ int main(void) {
     tcase_add_test(tc, not_traces);
     tcase_add_test(tc, missing_end_tag);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "gen/run_tool.h"
 #include "mantra/decode.h"
 #include "mantra/reader.h"
@@ -196,7 +196,8 @@ END_TEST
  * Baseline: Microsoft-Windows-DotNETRuntimeRundown/ExecutionCheckpointRundown/ExecutionCheckpointDCEnd, 3,
  *   <Event MSec="1753.7906" PID="9832" TID="25112" ClrInstanceID="9" Name="RuntimeInit"
  *    Timestamp="11,111,925,598,665"/>
- * The runtime writes minimal metadata for it (no fields, §5.5): the field list below is the
+ * The runtime writes minimal metadata for it (no fields; dotnet/runtime,
+ * src/native/eventpipe/ep-metadata-generator.c, event_build_minimum_metadata): the field list below is the
  * ClrEtwAll.man template of ExecutionCheckpointDCEnd (id 300), given through a provider
  * description as a generated registry would. */
 static const uint8_t checkpoint_md[] = {
@@ -694,7 +695,7 @@ START_TEST(v6_compressed_headers_order) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("reader_fixtures");
     TCase *tc = tcase_create("fixtures");
     tcase_set_timeout(tc, 300);
@@ -713,9 +714,7 @@ int main(void) {
     tcase_add_test(tc, v6_minimal);
     tcase_add_test(tc, v6_compressed_headers_order);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

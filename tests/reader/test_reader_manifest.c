@@ -4,9 +4,9 @@
  * (decode_status) and counted (decode_errors) while reading goes on; metadata with fields wins. */
 #include <check.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "mantra/decode.h"
 #include "mantra/manifest.h"
 #include "mantra/nettrace_writer.h"
@@ -183,14 +183,12 @@ START_TEST(manifest_decoding_and_mismatches) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("reader_manifest");
     TCase *tc = tcase_create("manifest");
     tcase_add_test(tc, manifest_decoding_and_mismatches);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

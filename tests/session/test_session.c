@@ -4,10 +4,9 @@
 #include <check.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "check_main.h"
 #include "dotnet_registry.h"
 #include "dotnet_writers.h"
 #include "mantra/reader.h"
@@ -274,10 +273,5 @@ int main(void) {
     tcase_add_test(tc, drop_accounting);
     tcase_add_test(tc, overlapping_sessions);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_NOFORK);
 }

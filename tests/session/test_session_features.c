@@ -8,12 +8,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "dotnet_registry.h"
 #include "dotnet_writers.h"
 #include "mantra/pump.h"
@@ -478,10 +478,5 @@ int main(void) {
     tcase_add_test(tc, threadless_queue_failure_releases_the_session);
     tcase_add_test(tc, shutdown_ends_open_sessions);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_NOFORK);
 }

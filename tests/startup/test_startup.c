@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "mantra/reader.h"
 #include "mantra/session.h"
 
@@ -522,10 +523,5 @@ int main(void) {
     tcase_add_test(tc, threads_start_one_session);
     tcase_add_test(tc, retry_after_error);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_NOFORK);
 }

@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "dotnet_registry.h"
 #include "dotnet_writers.h"
 #include "mantra/pump.h"
@@ -520,10 +521,5 @@ int main(int argc, char **argv) {
         tcase_add_test(tc, cases[k].test);
         suite_add_tcase(s, tc);
     }
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_NOFORK);
 }

@@ -1,4 +1,4 @@
-/* mantra dump / mantra stats: the contracts of DESIGN.md ("CLI contracts") and docs/dump-json.md. */
+/* mantra dump / mantra stats: the contracts of docs/cli.md (section "mantra") and docs/dump-json.md. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "gen/run_tool.h"
 
 #define PV "microsoft-perfview/"
@@ -394,7 +395,7 @@ START_TEST(manifest_path_env) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("cli");
     tcase_set_timeout(tc, 120);
@@ -410,9 +411,7 @@ int main(void) {
     tcase_add_test(tc, manifest_errors_located);
     tcase_add_test(tc, manifest_path_env);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "dotnet_readers.h"
 #include "dotnet_registry.h"
 #include "gen/run_tool.h"
@@ -618,9 +619,5 @@ static Suite *suite(void) {
 int main(void) {
     /* the tool's own environment must not start a session unless a test asks for it */
     unsetenv("MANTRA_EnableEventPipe");
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(suite(), CK_FORK_GETENV);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "check_main.h"
 #include "platform/platform-internal.h"
 
 static uint64_t mono(void) {
@@ -68,16 +69,13 @@ START_TEST(clock_agrees_with_clock_monotonic) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("clock");
     TCase *tc = tcase_create("clock");
     tcase_add_test(tc, clock_is_the_chosen_one);
     tcase_add_test(tc, clock_agrees_with_clock_monotonic);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return s;
 }
+
+MANTRA_CHECK_MAIN_NOFORK(suite)

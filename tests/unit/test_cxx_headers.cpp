@@ -3,9 +3,9 @@
 #include <check.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 
+#include "check_main.h"
 #include "dotnet_readers.h"
 #include "dotnet_writers.h"
 #include "mantra/decode.h"
@@ -45,14 +45,12 @@ START_TEST(write_and_decode_from_cxx) {
 }
 END_TEST
 
-int main() {
+static Suite *suite() {
     Suite *s = suite_create("cxx");
     TCase *t = tcase_create("headers");
     tcase_add_test(t, write_and_decode_from_cxx);
     suite_add_tcase(s, t);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

@@ -1,8 +1,7 @@
 /* UTF-16 view helpers of mantra/decode.h and the UTF-8 payload paths of mantra_payload_*. */
 #include <check.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "check_main.h"
 #include "mantra/decode.h"
 #include "mantra/event.h"
 
@@ -91,7 +90,7 @@ START_TEST(payload_limits) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("utf");
     TCase *t = tcase_create("core");
     tcase_add_test(t, to_utf8_all_lengths);
@@ -101,9 +100,7 @@ int main(void) {
     tcase_add_test(t, payload_size_and_serialize);
     tcase_add_test(t, payload_limits);
     suite_add_tcase(s, t);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)

@@ -1,7 +1,7 @@
 /* LEB128 and zig-zag helpers shared by the nettrace writer and reader (common/varint-internal.h). */
 #include <check.h>
-#include <stdlib.h>
 
+#include "check_main.h"
 #include "common/varint-internal.h"
 
 START_TEST(known_encodings) {
@@ -65,7 +65,7 @@ START_TEST(zigzag) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
     Suite *s = suite_create("varint");
     TCase *t = tcase_create("core");
     tcase_add_test(t, known_encodings);
@@ -73,9 +73,7 @@ int main(void) {
     tcase_add_test(t, limits_are_enforced);
     tcase_add_test(t, zigzag);
     suite_add_tcase(s, t);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return s;
 }
+
+MANTRA_CHECK_MAIN(suite)
