@@ -26,6 +26,12 @@ trace=$(realpath "$1") out=$(realpath -m "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$(dirname "$out")"
 rm -f "$out.$format.json"
+# dotnet-trace writes TRACE.etlx beside its input: convert a copy in OUTBASE's folder, so that
+# nothing is written beside the original (the shared fixtures are read-only inputs).
+copy="$out.input.nettrace"
+cp "$trace" "$copy" || { echo "convert-check.sh: cannot copy $trace to $copy" >&2; exit 1; }
+trap 'rm -f "$copy" "$copy.etlx"' EXIT
+trace=$copy
 
 # dotnet-trace writes Path.ChangeExtension(<-o>, ".FORMAT.json"): hand it OUTBASE.x so that dots
 # inside OUTBASE survive.
