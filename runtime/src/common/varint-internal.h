@@ -1,6 +1,9 @@
-/* Unsigned LEB128 varints as nettrace uses them (nettrace-format.md §3.2: 7 bits per byte, low
+/* Unsigned LEB128 varints as nettrace uses them (dotnet/runtime src/native/eventpipe/ep-block.c
+ * writes them into compressed row headers; microsoft/perfview src/TraceEvent/EventPipe/
+ * EventPipeEventSource.cs ReadFromFormatV4 reads them: 7 bits per byte, low
  * group first, bit 7 = continuation; TraceEvent accepts at most 5 groups for 32-bit values and 10
- * for 64-bit ones), and V6's zig-zag signed form (§8.6). Shared by the writer and the reader. */
+ * for 64-bit ones), and V6's zig-zag signed form (microsoft/perfview NetTraceFormat.md, the V6
+ * VarInt type). Shared by the writer and the reader. */
 #ifndef MANTRA_VARINT_INTERNAL_H
 #define MANTRA_VARINT_INTERNAL_H
 

@@ -109,7 +109,7 @@ static int prepare_event(mantra_nettrace_writer *w, const mantra_nettrace_event 
         return refuse(w, nw_fail(w, MANTRA_EINVAL, "unknown event key %u", ev->key));
     if (size > MANTRA_MAX_PAYLOAD)
         return refuse(
-            w, nw_fail(w, MANTRA_ERANGE, "payload of %zu bytes is over %u (§4)", size, MANTRA_MAX_PAYLOAD));
+            w, nw_fail(w, MANTRA_ERANGE, "payload of %zu bytes is over %u (TraceEvent keeps payload sizes in 16 bits)", size, MANTRA_MAX_PAYLOAD));
     if (ev->stack_frames > NW_MAX_STACK_FRAMES || (ev->stack_frames && !ev->stack))
         return refuse(w, nw_fail(w, MANTRA_EINVAL, "bad stack (%u frames, max %u)", ev->stack_frames,
                                  NW_MAX_STACK_FRAMES));
@@ -129,7 +129,7 @@ static int prepare_event(mantra_nettrace_writer *w, const mantra_nettrace_event 
             return refuse(w, nw_fail(w, MANTRA_EORDER, "timestamp %llu is older than the thread's previous %llu",
                                      (unsigned long long)ev->timestamp, (unsigned long long)t->last_timestamp));
         if (!sorted && (!w->have_events || capture != w->prev_capture_thread))
-            return refuse(w, nw_fail(w, MANTRA_EORDER, "capture thread changes on a row not marked sorted (§4.1)"));
+            return refuse(w, nw_fail(w, MANTRA_EORDER, "capture thread changes on a row not marked sorted"));
     }
     /* Automatic sequence point, taken between events so that nothing of this one is pending. */
     if (w->opts.sequence_point_bytes &&
@@ -226,7 +226,7 @@ int mantra_nettrace_write_data(mantra_nettrace_writer *w, const mantra_nettrace_
     if (size < 0)
         return refuse(w, nw_fail(w, MANTRA_EINVAL, "a string argument is not valid UTF-8"));
     if ((uint64_t)size > MANTRA_MAX_PAYLOAD)
-        return refuse(w, nw_fail(w, MANTRA_ERANGE, "payload of %lld bytes is over %u (§4)", (long long)size,
+        return refuse(w, nw_fail(w, MANTRA_ERANGE, "payload of %lld bytes is over %u (TraceEvent keeps payload sizes in 16 bits)", (long long)size,
                                  MANTRA_MAX_PAYLOAD));
     pending_event pe;
     uint8_t *at;
