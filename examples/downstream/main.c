@@ -25,14 +25,12 @@ struct expectations {
     int failures;
 };
 
-static void fail(struct expectations *ex, const char *what)
-{
+static void fail(struct expectations *ex, const char *what) {
     fprintf(stderr, "downstream_app: MISMATCH: %s\n", what);
     ex->failures++;
 }
 
-static void on_event(void *ctx, const mantra_event_desc *desc, const uint8_t *payload, size_t size)
-{
+static void on_event(void *ctx, const mantra_event_desc *desc, const uint8_t *payload, size_t size) {
     struct expectations *ex = ctx;
     char url[256];
 
@@ -58,8 +56,8 @@ static void on_event(void *ctx, const mantra_event_desc *desc, const uint8_t *pa
             fail(ex, "RequestStop payload does not decode");
             return;
         }
-        printf("  %s/v%u  Status=%" PRIu32 " Bytes=%" PRIu64 "  (%zu bytes)\n", desc->name,
-               (unsigned)desc->version, f.Status, f.Bytes, size);
+        printf("  %s/v%u  Status=%" PRIu32 " Bytes=%" PRIu64 "  (%zu bytes)\n", desc->name, (unsigned)desc->version,
+               f.Status, f.Bytes, size);
         if (f.Status != 200u)
             fail(ex, "RequestStop.Status");
         if (f.Bytes != UINT64_C(12345678901))
@@ -70,8 +68,7 @@ static void on_event(void *ctx, const mantra_event_desc *desc, const uint8_t *pa
     }
 }
 
-int main(void)
-{
+int main(void) {
     struct expectations ex = {0, 0, 0};
 
     if (mantra_register_provider(&mantra_App_provider) != 0) {

@@ -9,8 +9,7 @@
 
 #include "mantra/manifest.h"
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: gen_loadcheck MANIFEST.yaml\n");
         return 2;

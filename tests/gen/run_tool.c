@@ -3,13 +3,13 @@
 
 #include "run_tool.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,8 +20,7 @@ typedef struct buffer {
     size_t cap;
 } buffer;
 
-static int buffer_add(buffer *b, const char *src, size_t n)
-{
+static int buffer_add(buffer *b, const char *src, size_t n) {
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (b->len + n + 1 > cap)
@@ -38,16 +37,14 @@ static int buffer_add(buffer *b, const char *src, size_t n)
     return 0;
 }
 
-static char *buffer_take(buffer *b, size_t *len)
-{
+static char *buffer_take(buffer *b, size_t *len) {
     if (b->data == NULL && buffer_add(b, "", 0) != 0)
         return NULL;
     *len = b->len;
     return b->data;
 }
 
-static void set_failure(run_tool_result *r, const char *what, int err)
-{
+static void set_failure(run_tool_result *r, const char *what, int err) {
     char text[256];
     buffer b = {0};
     snprintf(text, sizeof text, "run_tool: %s: %s\n", what, strerror(err));
@@ -57,12 +54,11 @@ static void set_failure(run_tool_result *r, const char *what, int err)
 }
 
 /* In the child after fork(): only async-signal-safe calls until exec. */
-static void child(const char *const argv[], const char *cwd, int out_fd, int err_fd, int report_fd)
-{
+static void child(const char *const argv[], const char *cwd, int out_fd, int err_fd, int report_fd) {
     int devnull = open("/dev/null", O_RDONLY);
     int err = 0;
-    if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0
-        || dup2(err_fd, STDERR_FILENO) < 0)
+    if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
+        dup2(err_fd, STDERR_FILENO) < 0)
         err = errno;
     else if (cwd != NULL && chdir(cwd) != 0)
         err = errno;
@@ -79,8 +75,7 @@ static void child(const char *const argv[], const char *cwd, int out_fd, int err
     _exit(127);
 }
 
-static int make_pipe(int fds[2])
-{
+static int make_pipe(int fds[2]) {
     if (pipe(fds) != 0)
         return -1;
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
@@ -88,8 +83,7 @@ static int make_pipe(int fds[2])
     return 0;
 }
 
-int run_tool(const char *const argv[], const char *cwd, run_tool_result *r)
-{
+int run_tool(const char *const argv[], const char *cwd, run_tool_result *r) {
     int out_pipe[2], err_pipe[2], report_pipe[2];
     memset(r, 0, sizeof *r);
     r->status = -1;
@@ -192,16 +186,14 @@ int run_tool(const char *const argv[], const char *cwd, run_tool_result *r)
     return 0;
 }
 
-void run_tool_free(run_tool_result *r)
-{
+void run_tool_free(run_tool_result *r) {
     free(r->out);
     free(r->err);
     r->out = r->err = NULL;
     r->out_len = r->err_len = 0;
 }
 
-char *run_tool_read_file(const char *path, size_t *len)
-{
+char *run_tool_read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return NULL;
@@ -225,25 +217,19 @@ char *run_tool_read_file(const char *path, size_t *len)
     return buffer_take(&b, len ? len : &dummy);
 }
 
-const char *run_tool_env(const char *name, const char *fallback)
-{
+const char *run_tool_env(const char *name, const char *fallback) {
     const char *value = getenv(name);
     return value != NULL && value[0] != '\0' ? value : fallback;
 }
 
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int compare_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static int has_suffix(const char *name, const char *suffix)
-{
+static int has_suffix(const char *name, const char *suffix) {
     size_t n = strlen(name), s = strlen(suffix);
     return n > s && strcmp(name + n - s, suffix) == 0;
 }
 
-char **run_tool_list_dir(const char *dir, const char *const suffixes[], size_t *n)
-{
+char **run_tool_list_dir(const char *dir, const char *const suffixes[], size_t *n) {
     DIR *d = opendir(dir);
     *n = 0;
     if (d == NULL)
@@ -283,8 +269,7 @@ char **run_tool_list_dir(const char *dir, const char *const suffixes[], size_t *
     return names;
 }
 
-void run_tool_free_list(char **names, size_t n)
-{
+void run_tool_free_list(char **names, size_t n) {
     if (names == NULL)
         return;
     for (size_t i = 0; i < n; i++)
@@ -292,8 +277,7 @@ void run_tool_free_list(char **names, size_t n)
     free(names);
 }
 
-char *run_tool_path(const char *dir, const char *name)
-{
+char *run_tool_path(const char *dir, const char *name) {
     size_t a = strlen(dir), b = strlen(name);
     char *path = malloc(a + b + 2);
     if (path == NULL)
