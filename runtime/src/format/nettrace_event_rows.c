@@ -16,14 +16,6 @@
 
 static const mantra_guid zero_guid;
 
-static uint8_t *put_guid(uint8_t *p, const mantra_guid *g) {
-    p = cm_store_u32(p, g->data1);
-    p = cm_store_u16(p, g->data2);
-    p = cm_store_u16(p, g->data3);
-    memcpy(p, g->data4, 8);
-    return p + 8;
-}
-
 static int guid_eq(const mantra_guid *a, const mantra_guid *b) {
     return a->data1 == b->data1 && a->data2 == b->data2 && a->data3 == b->data3 &&
            memcmp(a->data4, b->data4, 8) == 0;
@@ -58,11 +50,11 @@ static size_t encode_row_header(const nw_row_state *prev, const nw_row_state *ro
     p += mantra_varint_put(p, row->timestamp - prev->timestamp);
     if (!guid_eq(&row->activity, &prev->activity)) {
         flags |= 0x10;
-        p = put_guid(p, &row->activity);
+        p = cm_store_guid(p, &row->activity);
     }
     if (!guid_eq(&row->related, &prev->related)) {
         flags |= 0x20;
-        p = put_guid(p, &row->related);
+        p = cm_store_guid(p, &row->related);
     }
     if (sorted)
         flags |= 0x40;

@@ -86,12 +86,7 @@ const char *mantra_manifest_type_name(int type) {
 
 /* ---- GUIDs ------------------------------------------------------------------------------------- */
 
-void mf_guid_bytes(const mantra_guid *g, uint8_t out[16]) {
-    uint8_t *p = cm_store_u32(out, g->data1);
-    p = cm_store_u16(p, g->data2);
-    p = cm_store_u16(p, g->data3);
-    memcpy(p, g->data4, 8);
-}
+void mf_guid_bytes(const mantra_guid *g, uint8_t out[16]) { cm_store_guid(out, g); }
 
 int mf_guid_cmp(const mantra_guid *a, const mantra_guid *b) {
     uint8_t x[16], y[16];
@@ -134,10 +129,7 @@ int mantra_manifest_eventsource_guid(const char *name, mantra_guid *out) {
     uint8_t d[20];
     mf_sha1_final(&s, d);
     d[7] = (uint8_t)((d[7] & 0x0F) | 0x50);
-    out->data1 = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
-    out->data2 = (uint16_t)(d[4] | d[5] << 8);
-    out->data3 = (uint16_t)(d[6] | d[7] << 8);
-    memcpy(out->data4, d + 8, 8);
+    cm_load_guid(out, d); /* the first 16 bytes of the hash, in the .NET byte layout */
     return 0;
 }
 

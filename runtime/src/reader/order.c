@@ -64,19 +64,7 @@ void rd_order_free(rd_order *o) {
     free(o);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (q == NULL)
-        return MANTRA_ENOMEM;
-    *p = q;
-    *cap = n;
-    return 0;
-}
+static int grow(void **p, size_t *cap, size_t need, size_t elem) { return cm_grow(p, cap, need, elem, 16); }
 
 static qev *copy_event(const mantra_trace_event *ev) {
     size_t ssize = ev->stack_count * ev->pointer_size;

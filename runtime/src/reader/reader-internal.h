@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "common/arena-internal.h"
+#include "common/grow-internal.h"
 #include "common/hashmap-internal.h"
 #include "mantra/reader.h"
 
@@ -124,17 +125,7 @@ int rd_truncated_at_boundary(mantra_reader *r);
 
 /* Grows *p (an array of *cap elements of elem bytes) to hold need elements. 0 or MANTRA_ENOMEM. */
 static inline int rd_grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (q == NULL)
-        return MANTRA_ENOMEM;
-    *p = q;
-    *cap = n;
-    return 0;
+    return cm_grow(p, cap, need, elem, 64);
 }
 
 /* ---- input (input.c) ---- */
