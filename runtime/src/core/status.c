@@ -1,36 +1,26 @@
-/* Names and descriptions of the status codes (mantra/status.h). */
+/* Names and descriptions of the status codes (mantra/status.h), one row per code. */
 #include "mantra/status.h"
 
-const char *mantra_status_name(int code) {
-    switch (code) {
-    case MANTRA_OK: return "MANTRA_OK";
-    case MANTRA_EINVAL: return "MANTRA_EINVAL";
-    case MANTRA_ENOMEM: return "MANTRA_ENOMEM";
-    case MANTRA_EIO: return "MANTRA_EIO";
-    case MANTRA_ENOSPC: return "MANTRA_ENOSPC";
-    case MANTRA_ESTATE: return "MANTRA_ESTATE";
-    case MANTRA_ERANGE: return "MANTRA_ERANGE";
-    case MANTRA_EORDER: return "MANTRA_EORDER";
-    case MANTRA_EFORMAT: return "MANTRA_EFORMAT";
-    case MANTRA_ETRUNCATED: return "MANTRA_ETRUNCATED";
-    case MANTRA_EUNSUPPORTED: return "MANTRA_EUNSUPPORTED";
-    default: return "?";
-    }
-}
+static const struct {
+    const char *name;
+    const char *text;
+} STATUS[] = {
+    /*  0 */ {"MANTRA_OK", "success"},
+    /* -1 */ {"MANTRA_EINVAL", "invalid argument or call in the wrong state"},
+    /* -2 */ {"MANTRA_ENOMEM", "out of memory"},
+    /* -3 */ {"MANTRA_EIO", "I/O error"},
+    /* -4 */ {"MANTRA_ENOSPC", "buffer or table full"},
+    /* -5 */ {"MANTRA_ESTATE", "object closed, finished or failed earlier"},
+    /* -6 */ {"MANTRA_ERANGE", "value too large for the format"},
+    /* -7 */ {"MANTRA_EORDER", "events out of order"},
+    /* -8 */ {"MANTRA_EFORMAT", "malformed input"},
+    /* -9 */ {"MANTRA_ETRUNCATED", "input ends early"},
+    /* -10 */ {"MANTRA_EUNSUPPORTED", "not supported"},
+};
+#define STATUS_COUNT (sizeof STATUS / sizeof STATUS[0])
 
-const char *mantra_strerror(int code) {
-    switch (code) {
-    case MANTRA_OK: return "success";
-    case MANTRA_EINVAL: return "invalid argument or call in the wrong state";
-    case MANTRA_ENOMEM: return "out of memory";
-    case MANTRA_EIO: return "I/O error";
-    case MANTRA_ENOSPC: return "buffer or table full";
-    case MANTRA_ESTATE: return "object closed, finished or failed earlier";
-    case MANTRA_ERANGE: return "value too large for the format";
-    case MANTRA_EORDER: return "events out of order";
-    case MANTRA_EFORMAT: return "malformed input";
-    case MANTRA_ETRUNCATED: return "input ends early";
-    case MANTRA_EUNSUPPORTED: return "not supported";
-    default: return "unknown status";
-    }
-}
+/* The row of code, or -1 (no negation of INT_MIN). */
+static int row(int code) { return code <= 0 && code > -(int)STATUS_COUNT ? -code : -1; }
+
+const char *mantra_status_name(int code) { return row(code) >= 0 ? STATUS[row(code)].name : "?"; }
+const char *mantra_strerror(int code) { return row(code) >= 0 ? STATUS[row(code)].text : "unknown status"; }
