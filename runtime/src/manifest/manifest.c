@@ -199,7 +199,7 @@ int mf_build_indexes(mantra_manifest *m) {
     const mantra_manifest_provider **by_name = cm_arena_alloc(&m->arena, (n ? n : 1) * sizeof *by_name);
     const mantra_manifest_provider **by_guid = cm_arena_alloc(&m->arena, (n ? n : 1) * sizeof *by_guid);
     if (by_name == NULL || by_guid == NULL)
-        return -1;
+        return MANTRA_ENOMEM;
     for (size_t i = 0; i < n; i++)
         by_name[i] = by_guid[i] = &m->providers[i];
     qsort(by_name, n, sizeof *by_name, cmp_provider_name);

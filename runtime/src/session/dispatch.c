@@ -118,18 +118,28 @@ static inline session *enter_session(thread_rec *r, const mantra_event_state *st
     return NULL;
 }
 
+/* The writing thread's record, and in *sessions the sessions this thread's write goes to (a stopping
+ * hook or rundown writes into its own session only). NULL, counted as an unrecorded drop, when the
+ * thread has no record (out of memory). */
+static inline thread_rec *writer_of(uint64_t *sessions) {
+    thread_rec *r = current_rec();
+    if (MANTRA_UNLIKELY(!r)) {
+        atomic_fetch_add_explicit(&ss_unrecorded_drops, 1, memory_order_relaxed);
+        return NULL;
+    }
+    session *only = tl_exclusive;
+    if (MANTRA_UNLIKELY(only != NULL))
+        *sessions &= UINT64_C(1) << only->index;
+    return r;
+}
+
 /* Writes one serialised payload into every session of `sessions`. Returns MANTRA_WRITE_OK, or
  * MANTRA_WRITE_DROPPED when at least one session dropped it; counts the event per thread. */
 static inline int write_sessions(const mantra_event_desc *desc, const mantra_event_state *state, uint64_t sessions,
                                  const uint8_t *payload, uint32_t size) {
-    thread_rec *r = current_rec();
-    if (!r) {
-        atomic_fetch_add_explicit(&ss_unrecorded_drops, 1, memory_order_relaxed);
+    thread_rec *r = writer_of(&sessions);
+    if (!r)
         return MANTRA_WRITE_DROPPED;
-    }
-    session *only = tl_exclusive;
-    if (MANTRA_UNLIKELY(only != NULL))
-        sessions &= UINT64_C(1) << only->index; /* a stopping hook or rundown: that session only */
     const mantra_provider_desc *prov = state->runtime;
     int rc = sessions ? MANTRA_WRITE_OK : MANTRA_WRITE_DROPPED;
     while (sessions) {
@@ -151,14 +161,9 @@ static inline int write_sessions(const mantra_event_desc *desc, const mantra_eve
  * dotnet/runtime, src/native/eventpipe/ep-buffer-manager.c, num_oversized_events_dropped). The
  * process-wide counter is the caller's. */
 static void sessions_oversized(const mantra_event_state *state, uint64_t sessions) {
-    thread_rec *r = current_rec();
-    if (!r) {
-        atomic_fetch_add_explicit(&ss_unrecorded_drops, 1, memory_order_relaxed);
+    thread_rec *r = writer_of(&sessions);
+    if (!r)
         return;
-    }
-    session *only = tl_exclusive;
-    if (only != NULL)
-        sessions &= UINT64_C(1) << only->index;
     while (sessions) {
         uint32_t i = (uint32_t)__builtin_ctzll(sessions);
         sessions &= sessions - 1;
