@@ -75,7 +75,7 @@ static void b_u32(buf *b, uint32_t v) { b_put(b, &v, 4); }
 static void b_u64(buf *b, uint64_t v) { b_put(b, &v, 8); }
 static void b_var(buf *b, uint64_t v) {
     uint8_t t[10];
-    b_put(b, t, mantra_varint_put(t, v));
+    b_put(b, t, cm_varint_put(t, v));
 }
 static void b_str16(buf *b, const char *s) {
     for (; *s; s++)

@@ -126,7 +126,7 @@ static inline int tw_next_row(const uint8_t *c, size_t end, size_t *pos, tw_row 
     uint64_t v;
 #define TW_VAR(max)                                        \
     do {                                                   \
-        k = mantra_varint_get(c + p, end - p, (max), &v); \
+        k = cm_varint_get(c + p, end - p, (max), &v); \
         if (k == 0)                                        \
             return -1;                                     \
         p += k;                                            \

@@ -63,10 +63,10 @@ static void p_guid(pbuf *p, const mantra_guid *g) {
     p_bytes(p, g->data4, 8);
 }
 static void p_str(pbuf *p, const char *utf8) {
-    size_t bytes, units = mantra_utf8_utf16_units(utf8, &bytes);
+    size_t bytes, units = cm_utf8_utf16_units(utf8, &bytes);
     ck_assert_uint_ne(units, SIZE_MAX);
     ck_assert_uint_le(p->n + units * 2 + 2, sizeof p->d);
-    p->n += mantra_utf8_to_utf16le(utf8, bytes, p->d + p->n);
+    p->n += cm_utf8_to_utf16le(utf8, bytes, p->d + p->n);
     p_u(p, 0, 2);
 }
 

@@ -1,24 +1,20 @@
-/* le-internal.h - little-endian loads and stores at unaligned addresses, and .NET GUIDs in their
- * wire layout (nettrace and payloads are little-endian; mantra/event.h refuses big-endian hosts, so
- * these are plain copies). Private. */
+/* le-internal.h - little-endian stores at unaligned addresses, and .NET GUIDs in their wire layout
+ * (the loads are the public mantra_load_u16/u32/u64 of mantra/decode.h; nettrace and payloads are
+ * little-endian and mantra/event.h refuses big-endian hosts, so these are plain copies). Private. */
 #ifndef MANTRA_LE_INTERNAL_H
 #define MANTRA_LE_INTERNAL_H
 
 #include <stdint.h>
 #include <string.h>
 
-#include "mantra/event.h"
-
-static inline uint16_t cm_load_u16(const uint8_t *p) { uint16_t v; memcpy(&v, p, sizeof v); return v; }
-static inline uint32_t cm_load_u32(const uint8_t *p) { uint32_t v; memcpy(&v, p, sizeof v); return v; }
-static inline uint64_t cm_load_u64(const uint8_t *p) { uint64_t v; memcpy(&v, p, sizeof v); return v; }
+#include "mantra/decode.h" /* the loads: mantra_load_u16/u32/u64 */
 
 /* A .NET GUID as payloads and nettrace rows hold it (16 bytes: Data1 uint32, Data2 and Data3
  * uint16, little-endian; Data4 8 bytes as they are). */
 static inline void cm_load_guid(mantra_guid *g, const uint8_t *p) {
-    g->data1 = cm_load_u32(p);
-    g->data2 = cm_load_u16(p + 4);
-    g->data3 = cm_load_u16(p + 6);
+    g->data1 = mantra_load_u32(p);
+    g->data2 = mantra_load_u16(p + 4);
+    g->data3 = mantra_load_u16(p + 6);
     memcpy(g->data4, p + 8, 8);
 }
 

@@ -10,10 +10,10 @@
 
 /* Number of UTF-16 code units for a NUL-terminated UTF-8 string (not counting the terminator),
  * and its byte length in *bytes; returns SIZE_MAX when the string is not valid UTF-8. */
-size_t mantra_utf8_utf16_units(const char *s, size_t *bytes);
+size_t cm_utf8_utf16_units(const char *s, size_t *bytes);
 
 /* Writes the UTF-16LE form of s (bytes long, valid UTF-8) to out; returns bytes written. */
-size_t mantra_utf8_to_utf16le(const char *s, size_t bytes, uint8_t *out);
+size_t cm_utf8_to_utf16le(const char *s, size_t bytes, uint8_t *out);
 
 /* Offset of the first byte of s[0..n) that does not start a valid UTF-8 scalar (as
  * mantra_utf8_decode() judges it), or SIZE_MAX when all of it is valid. */

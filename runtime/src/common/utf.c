@@ -44,7 +44,7 @@ size_t mantra_utf8_decode(const uint8_t *s, size_t n, uint32_t *cp) {
     return len;
 }
 
-size_t mantra_utf8_utf16_units(const char *s, size_t *bytes) {
+size_t cm_utf8_utf16_units(const char *s, size_t *bytes) {
     const uint8_t *p = (const uint8_t *)s;
     size_t units = 0;
     size_t i = 0;
@@ -68,7 +68,7 @@ size_t mantra_utf8_utf16_units(const char *s, size_t *bytes) {
     return units;
 }
 
-size_t mantra_utf8_to_utf16le(const char *s, size_t bytes, uint8_t *out) {
+size_t cm_utf8_to_utf16le(const char *s, size_t bytes, uint8_t *out) {
     const uint8_t *p = (const uint8_t *)s;
     size_t o = 0;
     size_t i = 0;

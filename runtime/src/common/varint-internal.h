@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MANTRA_VARINT32_MAX_BYTES 5
-#define MANTRA_VARINT64_MAX_BYTES 10
+#define CM_VARINT32_MAX_BYTES 5
+#define CM_VARINT64_MAX_BYTES 10
 
-/* Writes v at out (room for MANTRA_VARINT64_MAX_BYTES); returns the number of bytes written. */
-static inline size_t mantra_varint_put(uint8_t *out, uint64_t v) {
+/* Writes v at out (room for CM_VARINT64_MAX_BYTES); returns the number of bytes written. */
+static inline size_t cm_varint_put(uint8_t *out, uint64_t v) {
     size_t n = 0;
     while (v >= 0x80) {
         out[n++] = (uint8_t)(v | 0x80);
@@ -24,8 +24,8 @@ static inline size_t mantra_varint_put(uint8_t *out, uint64_t v) {
     return n;
 }
 
-/* Bytes mantra_varint_put() would write for v. */
-static inline size_t mantra_varint_size(uint64_t v) {
+/* Bytes cm_varint_put() would write for v. */
+static inline size_t cm_varint_size(uint64_t v) {
     size_t n = 1;
     while (v >= 0x80) {
         v >>= 7;
@@ -36,7 +36,7 @@ static inline size_t mantra_varint_size(uint64_t v) {
 
 /* Reads a varint of at most max_bytes groups from p[0..size). Returns the bytes consumed, or 0 when
  * the input ends first or the value has more than max_bytes groups (or overflows 64 bits). */
-static inline size_t mantra_varint_get(const uint8_t *p, size_t size, size_t max_bytes, uint64_t *v) {
+static inline size_t cm_varint_get(const uint8_t *p, size_t size, size_t max_bytes, uint64_t *v) {
     uint64_t r = 0;
     for (size_t i = 0; i < size && i < max_bytes; i++) {
         uint8_t b = p[i];
@@ -51,7 +51,7 @@ static inline size_t mantra_varint_get(const uint8_t *p, size_t size, size_t max
     return 0;
 }
 
-static inline uint64_t mantra_zigzag_encode(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static inline int64_t mantra_zigzag_decode(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
+static inline uint64_t cm_zigzag_encode(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t cm_zigzag_decode(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
 
 #endif

@@ -37,21 +37,21 @@ static inline int mantra__cursor_u8(mantra_cursor *c, uint8_t *out) {
 static inline int mantra__cursor_u16(mantra_cursor *c, uint16_t *out) {
     const uint8_t *p;
     MANTRA_TRY(mantra__cursor_bytes(c, 2, &p));
-    *out = cm_load_u16(p);
+    *out = mantra_load_u16(p);
     return MANTRA_DECODE_OK;
 }
 
 static inline int mantra__cursor_u32(mantra_cursor *c, uint32_t *out) {
     const uint8_t *p;
     MANTRA_TRY(mantra__cursor_bytes(c, 4, &p));
-    *out = cm_load_u32(p);
+    *out = mantra_load_u32(p);
     return MANTRA_DECODE_OK;
 }
 
 static inline int mantra__cursor_u64(mantra_cursor *c, uint64_t *out) {
     const uint8_t *p;
     MANTRA_TRY(mantra__cursor_bytes(c, 8, &p));
-    *out = cm_load_u64(p);
+    *out = mantra_load_u64(p);
     return MANTRA_DECODE_OK;
 }
 
@@ -112,10 +112,10 @@ static inline int mantra__cursor_array(mantra_cursor *c, uint64_t count, size_t 
     return MANTRA_DECODE_OK;
 }
 
-/* An unsigned LEB128 varint of at most max_bytes groups (MANTRA_VARINT32_MAX_BYTES or
- * MANTRA_VARINT64_MAX_BYTES): MANTRA_DECODE_SHORT when the payload ends first or the value is longer. */
+/* An unsigned LEB128 varint of at most max_bytes groups (CM_VARINT32_MAX_BYTES or
+ * CM_VARINT64_MAX_BYTES): MANTRA_DECODE_SHORT when the payload ends first or the value is longer. */
 static inline int mantra__cursor_varint(mantra_cursor *c, size_t max_bytes, uint64_t *out) {
-    size_t k = mantra_varint_get(c->data + c->pos, c->size - c->pos, max_bytes, out);
+    size_t k = cm_varint_get(c->data + c->pos, c->size - c->pos, max_bytes, out);
     if (k == 0)
         return MANTRA_DECODE_SHORT;
     c->pos += k;

@@ -18,7 +18,7 @@ int64_t mantra_payload_size(const mantra_data *data, uint32_t count) {
             break;
         case MANTRA_DATA_UTF8_AS_UTF16Z: {
             size_t bytes;
-            size_t units = d->ptr ? mantra_utf8_utf16_units(d->ptr, &bytes) : 0;
+            size_t units = d->ptr ? cm_utf8_utf16_units(d->ptr, &bytes) : 0;
             if (units == SIZE_MAX)
                 return MANTRA_WRITE_BAD_STRING;
             n = ((uint64_t)units + 1) * 2;
@@ -35,7 +35,7 @@ int64_t mantra_payload_size(const mantra_data *data, uint32_t count) {
         }
         case MANTRA_DATA_UTF8Z: {
             size_t bytes = 0;
-            if (d->ptr && mantra_utf8_utf16_units(d->ptr, &bytes) == SIZE_MAX)
+            if (d->ptr && cm_utf8_utf16_units(d->ptr, &bytes) == SIZE_MAX)
                 return MANTRA_WRITE_BAD_STRING;
             n = (uint64_t)bytes + 1;
             break;
@@ -71,7 +71,7 @@ int64_t mantra_payload_serialize(const mantra_data *data, uint32_t count, uint8_
             break;
         case MANTRA_DATA_UTF8_AS_UTF16Z:
             if (d->ptr)
-                o += mantra_utf8_to_utf16le(d->ptr, strlen(d->ptr), out + o);
+                o += cm_utf8_to_utf16le(d->ptr, strlen(d->ptr), out + o);
             out[o++] = 0;
             out[o++] = 0;
             break;

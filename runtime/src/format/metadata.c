@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow-internal.h"
 #include "common/le-internal.h"
 #include "common/utf-internal.h"
 #include "mantra/metadata.h"
@@ -28,7 +29,8 @@ struct mantra_metadata_builder {
     int force_v2, has_array;
     size_t event_name;
     node *nodes;
-    uint32_t node_count, node_cap;
+    uint32_t node_count;
+    size_t node_cap;
     int32_t root_first, root_last;
     uint32_t root_count;
     int32_t open[MANTRA_METADATA_MAX_DEPTH];
@@ -74,18 +76,10 @@ static int add_name(mantra_metadata_builder *b, const char *name, size_t *off) {
     size_t bytes;
     if (!name)
         name = "";
-    if (mantra_utf8_utf16_units(name, &bytes) == SIZE_MAX)
+    if (cm_utf8_utf16_units(name, &bytes) == SIZE_MAX)
         return fail(b, MANTRA_EINVAL, "name is not valid UTF-8");
-    if (b->names_len + bytes + 1 > b->names_cap) {
-        size_t cap = b->names_cap ? b->names_cap : 256;
-        while (b->names_len + bytes + 1 > cap)
-            cap *= 2;
-        char *n = realloc(b->names, cap);
-        if (!n)
-            return fail(b, MANTRA_ENOMEM, "out of memory");
-        b->names = n;
-        b->names_cap = cap;
-    }
+    if (cm_grow((void **)&b->names, &b->names_cap, b->names_len + bytes + 1, 1, 256) != MANTRA_OK)
+        return fail(b, MANTRA_ENOMEM, "out of memory");
     memcpy(b->names + b->names_len, name, bytes + 1);
     *off = b->names_len;
     b->names_len += bytes + 1;
@@ -129,14 +123,8 @@ int mantra_metadata_force_v2(mantra_metadata_builder *b, int on) {
 static int add_node(mantra_metadata_builder *b, const char *name, uint32_t type, uint32_t elem, int32_t *index) {
     if (!b->started)
         return fail(b, MANTRA_ESTATE, "field before mantra_metadata_begin()");
-    if (b->node_count == b->node_cap) {
-        uint32_t cap = b->node_cap ? b->node_cap * 2 : 32;
-        node *n = realloc(b->nodes, cap * sizeof *n);
-        if (!n)
-            return fail(b, MANTRA_ENOMEM, "out of memory");
-        b->nodes = n;
-        b->node_cap = cap;
-    }
+    if (cm_grow((void **)&b->nodes, &b->node_cap, (size_t)b->node_count + 1, sizeof *b->nodes, 32) != MANTRA_OK)
+        return fail(b, MANTRA_ENOMEM, "out of memory");
     size_t off;
     int rc = add_name(b, name, &off);
     if (rc != MANTRA_OK)
@@ -224,17 +212,9 @@ int mantra_metadata_end_struct(mantra_metadata_builder *b) {
 static uint8_t *reserve(mantra_metadata_builder *b, size_t n) {
     if (b->oom)
         return NULL;
-    if (b->out_len + n > b->out_cap) {
-        size_t cap = b->out_cap ? b->out_cap : 256;
-        while (b->out_len + n > cap)
-            cap *= 2;
-        uint8_t *o = realloc(b->out, cap);
-        if (!o) {
-            b->oom = 1;
-            return NULL;
-        }
-        b->out = o;
-        b->out_cap = cap;
+    if (cm_grow((void **)&b->out, &b->out_cap, b->out_len + n, 1, 256) != MANTRA_OK) {
+        b->oom = 1;
+        return NULL;
     }
     uint8_t *p = b->out + b->out_len;
     b->out_len += n;
@@ -257,11 +237,11 @@ static void emit_bytes(mantra_metadata_builder *b, const void *v, size_t n) {
 static void emit_name(mantra_metadata_builder *b, size_t off) {
     const char *s = b->names + off;
     size_t bytes;
-    size_t units = mantra_utf8_utf16_units(s, &bytes);
+    size_t units = cm_utf8_utf16_units(s, &bytes);
     uint8_t *p = reserve(b, (units + 1) * 2);
     if (!p)
         return;
-    size_t n = mantra_utf8_to_utf16le(s, bytes, p);
+    size_t n = cm_utf8_to_utf16le(s, bytes, p);
     p[n] = 0;
     p[n + 1] = 0;
 }

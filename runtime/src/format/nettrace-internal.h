@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/grow-internal.h"
 #include "common/le-internal.h"
 #include "mantra/nettrace_writer.h"
 
@@ -93,21 +94,24 @@ struct mantra_nettrace_writer {
 
     /* definitions: keys are index + 1 */
     nw_event_def *defs;
-    uint32_t def_count, def_cap;
+    uint32_t def_count;
+    size_t def_cap;
     uint32_t *desc_slots; /* open addressing: key of a desc definition, 0 = empty */
     uint32_t desc_slot_count;
     uint32_t next_metadata_id;
 
     /* capture threads in order of first appearance */
     nw_thread *threads;
-    uint32_t thread_count, thread_cap;
+    uint32_t thread_count;
+    size_t thread_cap;
     uint32_t *thread_slots; /* index + 1, 0 = empty */
     uint32_t thread_slot_count;
     uint64_t prev_capture_thread; /* of the previous event in file order (CALLER_RUNS check) */
 
     /* stacks of the current sequence-point region: ids are index + 1 */
     nw_stack *stack_list;
-    uint32_t stack_count, stack_cap;
+    uint32_t stack_count;
+    size_t stack_cap;
     uint64_t *stack_ips;
     size_t stack_ips_len, stack_ips_cap;
     uint32_t *stack_slots; /* id, 0 = empty */

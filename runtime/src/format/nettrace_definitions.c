@@ -16,26 +16,20 @@
 static int add_def(mantra_nettrace_writer *w, const mantra_event_desc *desc, const char *provider,
                    const void *blob, size_t blob_size, mantra_nettrace_event_key *key) {
     size_t units, bytes;
-    units = mantra_utf8_utf16_units(provider, &bytes);
+    units = cm_utf8_utf16_units(provider, &bytes);
     if (units == SIZE_MAX)
         return nw_fail(w, MANTRA_EINVAL, "provider name is not valid UTF-8");
     /* int32 MetadataId, UTF-16 provider name + NUL, then the blob from EventId on. */
     size_t size = 4 + (units + 1) * 2 + blob_size;
     if (size > MANTRA_MAX_PAYLOAD)
         return nw_fail(w, MANTRA_ERANGE, "metadata record of %zu bytes is over %u", size, MANTRA_MAX_PAYLOAD);
-    if (w->def_count == w->def_cap) {
-        uint32_t cap = w->def_cap ? w->def_cap * 2 : 16;
-        nw_event_def *d = realloc(w->defs, cap * sizeof *d);
-        if (!d)
-            return nw_fail(w, MANTRA_ENOMEM, "out of memory for event definitions");
-        w->defs = d;
-        w->def_cap = cap;
-    }
+    if (cm_grow((void **)&w->defs, &w->def_cap, (size_t)w->def_count + 1, sizeof *w->defs, 16) != MANTRA_OK)
+        return nw_fail(w, MANTRA_ENOMEM, "out of memory for event definitions");
     uint8_t *rec = malloc(size);
     if (!rec)
         return nw_fail(w, MANTRA_ENOMEM, "out of memory for a metadata record");
     cm_store_u32(rec, 0);
-    size_t n = mantra_utf8_to_utf16le(provider, bytes, rec + 4);
+    size_t n = cm_utf8_to_utf16le(provider, bytes, rec + 4);
     rec[4 + n] = 0;
     rec[5 + n] = 0;
     if (blob_size)

@@ -27,27 +27,27 @@ static size_t encode_row_header(const nw_row_state *prev, const nw_row_state *ro
     uint8_t *p = out + 1;
     if (row->metadata_id != prev->metadata_id) {
         flags |= 0x01;
-        p += mantra_varint_put(p, row->metadata_id);
+        p += cm_varint_put(p, row->metadata_id);
     }
     /* Seq = prevSeq + SeqDelta + 1 when 0x02 is set, else prevSeq + (MetadataId != 0), 32-bit wrap. */
     uint32_t implied = prev->sequence + (row->metadata_id != 0 ? 1u : 0u);
     if (row->sequence != implied || row->capture_thread_id != prev->capture_thread_id ||
         row->processor_number != prev->processor_number) {
         flags |= 0x02;
-        p += mantra_varint_put(p, (uint32_t)(row->sequence - prev->sequence - 1u));
-        p += mantra_varint_put(p, row->capture_thread_id);
-        p += mantra_varint_put(p, row->processor_number);
+        p += cm_varint_put(p, (uint32_t)(row->sequence - prev->sequence - 1u));
+        p += cm_varint_put(p, row->capture_thread_id);
+        p += cm_varint_put(p, row->processor_number);
     }
     if (row->thread_id != prev->thread_id) {
         flags |= 0x04;
-        p += mantra_varint_put(p, row->thread_id);
+        p += cm_varint_put(p, row->thread_id);
     }
     if (row->stack_id != prev->stack_id) {
         flags |= 0x08;
-        p += mantra_varint_put(p, row->stack_id);
+        p += cm_varint_put(p, row->stack_id);
     }
     /* Always present; 64-bit wrap-around delta ("negative" deltas are 10-byte varints). */
-    p += mantra_varint_put(p, row->timestamp - prev->timestamp);
+    p += cm_varint_put(p, row->timestamp - prev->timestamp);
     if (!guid_eq(&row->activity, &prev->activity)) {
         flags |= 0x10;
         p = cm_store_guid(p, &row->activity);
@@ -60,7 +60,7 @@ static size_t encode_row_header(const nw_row_state *prev, const nw_row_state *ro
         flags |= 0x40;
     if (row->payload_size != prev->payload_size) {
         flags |= 0x80;
-        p += mantra_varint_put(p, row->payload_size);
+        p += cm_varint_put(p, row->payload_size);
     }
     out[0] = flags;
     return (size_t)(p - out);

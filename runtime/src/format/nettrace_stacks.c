@@ -29,24 +29,11 @@ uint32_t nw_stack_add(mantra_nettrace_writer *w, const uint64_t *ips, uint32_t f
         if (nw_flush_blocks(w) != MANTRA_OK)
             return 0;
     }
-    if (w->stack_count == w->stack_cap) {
-        uint32_t cap = w->stack_cap ? w->stack_cap * 2 : 256;
-        nw_stack *l = realloc(w->stack_list, cap * sizeof *l);
-        if (!l)
-            return 0;
-        w->stack_list = l;
-        w->stack_cap = cap;
-    }
-    if (w->stack_ips_len + frames > w->stack_ips_cap) {
-        size_t cap = w->stack_ips_cap ? w->stack_ips_cap : 4096;
-        while (w->stack_ips_len + frames > cap)
-            cap *= 2;
-        uint64_t *ip = realloc(w->stack_ips, cap * sizeof *ip);
-        if (!ip)
-            return 0;
-        w->stack_ips = ip;
-        w->stack_ips_cap = cap;
-    }
+    if (cm_grow((void **)&w->stack_list, &w->stack_cap, (size_t)w->stack_count + 1, sizeof *w->stack_list, 256) !=
+            MANTRA_OK ||
+        cm_grow((void **)&w->stack_ips, &w->stack_ips_cap, w->stack_ips_len + frames, sizeof *w->stack_ips, 4096) !=
+            MANTRA_OK)
+        return 0;
     if ((w->stack_count + 1) * 2 > w->stack_slot_count) {
         uint32_t count = w->stack_slot_count ? w->stack_slot_count * 2 : 1024;
         uint32_t *slots = calloc(count, sizeof *slots);

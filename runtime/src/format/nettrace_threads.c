@@ -10,14 +10,9 @@
 #include "format/nettrace-internal.h"
 
 nw_thread *nw_add_thread(mantra_nettrace_writer *w, uint64_t tid) {
-    if (w->thread_count == w->thread_cap) {
-        uint32_t cap = w->thread_cap ? w->thread_cap * 2 : 16;
-        nw_thread *t = realloc(w->threads, cap * sizeof *t);
-        if (!t)
-            return NULL;
-        w->threads = t;
-        w->thread_cap = cap;
-    }
+    if (cm_grow((void **)&w->threads, &w->thread_cap, (size_t)w->thread_count + 1, sizeof *w->threads, 16) !=
+        MANTRA_OK)
+        return NULL;
     if ((w->thread_count + 1) * 2 > w->thread_slot_count) {
         uint32_t count = w->thread_slot_count ? w->thread_slot_count * 2 : 64;
         uint32_t *slots = calloc(count, sizeof *slots);

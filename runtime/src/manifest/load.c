@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow-internal.h"
 #include "manifest/manifest-internal.h"
 #include "platform/platform-internal.h"
 
@@ -44,18 +45,13 @@ mantra_manifest *mantra_manifest_load_file(const char *path, mantra_manifest_err
     int fd = mantra_pal_file_open_read(path, why, sizeof why);
     if (fd < 0)
         return read_failed(path, why, err);
-    size_t cap = 65536, len = 0;
-    uint8_t *buf = malloc(cap);
-    int failed = buf == NULL;
-    while (!failed) {
-        if (len == cap) {
-            uint8_t *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (nb == NULL) {
-                failed = 1;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
+    size_t cap = 0, len = 0;
+    uint8_t *buf = NULL;
+    int failed = 0;
+    for (;;) {
+        if (cm_grow((void **)&buf, &cap, len + 1, 1, 65536) != MANTRA_OK) {
+            failed = 1;
+            break;
         }
         int64_t n = mantra_pal_read(fd, buf + len, cap - len, why, sizeof why);
         if (n < 0) {

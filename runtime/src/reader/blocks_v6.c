@@ -10,13 +10,13 @@
 int rd_parse_metadata_block_v6(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off) {
     if (n < 2)
         return rd_fail(r, MANTRA_EFORMAT, off, "Metadata block of %zu bytes", n);
-    size_t pos = 2 + (size_t)cm_load_u16(p);
+    size_t pos = 2 + (size_t)mantra_load_u16(p);
     if (pos > n)
         return rd_fail(r, MANTRA_EFORMAT, off, "Metadata block header larger than the block");
     while (pos < n) {
         if (n - pos < 2)
             return rd_fail(r, MANTRA_EFORMAT, off + pos, "metadata row size cut by the end of the block");
-        size_t rs = cm_load_u16(p + pos);
+        size_t rs = mantra_load_u16(p + pos);
         pos += 2;
         if (rs > n - pos)
             return rd_fail(r, MANTRA_EFORMAT, off + pos - 2, "metadata row of %zu bytes exceeds the block", rs);
@@ -35,7 +35,7 @@ int rd_parse_metadata_block_v6(mantra_reader *r, const uint8_t *p, size_t n, uin
 
 static size_t skip_str8(const uint8_t *p, size_t n) {
     uint64_t len;
-    size_t k = mantra_varint_get(p, n, MANTRA_VARINT32_MAX_BYTES, &len);
+    size_t k = cm_varint_get(p, n, CM_VARINT32_MAX_BYTES, &len);
     if (k == 0 || len > n - k)
         return 0;
     return k + (size_t)len;
@@ -46,14 +46,14 @@ int rd_parse_thread_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t
     while (pos < n) {
         if (n - pos < 2)
             return rd_fail(r, MANTRA_EFORMAT, off + pos, "thread row size cut by the end of the block");
-        size_t rs = cm_load_u16(p + pos);
+        size_t rs = mantra_load_u16(p + pos);
         size_t row = pos;
         pos += 2;
         if (rs > n - pos)
             return rd_fail(r, MANTRA_EFORMAT, off + row, "thread row of %zu bytes exceeds the block", rs);
         size_t end = pos + rs;
         uint64_t index, tid = 0, v;
-        size_t k = mantra_varint_get(p + pos, end - pos, MANTRA_VARINT64_MAX_BYTES, &index);
+        size_t k = cm_varint_get(p + pos, end - pos, CM_VARINT64_MAX_BYTES, &index);
         if (k == 0)
             return rd_fail(r, MANTRA_EFORMAT, off + pos, "bad thread index varint");
         pos += k;
@@ -64,10 +64,10 @@ int rd_parse_thread_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t
                 k = skip_str8(p + pos, end - pos);
                 break;
             case 2:
-                k = mantra_varint_get(p + pos, end - pos, MANTRA_VARINT64_MAX_BYTES, &v);
+                k = cm_varint_get(p + pos, end - pos, CM_VARINT64_MAX_BYTES, &v);
                 break;
             case 3:
-                k = mantra_varint_get(p + pos, end - pos, MANTRA_VARINT64_MAX_BYTES, &tid);
+                k = cm_varint_get(p + pos, end - pos, CM_VARINT64_MAX_BYTES, &tid);
                 break;
             case 4:
                 k = skip_str8(p + pos, end - pos);
@@ -96,10 +96,10 @@ int rd_parse_remove_thread_block(mantra_reader *r, const uint8_t *p, size_t n, u
     size_t pos = 0;
     while (pos < n) {
         uint64_t index, s;
-        size_t k = mantra_varint_get(p + pos, n - pos, MANTRA_VARINT64_MAX_BYTES, &index);
+        size_t k = cm_varint_get(p + pos, n - pos, CM_VARINT64_MAX_BYTES, &index);
         if (k == 0)
             return rd_fail(r, MANTRA_EFORMAT, off + pos, "bad thread index varint in a RemoveThread block");
-        size_t k2 = mantra_varint_get(p + pos + k, n - pos - k, MANTRA_VARINT32_MAX_BYTES, &s);
+        size_t k2 = cm_varint_get(p + pos + k, n - pos - k, CM_VARINT32_MAX_BYTES, &s);
         if (k2 == 0)
             return rd_fail(r, MANTRA_EFORMAT, off + pos + k, "bad sequence number varint in a RemoveThread block");
         if (!cm_map_get(&r->threads, index))
@@ -119,7 +119,7 @@ int rd_parse_remove_thread_block(mantra_reader *r, const uint8_t *p, size_t n, u
 int rd_parse_label_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off) {
     if (n < 8)
         return rd_fail(r, MANTRA_EFORMAT, off, "LabelList block of %zu bytes (at least 8 expected)", n);
-    uint32_t first = cm_load_u32(p), count = cm_load_u32(p + 4);
+    uint32_t first = mantra_load_u32(p), count = mantra_load_u32(p + 4);
     size_t pos = 8;
     if (first == 0)
         return rd_fail(r, MANTRA_EFORMAT, off, "LabelList block with first index 0");
@@ -155,7 +155,7 @@ int rd_parse_label_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t 
                 if (left >= 8) {
                     k = 8;
                     if (kind == 8) {
-                        l.keywords = cm_load_u64(p + pos);
+                        l.keywords = mantra_load_u64(p + pos);
                         l.has_keywords = 1;
                     }
                 }
@@ -170,7 +170,7 @@ int rd_parse_label_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t 
             case 6:
                 k = skip_str8(p + pos, left);
                 if (k) {
-                    size_t k2 = mantra_varint_get(p + pos + k, left - k, MANTRA_VARINT64_MAX_BYTES, &v);
+                    size_t k2 = cm_varint_get(p + pos + k, left - k, CM_VARINT64_MAX_BYTES, &v);
                     k = k2 ? k + k2 : 0;
                 }
                 break;

@@ -13,10 +13,10 @@ int rd_start_rows(mantra_reader *r, int kind, const uint8_t *p, size_t n, uint64
     if (n < 20)
         return rd_fail(r, MANTRA_EFORMAT, off, "%s of %zu bytes (a 20-byte header expected)",
                        kind == RD_BLK_EVENT ? "EventBlock" : "MetadataBlock", n);
-    uint16_t hs = cm_load_u16(p);
+    uint16_t hs = mantra_load_u16(p);
     if (hs < 20 || hs > n)
         return rd_fail(r, MANTRA_EFORMAT, off, "block header size %u (20..%zu expected)", hs, n);
-    r->compressed = cm_load_u16(p + 2) & 1;
+    r->compressed = mantra_load_u16(p + 2) & 1;
     r->blk_kind = kind;
     r->blk = p;
     r->blk_len = n;
@@ -31,7 +31,7 @@ int rd_start_rows(mantra_reader *r, int kind, const uint8_t *p, size_t n, uint64
 #define ROW_VAR(dst, max, what)                                                                    \
     do {                                                                                           \
         uint64_t v_;                                                                               \
-        size_t k_ = mantra_varint_get(p + pos, n - pos, (max), &v_);                               \
+        size_t k_ = cm_varint_get(p + pos, n - pos, (max), &v_);                               \
         if (k_ == 0)                                                                               \
             return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos, "bad %s varint in a row", (what)); \
         pos += k_;                                                                                 \
@@ -47,28 +47,28 @@ static int read_row(mantra_reader *r, size_t *payload_pos, int *sorted) {
         uint8_t f = p[pos++];
         uint64_t v;
         if (f & 0x01) {
-            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "metadata id");
+            ROW_VAR(v, CM_VARINT32_MAX_BYTES, "metadata id");
             s->metadata_id = (uint32_t)v;
         }
         if (f & 0x02) {
-            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "sequence delta");
+            ROW_VAR(v, CM_VARINT32_MAX_BYTES, "sequence delta");
             s->sequence = s->sequence + (uint32_t)v + 1u;
-            ROW_VAR(v, MANTRA_VARINT64_MAX_BYTES, "capture thread");
+            ROW_VAR(v, CM_VARINT64_MAX_BYTES, "capture thread");
             s->capture_thread = v;
-            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "processor number");
+            ROW_VAR(v, CM_VARINT32_MAX_BYTES, "processor number");
             s->processor = (uint32_t)v;
         } else if (s->metadata_id != 0) {
             s->sequence++;
         }
         if (f & 0x04) {
-            ROW_VAR(v, MANTRA_VARINT64_MAX_BYTES, "thread");
+            ROW_VAR(v, CM_VARINT64_MAX_BYTES, "thread");
             s->thread = v;
         }
         if (f & 0x08) {
-            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "stack id");
+            ROW_VAR(v, CM_VARINT32_MAX_BYTES, "stack id");
             s->stack_id = (uint32_t)v;
         }
-        ROW_VAR(v, MANTRA_VARINT64_MAX_BYTES, "timestamp delta");
+        ROW_VAR(v, CM_VARINT64_MAX_BYTES, "timestamp delta");
         s->timestamp = (int64_t)((uint64_t)s->timestamp + v);
         if (!r->v6) {
             if (f & 0x10) {
@@ -85,12 +85,12 @@ static int read_row(mantra_reader *r, size_t *payload_pos, int *sorted) {
                 pos += 16;
             }
         } else if (f & 0x10) {
-            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "label list id");
+            ROW_VAR(v, CM_VARINT32_MAX_BYTES, "label list id");
             s->label_list = (uint32_t)v;
         }
         *sorted = (f & 0x40) != 0;
         if (f & 0x80) {
-            ROW_VAR(v, MANTRA_VARINT32_MAX_BYTES, "payload size");
+            ROW_VAR(v, CM_VARINT32_MAX_BYTES, "payload size");
             s->payload_size = (uint32_t)v;
         }
         if (s->payload_size > n - pos)
@@ -104,26 +104,26 @@ static int read_row(mantra_reader *r, size_t *payload_pos, int *sorted) {
     size_t hdr = r->v6 ? 48 : 76;
     if (n - pos < 4 + hdr)
         return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos, "uncompressed row header cut by the end of the block");
-    uint32_t esize = cm_load_u32(p + pos);
+    uint32_t esize = mantra_load_u32(p + pos);
     const uint8_t *h = p + pos + 4;
-    uint32_t id = cm_load_u32(h);
+    uint32_t id = mantra_load_u32(h);
     s->metadata_id = id & 0x7FFFFFFFu;
     /* bit 31 means NOT sorted: dotnet/runtime, src/native/eventpipe/ep-block.c writes it so and microsoft/perfview,
      * src/TraceEvent/EventPipe/EventPipeEventSource.cs reads it so (the format documents say the opposite) */
     *sorted = (id & 0x80000000u) == 0;
-    s->sequence = cm_load_u32(h + 4);
-    s->thread = cm_load_u64(h + 8);
-    s->capture_thread = cm_load_u64(h + 16);
-    s->processor = cm_load_u32(h + 24);
-    s->stack_id = cm_load_u32(h + 28);
-    s->timestamp = (int64_t)cm_load_u64(h + 32);
+    s->sequence = mantra_load_u32(h + 4);
+    s->thread = mantra_load_u64(h + 8);
+    s->capture_thread = mantra_load_u64(h + 16);
+    s->processor = mantra_load_u32(h + 24);
+    s->stack_id = mantra_load_u32(h + 28);
+    s->timestamp = (int64_t)mantra_load_u64(h + 32);
     if (!r->v6) {
         cm_load_guid(&s->activity, h + 40);
         cm_load_guid(&s->related, h + 56);
-        s->payload_size = cm_load_u32(h + 72);
+        s->payload_size = mantra_load_u32(h + 72);
     } else {
-        s->label_list = cm_load_u32(h + 40);
-        s->payload_size = cm_load_u32(h + 44);
+        s->label_list = mantra_load_u32(h + 40);
+        s->payload_size = mantra_load_u32(h + 44);
     }
     if (esize < hdr || esize > n - pos - 4 || s->payload_size > esize - hdr)
         return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos,
@@ -249,8 +249,8 @@ uint64_t mantra_trace_event_ip(const mantra_trace_event *ev, size_t i) {
     if (ev == NULL || i >= ev->stack_count)
         return 0;
     if (ev->pointer_size == 4)
-        return cm_load_u32(ev->stack + 4 * i);
-    return cm_load_u64(ev->stack + 8 * i);
+        return mantra_load_u32(ev->stack + 4 * i);
+    return mantra_load_u64(ev->stack + 8 * i);
 }
 
 /* One step: 1 = event in r->cur, 0 = progress without event, < 0 error. */

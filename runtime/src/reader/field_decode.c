@@ -200,9 +200,9 @@ static int decode_one(dc *c, const mantra_field_desc *f, const char *name) {
     }
     case MANTRA_TYPE_VARINT:
     case MANTRA_TYPE_VARUINT:
-        if (mantra__cursor_varint(cur, MANTRA_VARINT64_MAX_BYTES, &v.u) < 0)
+        if (mantra__cursor_varint(cur, CM_VARINT64_MAX_BYTES, &v.u) < 0)
             return MANTRA_EFORMAT;
-        v.i = f->type == MANTRA_TYPE_VARINT ? mantra_zigzag_decode(v.u) : (int64_t)v.u;
+        v.i = f->type == MANTRA_TYPE_VARINT ? cm_zigzag_decode(v.u) : (int64_t)v.u;
         break;
     case MANTRA_TYPE_ARRAY:
     case MANTRA_TYPE_FIXED_ARRAY: {

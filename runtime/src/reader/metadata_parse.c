@@ -77,7 +77,7 @@ static int get_str16(mp *c, const char **out, const char *what) {
 /* V6 string: varuint32 length + UTF-8 bytes. */
 static int get_str8(mp *c, const char **out, const char *what) {
     uint64_t len;
-    if (get_var(c, &len, MANTRA_VARINT32_MAX_BYTES, what) < 0)
+    if (get_var(c, &len, CM_VARINT32_MAX_BYTES, what) < 0)
         return -1;
     const uint8_t *p;
     if (len > mantra__cursor_left(&c->c) || mantra__cursor_bytes(&c->c, (size_t)len, &p) < 0)
@@ -380,9 +380,9 @@ int rd_parse_metadata_v6(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_m
         *what = "out of memory";
         return MANTRA_ENOMEM;
     }
-    if (get_var(&c, &id, MANTRA_VARINT32_MAX_BYTES, "metadata id") < 0 ||
+    if (get_var(&c, &id, CM_VARINT32_MAX_BYTES, "metadata id") < 0 ||
         get_str8(&c, &m->provider, "provider name") < 0 ||
-        get_var(&c, &eid, MANTRA_VARINT32_MAX_BYTES, "event id") < 0 || get_str8(&c, &m->name, "event name") < 0 ||
+        get_var(&c, &eid, CM_VARINT32_MAX_BYTES, "event id") < 0 || get_str8(&c, &m->name, "event name") < 0 ||
         v6_fieldlist(&c, (mantra_field_desc **)&m->fields, &m->field_count, 0) < 0)
         goto bad;
     m->id = (uint32_t)id;

@@ -101,7 +101,7 @@ static int open_common(mantra_reader *r) {
             return rc;
         if (rc == 0)
             return rd_fail(r, MANTRA_ETRUNCATED, 8, "input ends after the \"Nettrace\" magic");
-        uint32_t v = cm_load_u32(r->buf + r->pos);
+        uint32_t v = mantra_load_u32(r->buf + r->pos);
         if (v != 0) {
             rc = rd_open_v4(r);
         } else {
@@ -110,7 +110,7 @@ static int open_common(mantra_reader *r) {
                 return rc;
             if (rc == 0)
                 return rd_fail(r, MANTRA_ETRUNCATED, 12, "input ends inside the V6 version header");
-            uint32_t major = cm_load_u32(r->buf + r->pos + 4);
+            uint32_t major = mantra_load_u32(r->buf + r->pos + 4);
             if (major < 6)
                 return rd_fail(r, MANTRA_EFORMAT, 12, "invalid nettrace version header (major version %u)", major);
             if (major > 6)
@@ -119,7 +119,7 @@ static int open_common(mantra_reader *r) {
             r->pos += 12;
             rc = rd_open_v6(r);
         }
-    } else if (avail >= 24 && cm_load_u32(p) == 20 && memcmp(p + 4, RD_FS_SIGNATURE, 20) == 0) {
+    } else if (avail >= 24 && mantra_load_u32(p) == 20 && memcmp(p + 4, RD_FS_SIGNATURE, 20) == 0) {
         r->info.format_version = 3;
         return rd_fail(r, MANTRA_EUNSUPPORTED, 0,
                        "NetPerf format (version 3, no \"Nettrace\" magic) is not supported: mantra reads nettrace "

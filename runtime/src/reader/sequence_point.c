@@ -19,7 +19,7 @@ int rd_parse_sp_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off
     if (!r->v6) {
         if (n < 12)
             return rd_fail(r, MANTRA_EFORMAT, off, "SPBlock of %zu bytes (at least 12 expected)", n);
-        count = cm_load_u32(p + 8);
+        count = mantra_load_u32(p + 8);
         if ((n - 12) / 12 < count || n != 12 + (size_t)count * 12)
             return rd_fail(r, MANTRA_EFORMAT, off, "SPBlock of %zu bytes does not hold %u threads (%zu bytes expected)",
                            n, count, 12 + (size_t)count * 12);
@@ -27,8 +27,8 @@ int rd_parse_sp_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off
     } else {
         if (n < 16)
             return rd_fail(r, MANTRA_EFORMAT, off, "SequencePoint block of %zu bytes (at least 16 expected)", n);
-        flags = cm_load_u32(p + 8);
-        count = cm_load_u32(p + 12);
+        flags = mantra_load_u32(p + 8);
+        count = mantra_load_u32(p + 12);
         pos = 16;
     }
     if (r->order && rd_order_flush(r->order) < 0)
@@ -36,15 +36,15 @@ int rd_parse_sp_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off
     for (uint32_t i = 0; i < count; i++) {
         uint64_t key, s;
         if (!r->v6) {
-            key = cm_load_u64(p + pos);
-            s = cm_load_u32(p + pos + 8);
+            key = mantra_load_u64(p + pos);
+            s = mantra_load_u32(p + pos + 8);
             pos += 12;
         } else {
-            size_t k = mantra_varint_get(p + pos, n - pos, MANTRA_VARINT64_MAX_BYTES, &key);
+            size_t k = cm_varint_get(p + pos, n - pos, CM_VARINT64_MAX_BYTES, &key);
             if (k == 0)
                 return rd_fail(r, MANTRA_EFORMAT, off + pos, "bad thread index varint in the SequencePoint block");
             pos += k;
-            k = mantra_varint_get(p + pos, n - pos, MANTRA_VARINT32_MAX_BYTES, &s);
+            k = cm_varint_get(p + pos, n - pos, CM_VARINT32_MAX_BYTES, &s);
             if (k == 0)
                 return rd_fail(r, MANTRA_EFORMAT, off + pos, "bad sequence number varint in the SequencePoint block");
             pos += k;

@@ -8,14 +8,14 @@
 int rd_parse_stack_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off) {
     if (n < 8)
         return rd_fail(r, MANTRA_EFORMAT, off, "StackBlock of %zu bytes (at least 8 expected)", n);
-    uint32_t first = cm_load_u32(p);
+    uint32_t first = mantra_load_u32(p);
     size_t pos = 8;
     uint32_t id = first;
     uint32_t ps = r->info.pointer_size;
     while (pos < n) {
         if (n - pos < 4)
             return rd_fail(r, MANTRA_EFORMAT, off + pos, "stack size field cut by the end of the StackBlock");
-        uint32_t size = cm_load_u32(p + pos);
+        uint32_t size = mantra_load_u32(p + pos);
         pos += 4;
         if (size > n - pos)
             return rd_fail(r, MANTRA_EFORMAT, off + pos - 4, "stack of %u bytes exceeds the StackBlock", size);

@@ -9,13 +9,13 @@
 
 static int parse_trace_payload_v4(mantra_reader *r, const uint8_t *p) {
     for (int i = 0; i < 8; i++)
-        r->info.sync_time_utc[i] = (int16_t)cm_load_u16(p + 2 * i);
-    r->info.sync_time_qpc = (int64_t)cm_load_u64(p + 16);
-    r->info.qpc_frequency = (int64_t)cm_load_u64(p + 24);
-    r->info.pointer_size = cm_load_u32(p + 32);
-    r->info.process_id = cm_load_u32(p + 36);
-    r->info.processor_count = cm_load_u32(p + 40);
-    r->info.expected_cpu_sampling_rate = cm_load_u32(p + 44);
+        r->info.sync_time_utc[i] = (int16_t)mantra_load_u16(p + 2 * i);
+    r->info.sync_time_qpc = (int64_t)mantra_load_u64(p + 16);
+    r->info.qpc_frequency = (int64_t)mantra_load_u64(p + 24);
+    r->info.pointer_size = mantra_load_u32(p + 32);
+    r->info.process_id = mantra_load_u32(p + 36);
+    r->info.processor_count = mantra_load_u32(p + 40);
+    r->info.expected_cpu_sampling_rate = mantra_load_u32(p + 44);
     if (r->info.pointer_size != 4 && r->info.pointer_size != 8)
         return rd_fail(r, MANTRA_EFORMAT, rd_in_offset(r) + 32, "pointer size %u in the Trace object (expected 4 or 8)",
                        r->info.pointer_size);
@@ -34,8 +34,8 @@ static int read_type_header(mantra_reader *r, uint32_t *version, char *name, siz
     const uint8_t *p = r->buf + r->pos;
     if (p[0] != 0x05 || p[1] != 0x01)
         return rd_fail(r, MANTRA_EFORMAT, off, "expected a type header (05 01), found %02x %02x", p[0], p[1]);
-    *version = cm_load_u32(p + 2);
-    uint32_t len = cm_load_u32(p + 10);
+    *version = mantra_load_u32(p + 2);
+    uint32_t len = mantra_load_u32(p + 10);
     if (len > 38)
         return rd_fail(r, MANTRA_EFORMAT, off + 10, "object type name length %u (at most 38 expected)", len);
     rc = rd_in_ensure(r, 15 + (size_t)len);
@@ -62,7 +62,7 @@ int rd_open_v4(mantra_reader *r) {
     int rc = rd_in_ensure(r, 24);
     if (rc < 0)
         return rc;
-    if (rc == 0 || memcmp(r->buf + r->pos + 4, RD_FS_SIGNATURE, 20) != 0 || cm_load_u32(r->buf + r->pos) != 20)
+    if (rc == 0 || memcmp(r->buf + r->pos + 4, RD_FS_SIGNATURE, 20) != 0 || mantra_load_u32(r->buf + r->pos) != 20)
         return rd_fail(r, rc == 0 ? MANTRA_ETRUNCATED : MANTRA_EFORMAT, 8,
                        "expected the FastSerialization header (int32 20, \"!FastSerialization.1\")");
     r->pos += 24;
@@ -141,7 +141,7 @@ int rd_next_object_v4(mantra_reader *r) {
     if (rc == 0)
         return rd_fail(r, MANTRA_ETRUNCATED, obj, "%s truncated: input ends in its block size field (incomplete trace)",
                        name);
-    uint32_t bsize = cm_load_u32(r->buf + r->pos);
+    uint32_t bsize = mantra_load_u32(r->buf + r->pos);
     uint64_t after = size_off + 4;
     size_t pad = (size_t)((4 - (after & 3)) & 3);
     if (bsize > r->opt.max_block_size)

@@ -14,7 +14,7 @@ int rd_open_v6(mantra_reader *r) {
         return rc;
     if (rc == 0)
         return rd_fail(r, MANTRA_ETRUNCATED, off, "input ends before the Trace block");
-    uint32_t h = cm_load_u32(r->buf + r->pos);
+    uint32_t h = mantra_load_u32(r->buf + r->pos);
     uint32_t size = h & 0xFFFFFF, kind = h >> 24;
     if (kind != 1)
         return rd_fail(r, MANTRA_EFORMAT, off, "first block has kind %u (expected 1, Trace)", kind);
@@ -28,11 +28,11 @@ int rd_open_v6(mantra_reader *r) {
     if (size < 40)
         return rd_fail(r, MANTRA_EFORMAT, off + 4, "Trace block of %u bytes (at least 40 expected)", size);
     for (int i = 0; i < 8; i++)
-        r->info.sync_time_utc[i] = (int16_t)cm_load_u16(p + 2 * i);
-    r->info.sync_time_qpc = (int64_t)cm_load_u64(p + 16);
-    r->info.qpc_frequency = (int64_t)cm_load_u64(p + 24);
-    r->info.pointer_size = cm_load_u32(p + 32);
-    uint32_t kvs = cm_load_u32(p + 36);
+        r->info.sync_time_utc[i] = (int16_t)mantra_load_u16(p + 2 * i);
+    r->info.sync_time_qpc = (int64_t)mantra_load_u64(p + 16);
+    r->info.qpc_frequency = (int64_t)mantra_load_u64(p + 24);
+    r->info.pointer_size = mantra_load_u32(p + 32);
+    uint32_t kvs = mantra_load_u32(p + 36);
     if (r->info.pointer_size != 4 && r->info.pointer_size != 8)
         return rd_fail(r, MANTRA_EFORMAT, off + 36, "pointer size %u in the Trace block (expected 4 or 8)",
                        r->info.pointer_size);
@@ -80,7 +80,7 @@ int rd_next_block_v6(mantra_reader *r) {
             return rd_truncated_at_boundary(r);
         return rd_fail(r, MANTRA_ETRUNCATED, off, "input ends inside a block header (incomplete trace)");
     }
-    uint32_t h = cm_load_u32(r->buf + r->pos);
+    uint32_t h = mantra_load_u32(r->buf + r->pos);
     uint32_t size = h & 0xFFFFFF, kind = h >> 24;
     rc = rd_in_ensure(r, 4 + (size_t)size);
     if (rc < 0)
