@@ -8,30 +8,24 @@
 
 #include "mantra/manifest.h"
 
-static int touch(void *ctx, const mantra_manifest_value *v) {
+static int touch(void *ctx, const mantra_value *v) {
     size_t *sum = ctx;
     char buf[64];
-    *sum += (unsigned char)v->field->name[0] + (size_t)(unsigned)v->kind + v->offset + v->size;
+    *sum += (unsigned char)v->name[0] + (unsigned char)v->manifest_field->name[0] + v->type + v->depth +
+            v->offset + v->size + v->count + (size_t)v->index;
     if (v->map_text != NULL)
         *sum += strlen(v->map_text);
-    switch (v->kind) {
-    case MANTRA_MANIFEST_VALUE_STRING16:
-        *sum += mantra_str16_to_utf8(v->v.str16, buf, sizeof buf);
-        break;
-    case MANTRA_MANIFEST_VALUE_STRING8:
-        *sum += v->v.str8.len ? (unsigned char)v->v.str8.data[v->v.str8.len - 1] : 0;
-        break;
-    case MANTRA_MANIFEST_VALUE_BINARY:
-        *sum += v->v.bytes.size ? v->v.bytes.data[v->v.bytes.size - 1] : 0;
-        break;
-    case MANTRA_MANIFEST_VALUE_SCALAR:
-        *sum += (size_t)v->v.u;
-        break;
-    default:
-        break;
+    if (v->type == MANTRA_TYPE_STRING) {
+        mantra_str16 s = {v->data, v->count};
+        *sum += mantra_str16_to_utf8(s, buf, sizeof buf);
+    } else if (v->size > 0 && v->data != NULL) {
+        *sum += v->data[v->size - 1];
     }
-    return MANTRA_MANIFEST_VISIT_CONTINUE;
+    *sum += (size_t)v->u;
+    return 0;
 }
+
+static const mantra_field_visitor touch_all = {touch, touch, touch, touch, touch};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -64,8 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 abort();
         for (uint32_t t = 0; t < p->template_count; t++) {
             mantra_manifest_decode_info info;
-            (void)mantra_manifest_decode(&p->templates[t], payload, payload_size, 8, touch, &sum, &info);
-            (void)mantra_manifest_decode(&p->templates[t], payload, payload_size, 4, touch, &sum, NULL);
+            (void)mantra_manifest_decode(&p->templates[t], payload, payload_size, 8, &touch_all, &sum, &info);
+            (void)mantra_manifest_decode(&p->templates[t], payload, payload_size, 4, &touch_all, &sum, NULL);
         }
         for (uint32_t k = 0; k < p->map_count; k++) {
             char buf[32];

@@ -61,8 +61,13 @@ typedef struct printer {
     size_t len;
     int calls;
     int stop_at;   /* stop at this call (1-based), 0 never */
-    int skip_kind; /* return SKIP for BEGIN values of this kind */
+    int skip_kind; /* SKIP_ARRAYS or SKIP_STRUCTS: begin_array of those returns 1 */
+    int in_binary; /* inside a Binary (printed whole at its begin_array) */
 } printer;
+
+#define SKIP_ARRAYS 1
+#define SKIP_STRUCTS 2
+#define STOP (-100) /* what the printer returns to stop the walk */
 
 static void out(printer *p, const char *fmt, ...) {
     va_list ap;
@@ -74,87 +79,116 @@ static void out(printer *p, const char *fmt, ...) {
     ck_assert_uint_lt(p->len, sizeof p->text);
 }
 
-static int print_value(void *ctx, const mantra_manifest_value *v) {
+/* After every call: stop at call stop_at, or skip the elements of the arrays skip_kind names. */
+static int result(printer *p, const mantra_value *v, int begin) {
+    if (p->stop_at != 0 && p->calls == p->stop_at)
+        return STOP;
+    if (begin && p->skip_kind == SKIP_STRUCTS && v->manifest_field->type == MANTRA_TYPE_OBJECT)
+        return 1;
+    if (begin && p->skip_kind == SKIP_ARRAYS && v->manifest_field->type != MANTRA_TYPE_OBJECT)
+        return 1;
+    return 0;
+}
+
+static int print_scalar(void *ctx, const mantra_value *v) {
     printer *p = ctx;
     p->calls++;
-    const char *name = v->field->name;
-    int element = (v->flags & MANTRA_MANIFEST_VALUE_ELEMENT) != 0;
-    switch (v->kind) {
-    case MANTRA_MANIFEST_VALUE_SCALAR:
-        if (!element)
-            out(p, "%s=", name);
-        switch (v->type) {
-        case MANTRA_TYPE_SBYTE:
-        case MANTRA_TYPE_INT16:
-        case MANTRA_TYPE_INT32:
-        case MANTRA_TYPE_INT64:
-            out(p, "%" PRId64, v->v.i);
-            break;
-        case MANTRA_TYPE_SINGLE:
-        case MANTRA_TYPE_DOUBLE:
-            out(p, "%.17g", v->v.f);
-            break;
-        case MANTRA_TYPE_GUID: {
-            char g[37];
-            mantra_manifest_guid_format(&v->v.guid, g);
-            out(p, "%s", g);
-            break;
-        }
-        case MANTRA_TYPE_POINTER:
-            out(p, "0x%" PRIx64, v->v.u);
-            break;
-        default:
-            out(p, "%" PRIu64, v->v.u);
-        }
-        if (v->map_text != NULL)
-            out(p, "(%s)", v->map_text);
-        out(p, " ");
-        break;
-    case MANTRA_MANIFEST_VALUE_STRING16: {
+    ck_assert_ptr_null(v->field); /* the reader's descriptions: not from the manifest decoder */
+    ck_assert_ptr_nonnull(v->manifest_field);
+    if (v->type == MANTRA_TYPE_STRING) {
         char buf[1024];
-        mantra_str16_to_utf8(v->v.str16, buf, sizeof buf);
-        out(p, "%s=\"%s\" ", name, buf);
+        mantra_str16 s = {v->data, v->count};
+        mantra_str16_to_utf8(s, buf, sizeof buf);
+        out(p, "%s=\"%s\" ", v->name, buf);
+        return result(p, v, 0);
+    }
+    if (v->type == MANTRA_TYPE_STRING8) {
+        out(p, "%s='%.*s' ", v->name, (int)v->size, (const char *)v->data);
+        return result(p, v, 0);
+    }
+    if (v->name[0] != '\0')
+        out(p, "%s=", v->name);
+    else
+        ck_assert_uint_ge(v->depth, 1); /* an array element */
+    switch (v->manifest_field->type) {
+    case MANTRA_TYPE_SBYTE:
+    case MANTRA_TYPE_INT16:
+    case MANTRA_TYPE_INT32:
+    case MANTRA_TYPE_INT64:
+        out(p, "%" PRId64, v->i);
+        break;
+    case MANTRA_TYPE_SINGLE:
+    case MANTRA_TYPE_DOUBLE:
+        out(p, "%.17g", v->d);
+        break;
+    case MANTRA_TYPE_GUID: {
+        char g[37];
+        mantra_manifest_guid_format(&v->guid, g);
+        out(p, "%s", g);
         break;
     }
-    case MANTRA_MANIFEST_VALUE_STRING8:
-        out(p, "%s='%.*s' ", name, (int)v->v.str8.len, v->v.str8.data);
-        break;
-    case MANTRA_MANIFEST_VALUE_BINARY:
-        out(p, "%s=<", name);
-        for (size_t i = 0; i < v->v.bytes.size; i++)
-            out(p, "%02x", v->v.bytes.data[i]);
-        out(p, "> ");
-        break;
-    case MANTRA_MANIFEST_VALUE_ARRAY_BEGIN:
-    case MANTRA_MANIFEST_VALUE_STRUCT_BEGIN:
-        out(p, "%s#%" PRIu64 "=[", name, v->count);
-        break;
-    case MANTRA_MANIFEST_VALUE_ARRAY_END:
-    case MANTRA_MANIFEST_VALUE_STRUCT_END:
-        out(p, "] ");
-        break;
-    case MANTRA_MANIFEST_VALUE_ELEMENT_BEGIN:
-        out(p, "{");
-        break;
-    case MANTRA_MANIFEST_VALUE_ELEMENT_END:
-        out(p, "} ");
+    case MANTRA_TYPE_POINTER:
+        out(p, "0x%" PRIx64, v->u);
         break;
     default:
-        ck_abort_msg("unknown value kind %d", v->kind);
+        out(p, "%" PRIu64, v->u);
     }
-    if (p->stop_at != 0 && p->calls == p->stop_at)
-        return MANTRA_MANIFEST_VISIT_STOP;
-    if (p->skip_kind != 0 && v->kind == p->skip_kind)
-        return MANTRA_MANIFEST_VISIT_SKIP;
-    return MANTRA_MANIFEST_VISIT_CONTINUE;
+    if (v->map_text != NULL)
+        out(p, "(%s)", v->map_text);
+    out(p, " ");
+    return result(p, v, 0);
 }
+
+static int print_begin_array(void *ctx, const mantra_value *v) {
+    printer *p = ctx;
+    p->calls++;
+    if (v->manifest_field->type == MANTRA_TYPE_BINARY) {
+        out(p, "%s=<", v->name);
+        for (size_t i = 0; i < v->count; i++)
+            out(p, "%02x", v->data[i]);
+        out(p, "> ");
+        p->in_binary = 1;
+        int r = result(p, v, 0);
+        return r == 0 ? 1 : r; /* the bytes are printed: skip them */
+    }
+    out(p, "%s#%zu=[", v->name, v->count);
+    return result(p, v, 1);
+}
+
+static int print_end_array(void *ctx, const mantra_value *v) {
+    printer *p = ctx;
+    p->calls++;
+    if (p->in_binary)
+        p->in_binary = 0;
+    else
+        out(p, "] ");
+    return result(p, v, 0);
+}
+
+static int print_begin_object(void *ctx, const mantra_value *v) {
+    printer *p = ctx;
+    p->calls++;
+    ck_assert_uint_eq(v->count, v->manifest_field->member_count);
+    out(p, "{");
+    return result(p, v, 0);
+}
+
+static int print_end_object(void *ctx, const mantra_value *v) {
+    printer *p = ctx;
+    p->calls++;
+    out(p, "} ");
+    return result(p, v, 0);
+}
+
+static const mantra_field_visitor print_value = {print_scalar, print_begin_object, print_end_object,
+                                                 print_begin_array, print_end_array};
 
 static printer g_pr;
 
 /* Decodes g_payload[0..size) with the written event's template; returns the status. */
 static int decode(size_t size, unsigned pointer_size, mantra_manifest_decode_info *info) {
     memset(&g_pr, 0, sizeof g_pr);
-    return mantra_manifest_decode(written_tpl(), g_payload, size, pointer_size, print_value, &g_pr, info);
+    return mantra_manifest_decode(written_tpl(), g_payload, size, pointer_size, &print_value, &g_pr, info);
 }
 
 /* Every shorter prefix of the current payload fails (SHORT or BAD_STRING), one byte more is TRAILING
@@ -270,8 +304,8 @@ START_TEST(arrays) {
                      "Ptrs#0=[] Ids#2=[01020304-0506-0708-090a-0b0c0d0e0f10 ffffffff-ffff-0000-0000-0000000000ff ] ");
     /* skipping an array's elements: its BEGIN and END only */
     memset(&g_pr, 0, sizeof g_pr);
-    g_pr.skip_kind = MANTRA_MANIFEST_VALUE_ARRAY_BEGIN;
-    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, g_size, 8, print_value, &g_pr, NULL),
+    g_pr.skip_kind = SKIP_ARRAYS;
+    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, g_size, 8, &print_value, &g_pr, NULL),
                      MANTRA_DECODE_OK);
     ck_assert_str_eq(g_pr.text, "N=0 Values#0=[] Signed#0=[] Pair#2=[] Size=0 Blob=<> Fixed=<01020304> Ptrs#0=[] Ids#2=[] ");
 }
@@ -297,16 +331,23 @@ typedef struct spans {
     unsigned max_depth;
 } spans;
 
-static int visit_spans(void *ctx, const mantra_manifest_value *v) {
+static int span_depth(void *ctx, const mantra_value *v) {
     spans *seen = ctx;
-    if (v->kind == MANTRA_MANIFEST_VALUE_STRUCT_END) {
+    if (v->depth > seen->max_depth)
+        seen->max_depth = v->depth;
+    return 0;
+}
+
+static int span_end_array(void *ctx, const mantra_value *v) {
+    spans *seen = ctx;
+    if (v->manifest_field->type == MANTRA_TYPE_OBJECT) {
         seen->struct_offset = v->offset;
         seen->struct_size = v->size;
     }
-    if (v->depth > seen->max_depth)
-        seen->max_depth = v->depth;
-    return MANTRA_MANIFEST_VISIT_CONTINUE;
+    return span_depth(ctx, v);
 }
+
+static const mantra_field_visitor visit_spans = {span_depth, span_depth, span_depth, span_depth, span_end_array};
 
 START_TEST(structs) {
     uint8_t items[256];
@@ -326,16 +367,16 @@ START_TEST(structs) {
     mantra_AllTypes_Structs_fields f;
     ck_assert_int_eq(mantra_AllTypes_Structs_decode(g_payload, g_size, 8, &f), MANTRA_DECODE_OK);
     spans seen = {0, 0, 0};
-    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, g_size, 8, visit_spans, &seen, NULL),
+    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, g_size, 8, &visit_spans, &seen, NULL),
                      MANTRA_DECODE_OK);
     ck_assert_uint_eq(seen.struct_offset, (size_t)(f.Items.data - g_payload));
     ck_assert_uint_eq(seen.struct_size, f.Items.size);
-    ck_assert_uint_eq(seen.max_depth, 1);
+    ck_assert_uint_eq(seen.max_depth, 3); /* Items[e] 1, its members 2, Sub[k] 3 */
 
     /* skipping a struct array: no element calls, the fields after it still come */
     memset(&g_pr, 0, sizeof g_pr);
-    g_pr.skip_kind = MANTRA_MANIFEST_VALUE_STRUCT_BEGIN;
-    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, g_size, 8, print_value, &g_pr, NULL),
+    g_pr.skip_kind = SKIP_STRUCTS;
+    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, g_size, 8, &print_value, &g_pr, NULL),
                      MANTRA_DECODE_OK);
     ck_assert_str_eq(g_pr.text, "Count=3 Items#3=[] After=48879 ");
 
@@ -373,12 +414,12 @@ START_TEST(visitor_stops) {
     for (int stop = 1; stop <= 13; stop++) {
         memset(&g_pr, 0, sizeof g_pr);
         g_pr.stop_at = stop;
-        int rc = mantra_manifest_decode(written_tpl(), g_payload, g_size, 8, print_value, &g_pr, NULL);
-        ck_assert_int_eq(rc, MANTRA_MANIFEST_DECODE_STOPPED);
+        int rc = mantra_manifest_decode(written_tpl(), g_payload, g_size, 8, &print_value, &g_pr, NULL);
+        ck_assert_int_eq(rc, STOP);
         ck_assert_int_eq(g_pr.calls, stop);
     }
     memset(&g_pr, 0, sizeof g_pr);
-    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, g_size, 8, print_value, &g_pr, NULL),
+    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, g_size, 8, &print_value, &g_pr, NULL),
                      MANTRA_DECODE_OK);
     ck_assert_int_eq(g_pr.calls, 13); /* Count, BEGIN, {, Id, Name, K, Sub[, 7, 8, ], }, END, After */
 }
@@ -415,7 +456,7 @@ START_TEST(handwritten_templates) {
     /* elements of zero bytes cannot be: K is one byte. A 0-count struct is fine */
     const uint8_t none[] = {0, 0, 0, 0};
     memset(&g_pr, 0, sizeof g_pr);
-    ck_assert_int_eq(mantra_manifest_decode(z, none, sizeof none, 8, print_value, &g_pr, NULL), MANTRA_DECODE_OK);
+    ck_assert_int_eq(mantra_manifest_decode(z, none, sizeof none, 8, &print_value, &g_pr, NULL), MANTRA_DECODE_OK);
     ck_assert_str_eq(g_pr.text, "N=0 E#0=[] ");
     /* a negative Int8 count is a huge count: short */
     const uint8_t neg[] = {0xff, 1, 0, 0, 0, 0, 0, 0, 0, 0xaa};
@@ -427,7 +468,7 @@ START_TEST(handwritten_templates) {
     ck_assert_str_eq(info.field->name, "Y");
     const uint8_t ok[] = {1, 2, 0, 0, 0, 0, 0, 0, 0, 9, 0xab, 0xcd, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xc0, 0x3f};
     memset(&g_pr, 0, sizeof g_pr);
-    ck_assert_int_eq(mantra_manifest_decode(c, ok, sizeof ok, 8, print_value, &g_pr, NULL), MANTRA_DECODE_OK);
+    ck_assert_int_eq(mantra_manifest_decode(c, ok, sizeof ok, 8, &print_value, &g_pr, NULL), MANTRA_DECODE_OK);
     ck_assert_str_eq(g_pr.text, "A=1 B=2 X#1=[9 ] Y=<abcd> F#2=[1 0 ] G#1=[1.5 ] ");
     mantra_manifest_free(m);
 }

@@ -12,7 +12,7 @@
  *               mantra_manifest_error_free(err); }
  *     const mantra_manifest_provider *p = mantra_manifest_find_provider(m, "Microsoft-Windows-DotNETRuntime");
  *     const mantra_manifest_event *e = mantra_manifest_find_event(p, 143, 2);
- *     mantra_manifest_decode(e->tpl, payload, size, 8, visit, ctx, NULL);
+ *     mantra_manifest_decode(e->tpl, payload, size, 8, &my_visitor, ctx, NULL);
  *     mantra_manifest_free(m);
  *
  * Everything a loaded manifest hands out (structs, strings) lives in the manifest's arena and stays
@@ -39,6 +39,7 @@
 #include "mantra/event.h"
 #include "mantra/status.h"
 #include "mantra/types.h"
+#include "mantra/visit.h"
 
 MANTRA_BEGIN_DECLS
 
@@ -226,78 +227,21 @@ size_t mantra_manifest_map_format(const mantra_manifest_map *map, uint64_t value
 
 /* ---- payload decoding -------------------------------------------------------------------------- */
 
-/* What the visitor is shown. A template is visited field by field, in order:
- *   scalar, string and Binary fields: one SCALAR / STRING16 / STRING8 / BINARY value;
- *   arrays (`count` on a scalar): ARRAY_BEGIN (with the whole array view), each element as a SCALAR
- *     with MANTRA_MANIFEST_VALUE_ELEMENT set, ARRAY_END;
- *   structs: STRUCT_BEGIN (count), then per element ELEMENT_BEGIN, its members (visited like
- *     top-level fields, depth 1), ELEMENT_END; then STRUCT_END. */
-enum mantra_manifest_value_kind {
-    MANTRA_MANIFEST_VALUE_SCALAR = 1,   /* integer, float, Boolean, GUID, Pointer, FILETIME */
-    MANTRA_MANIFEST_VALUE_STRING16 = 2, /* v.str16 */
-    MANTRA_MANIFEST_VALUE_STRING8 = 3,  /* v.str8 */
-    MANTRA_MANIFEST_VALUE_BINARY = 4,   /* v.bytes */
-    MANTRA_MANIFEST_VALUE_ARRAY_BEGIN = 5, /* v.array (count elements of elem_size bytes) */
-    MANTRA_MANIFEST_VALUE_ARRAY_END = 6,
-    MANTRA_MANIFEST_VALUE_STRUCT_BEGIN = 7, /* count elements follow */
-    MANTRA_MANIFEST_VALUE_STRUCT_END = 8,
-    MANTRA_MANIFEST_VALUE_ELEMENT_BEGIN = 9, /* struct element `index` */
-    MANTRA_MANIFEST_VALUE_ELEMENT_END = 10
-};
-
-/* mantra_manifest_value.flags */
-#define MANTRA_MANIFEST_VALUE_ELEMENT 0x1u /* an array element: no name of its own */
-
-typedef struct mantra_manifest_value {
-    int kind;                           /* enum mantra_manifest_value_kind */
-    int type;                           /* enum mantra_type of the field */
-    const mantra_manifest_field *field; /* name, map, out_type ... */
-    unsigned depth;                     /* 0: template field; 1: member of a struct element */
-    unsigned flags;                     /* MANTRA_MANIFEST_VALUE_* */
-    uint64_t index;                     /* element index (array elements, struct elements) */
-    uint64_t count;                     /* ARRAY_BEGIN / STRUCT_BEGIN: number of elements */
-    size_t offset;                      /* where the value starts in the payload */
-    size_t size;                        /* its bytes (BEGIN: the whole array; STRUCT_END: all elements) */
-    /* SCALAR: signed integers in v.i; unsigned integers, Boolean (0/1 as written), Pointer and
-     * FILETIME in v.u; Float and Double in v.f; GUID in v.guid. */
-    union {
-        int64_t i;
-        uint64_t u;
-        double f;
-        mantra_guid guid;
-        mantra_str16 str16;
-        mantra_str8 str8;
-        mantra_bytes bytes;
-        mantra_array array;
-    } v;
-    /* Integer values of a field with a map: the map's name for the value (see
-     * mantra_manifest_map_format), or NULL when no entry names it. Valid during the call. */
-    const char *map_text;
-} mantra_manifest_value;
-
-/* Visitor results. */
-#define MANTRA_MANIFEST_VISIT_CONTINUE 0
-#define MANTRA_MANIFEST_VISIT_SKIP 1 /* on ARRAY_BEGIN / STRUCT_BEGIN: no calls for the elements */
-#define MANTRA_MANIFEST_VISIT_STOP 2 /* stop decoding: mantra_manifest_decode returns MANTRA_MANIFEST_DECODE_STOPPED */
-
-typedef int (*mantra_manifest_visit_fn)(void *ctx, const mantra_manifest_value *value);
-
-/* mantra_manifest_decode() also returns this when the visitor asked to stop. */
-#define MANTRA_MANIFEST_DECODE_STOPPED 2
-
 typedef struct mantra_manifest_decode_info {
     size_t consumed;                    /* payload bytes the template covered (up to the failure) */
     const mantra_manifest_field *field; /* SHORT / BAD_STRING: the field that did not fit; else NULL */
 } mantra_manifest_decode_info;
 
-/* Visits the fields of `tpl` (NULL: an empty payload) in payload[0..size) with the trace's
- * pointer_size (4 or 8). Returns MANTRA_DECODE_OK, MANTRA_DECODE_TRAILING (every field decoded,
- * bytes remain), MANTRA_DECODE_SHORT (the payload ends inside a field), MANTRA_DECODE_BAD_STRING
- * (a string has no terminator) or MANTRA_MANIFEST_DECODE_STOPPED; the values visited before a
- * failure are valid. visit may be NULL (just check the payload). info may be NULL. A struct array
- * whose element takes no bytes is walked once (as the generated decoders do). */
+/* Shows the fields of `tpl` (NULL: an empty payload) in payload[0..size), read with the trace's
+ * pointer_size (4 or 8), to the visitor (mantra/visit.h; values carry their manifest field in
+ * `manifest_field`, and `field` is NULL). Returns MANTRA_DECODE_OK, MANTRA_DECODE_TRAILING (every
+ * field decoded, bytes remain), MANTRA_DECODE_SHORT (the payload ends inside a field),
+ * MANTRA_DECODE_BAD_STRING (a string has no terminator) or the negative value of a callback that
+ * stopped the walk (pick one that is not a MANTRA_DECODE_* code); the values visited before a
+ * failure are valid. visitor may be NULL (just check the payload). info may be NULL. A struct
+ * array whose element takes no bytes is walked once (as the generated decoders do). */
 int mantra_manifest_decode(const mantra_manifest_template *tpl, const uint8_t *payload, size_t size,
-                           unsigned pointer_size, mantra_manifest_visit_fn visit, void *ctx,
+                           unsigned pointer_size, const mantra_field_visitor *visitor, void *ctx,
                            mantra_manifest_decode_info *info);
 
 MANTRA_END_DECLS

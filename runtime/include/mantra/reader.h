@@ -28,21 +28,12 @@
 #include "mantra/event.h"
 #include "mantra/status.h"
 #include "mantra/types.h"
+#include "mantra/visit.h"
 
 MANTRA_BEGIN_DECLS
 
 struct mantra_manifest;       /* mantra/manifest.h */
 struct mantra_manifest_event; /* mantra/manifest.h */
-
-/* One field of an event's metadata (a tree: objects have fields, arrays an element type). */
-typedef struct mantra_field_desc {
-    const char *name;                         /* UTF-8; "" for unnamed fields and element types */
-    uint32_t type;                            /* enum mantra_type */
-    uint32_t fixed_count;                     /* MANTRA_TYPE_FIXED_ARRAY: element count */
-    const struct mantra_field_desc *element;  /* arrays, RelLoc, DataLoc: element type */
-    const struct mantra_field_desc *fields;   /* MANTRA_TYPE_OBJECT: its fields */
-    uint32_t field_count;
-} mantra_field_desc;
 
 /* What the trace says about one event type (a metadata record). */
 typedef struct mantra_trace_metadata {
@@ -194,38 +185,8 @@ const mantra_trace_metadata *mantra_reader_metadata(const mantra_reader *r, uint
 
 /* ---- metadata-driven payload decoding ---------------------------------------------------- */
 
-/* One decoded value. For strings, `data`/`size` hold the raw bytes (UTF-16LE without the
- * terminator for MANTRA_TYPE_STRING; use mantra_str16_to_utf8 from mantra/decode.h). For arrays
- * (ARRAY, FIXED_ARRAY, RELLOC, DATALOC) `count` is the element count and `data`/`size` the raw
- * element bytes; for objects `count` is the field count. */
-typedef struct mantra_value {
-    const mantra_field_desc *field; /* its description (element type inside arrays) */
-    const char *name;               /* field name ("" for array elements) */
-    uint32_t type;                  /* enum mantra_type; for RELLOC/DATALOC: that code */
-    uint64_t u;                     /* unsigned integers, Boolean, Char, DateTime, VarUInt */
-    int64_t i;                      /* signed integers, VarInt */
-    double d;                       /* Single, Double */
-    mantra_guid guid;
-    const uint8_t *data;
-    size_t size;
-    size_t count;
-    /* Integer fields with a value map or bitmap in the manifest the fields come from: the map's
-     * name for the value (mantra_manifest_map_format), or NULL (also for every other field).
-     * Valid during the callback. */
-    const char *map_text;
-} mantra_value;
-
-/* Callbacks of a decoding walk; any may be NULL. A callback returning a negative value stops the
- * walk with that value. begin_array returning 1 skips the elements (end_array is still called). */
-typedef struct mantra_field_visitor {
-    int (*scalar)(void *ctx, const mantra_value *v);
-    int (*begin_object)(void *ctx, const mantra_value *v);
-    int (*end_object)(void *ctx, const mantra_value *v);
-    int (*begin_array)(void *ctx, const mantra_value *v);
-    int (*end_array)(void *ctx, const mantra_value *v);
-} mantra_field_visitor;
-
-/* Decodes payload[0..size) with fields[0..count) and calls the visitor for every value, in order.
+/* Decodes payload[0..size) with fields[0..count) and calls the visitor (mantra/visit.h) for every
+ * value, in order.
  * Returns 0 when every field was decoded and the payload used up, 1 when bytes remain after the
  * last field, MANTRA_EFORMAT when the payload ends inside a field or holds a bad value (the
  * values before it have been visited). */
@@ -236,7 +197,6 @@ int mantra_decode_payload(const mantra_field_desc *fields, uint32_t count, const
  * (fields_from_manifest), with the manifest's template and the event's pointer size, values shown
  * through the descriptions in metadata->fields (and map names in mantra_value.map_text). */
 int mantra_decode_event(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx);
-
 
 MANTRA_END_DECLS
 

@@ -1,49 +1,78 @@
-/* Payload decoding driven by a loaded manifest's template: a visitor sees every value in order. */
+/* Payload decoding driven by a loaded manifest's template: every value is shown, in order, to a
+ * mantra_field_visitor (mantra/visit.h), in the shapes the trace decoders show. */
 #include <string.h>
 
 #include "manifest/manifest-internal.h"
 
 typedef struct dstate {
     mantra_cursor c;
-    mantra_manifest_visit_fn visit;
+    const mantra_field_visitor *vis;
     void *ctx;
-    unsigned mute; /* > 0: inside a skipped array or struct (decode, do not call) */
+    unsigned mute;  /* > 0: inside a skipped array (decode, do not call) */
+    int stopped;    /* the negative result of the callback that stopped the walk, or 0 */
     const mantra_manifest_field *failed;
     char map_text[512];
 } dstate;
 
-#define STOPPED MANTRA_MANIFEST_DECODE_STOPPED
+/* decode_fields' result when a callback stopped the walk (d->stopped says with what). */
+#define STOPPED 2
 
-/* Calls the visitor (unless muted). Returns 0, 1 (skip) or STOPPED. */
-static int call(dstate *d, mantra_manifest_value *v) {
-    if (d->mute > 0 || d->visit == NULL)
+typedef int (*visit_fn)(void *ctx, const mantra_value *v);
+
+/* Calls fn (unless muted). Returns 0, 1 (begin_array: skip the elements) or STOPPED. */
+static int call(dstate *d, visit_fn fn, const mantra_value *v) {
+    if (d->mute > 0 || fn == NULL)
         return 0;
-    int r = d->visit(d->ctx, v);
-    if (r == MANTRA_MANIFEST_VISIT_SKIP)
-        return 1;
-    if (r != MANTRA_MANIFEST_VISIT_CONTINUE)
+    int r = fn(d->ctx, v);
+    if (r < 0) {
+        d->stopped = r;
         return STOPPED;
-    return 0;
+    }
+    return r == 1 ? 1 : 0;
 }
 
 static size_t elem_size(const mantra_manifest_field *f, unsigned pointer_size) {
     return f->type == MANTRA_TYPE_POINTER ? pointer_size : f->size;
 }
 
-/* Reads one fixed-size scalar of f's type into v (SCALAR); *raw gets the unsigned bits. */
-static int read_scalar(dstate *d, const mantra_manifest_field *f, mantra_manifest_value *v, uint64_t *raw) {
+/* The type a trace shows for one value of f's type: Pointer is an unsigned integer of the
+ * trace's pointer size, every other scalar and string type is its own code. */
+static uint32_t scalar_type(const mantra_manifest_field *f, unsigned pointer_size) {
+    if (f->type == MANTRA_TYPE_POINTER)
+        return pointer_size == 4 ? MANTRA_TYPE_UINT32 : MANTRA_TYPE_UINT64;
+    return f->type;
+}
+
+static void value_init(mantra_value *v, const mantra_manifest_field *f, unsigned depth, uint32_t type,
+                       size_t offset) {
+    memset(v, 0, sizeof *v);
+    v->manifest_field = f;
+    v->name = f->name;
+    v->type = type;
+    v->depth = depth;
+    v->offset = offset;
+}
+
+/* An element of f's array (name "", its index) at the cursor. */
+static void element_init(mantra_value *v, const mantra_manifest_field *f, unsigned depth, uint32_t type,
+                         size_t offset, uint64_t index) {
+    value_init(v, f, depth, type, offset);
+    v->name = "";
+    v->index = index;
+}
+
+/* Reads one fixed-size scalar of f's type into v; *raw gets the unsigned bits (for maps). */
+static int read_scalar(dstate *d, const mantra_manifest_field *f, mantra_value *v, uint64_t *raw) {
     mantra_cursor *c = &d->c;
-    v->offset = c->pos;
+    size_t start = c->pos;
+    *raw = 0;
     switch (f->type) {
     case MANTRA_TYPE_SBYTE:
     case MANTRA_TYPE_BYTE: {
         uint8_t x;
         MANTRA_TRY(mantra_cursor_u8(c, &x));
         *raw = x;
-        if (f->type == MANTRA_TYPE_SBYTE)
-            v->v.i = (int8_t)x;
-        else
-            v->v.u = x;
+        v->i = f->type == MANTRA_TYPE_SBYTE ? (int8_t)x : (int64_t)x;
         break;
     }
     case MANTRA_TYPE_INT16:
@@ -51,10 +80,7 @@ static int read_scalar(dstate *d, const mantra_manifest_field *f, mantra_manifes
         uint16_t x;
         MANTRA_TRY(mantra_cursor_u16(c, &x));
         *raw = x;
-        if (f->type == MANTRA_TYPE_INT16)
-            v->v.i = (int16_t)x;
-        else
-            v->v.u = x;
+        v->i = f->type == MANTRA_TYPE_INT16 ? (int16_t)x : (int64_t)x;
         break;
     }
     case MANTRA_TYPE_INT32:
@@ -63,53 +89,39 @@ static int read_scalar(dstate *d, const mantra_manifest_field *f, mantra_manifes
         uint32_t x;
         MANTRA_TRY(mantra_cursor_u32(c, &x));
         *raw = x;
-        if (f->type == MANTRA_TYPE_INT32)
-            v->v.i = (int32_t)x;
-        else
-            v->v.u = x;
+        v->i = f->type == MANTRA_TYPE_INT32 ? (int32_t)x : (int64_t)x;
         break;
     }
     case MANTRA_TYPE_INT64:
     case MANTRA_TYPE_UINT64:
-    case MANTRA_TYPE_DATETIME: {
-        uint64_t x;
-        MANTRA_TRY(mantra_cursor_u64(c, &x));
-        *raw = x;
-        if (f->type == MANTRA_TYPE_INT64)
-            v->v.i = (int64_t)x;
-        else
-            v->v.u = x;
+    case MANTRA_TYPE_DATETIME:
+        MANTRA_TRY(mantra_cursor_u64(c, raw));
+        v->i = (int64_t)*raw;
         break;
-    }
-    case MANTRA_TYPE_POINTER: {
-        uint64_t x;
-        MANTRA_TRY(mantra_cursor_pointer(c, &x));
-        *raw = x;
-        v->v.u = x;
+    case MANTRA_TYPE_POINTER:
+        MANTRA_TRY(mantra_cursor_pointer(c, raw));
+        v->i = (int64_t)*raw;
         break;
-    }
     case MANTRA_TYPE_SINGLE: {
         float x;
         MANTRA_TRY(mantra_cursor_f32(c, &x));
-        *raw = 0;
-        v->v.f = (double)x;
+        v->d = (double)x;
         break;
     }
-    case MANTRA_TYPE_DOUBLE: {
-        double x;
-        MANTRA_TRY(mantra_cursor_f64(c, &x));
-        *raw = 0;
-        v->v.f = x;
+    case MANTRA_TYPE_DOUBLE:
+        MANTRA_TRY(mantra_cursor_f64(c, &v->d));
         break;
-    }
     case MANTRA_TYPE_GUID:
-        MANTRA_TRY(mantra_cursor_guid(c, &v->v.guid));
-        *raw = 0;
+        MANTRA_TRY(mantra_cursor_guid(c, &v->guid));
+        v->data = c->data + start;
         break;
     default:
         return MANTRA_DECODE_SHORT; /* never: the loader admits only these types as scalars */
     }
-    v->size = c->pos - v->offset;
+    v->u = f->type == MANTRA_TYPE_SINGLE || f->type == MANTRA_TYPE_DOUBLE || f->type == MANTRA_TYPE_GUID
+               ? 0
+               : (uint64_t)v->i;
+    v->size = c->pos - start;
     v->map_text = NULL;
     if (f->map != NULL && d->mute == 0 &&
         mantra_manifest_map_format(f->map, *raw, d->map_text, sizeof d->map_text) > 0)
@@ -117,18 +129,89 @@ static int read_scalar(dstate *d, const mantra_manifest_field *f, mantra_manifes
     return MANTRA_DECODE_OK;
 }
 
-static void value_init(mantra_manifest_value *v, int kind, const mantra_manifest_field *f, unsigned depth) {
-    memset(v, 0, sizeof *v);
-    v->kind = kind;
-    v->type = f->type;
-    v->field = f;
-    v->depth = depth;
+static int decode_fields(dstate *d, const mantra_manifest_field *list, uint32_t n, unsigned depth);
+
+/* A struct: an array (count elements) of objects whose members are f's members. */
+static int decode_struct(dstate *d, const mantra_manifest_field *f, uint64_t count, unsigned depth) {
+    uint32_t type = f->count_kind == MANTRA_MANIFEST_REF_FIELD ? MANTRA_TYPE_ARRAY : MANTRA_TYPE_FIXED_ARRAY;
+    size_t start = d->c.pos;
+    mantra_value v;
+    value_init(&v, f, depth, type, start);
+    v.count = (size_t)count;
+    v.data = d->c.data + start;
+    int r = call(d, d->vis->begin_array, &v);
+    if (r == STOPPED)
+        return STOPPED;
+    d->mute += (unsigned)r;
+    for (uint64_t e = 0; e < count; e++) {
+        size_t before = d->c.pos;
+        mantra_value o;
+        element_init(&o, f, depth + 1, MANTRA_TYPE_OBJECT, before, e);
+        o.count = f->member_count;
+        o.data = d->c.data + before;
+        if (call(d, d->vis->begin_object, &o) == STOPPED)
+            return STOPPED;
+        int rc = decode_fields(d, f->members, f->member_count, depth + 2);
+        if (rc != MANTRA_DECODE_OK)
+            return rc;
+        o.size = d->c.pos - before;
+        if (call(d, d->vis->end_object, &o) == STOPPED)
+            return STOPPED;
+        if (d->c.pos == before)
+            break; /* zero-sized elements: nothing more to walk */
+    }
+    d->mute -= (unsigned)r;
+    d->failed = f;
+    v.size = d->c.pos - start;
+    return call(d, d->vis->end_array, &v) == STOPPED ? STOPPED : MANTRA_DECODE_OK;
+}
+
+/* count elements of es bytes each (Binary: Bytes; else scalars of f's type), already checked. */
+static int decode_array(dstate *d, const mantra_manifest_field *f, uint64_t count, size_t es, unsigned depth,
+                        int fixed) {
+    size_t start = d->c.pos;
+    mantra_array a;
+    MANTRA_TRY(mantra_cursor_array(&d->c, count, es, &a));
+    mantra_value v;
+    value_init(&v, f, depth, fixed ? MANTRA_TYPE_FIXED_ARRAY : MANTRA_TYPE_ARRAY, start);
+    v.count = (size_t)count;
+    v.data = a.data;
+    v.size = (size_t)count * es;
+    int r = call(d, d->vis->begin_array, &v);
+    if (r == STOPPED)
+        return STOPPED;
+    if (r == 0 && d->mute == 0 && d->vis->scalar != NULL) {
+        int binary = f->type == MANTRA_TYPE_BINARY;
+        uint32_t etype = binary ? MANTRA_TYPE_BYTE : scalar_type(f, d->c.pointer_size);
+        mantra_cursor saved = d->c;
+        d->c = (mantra_cursor){a.data, (size_t)count * es, 0, saved.pointer_size};
+        for (uint64_t e = 0; e < count; e++) {
+            mantra_value x;
+            element_init(&x, f, depth + 1, etype, start + d->c.pos, e);
+            if (binary) {
+                x.data = a.data + e;
+                x.size = 1;
+                x.u = a.data[e];
+                x.i = a.data[e];
+                d->c.pos++;
+            } else {
+                uint64_t raw;
+                if (read_scalar(d, f, &x, &raw) != MANTRA_DECODE_OK)
+                    break; /* cannot happen: the bytes were checked */
+            }
+            if (call(d, d->vis->scalar, &x) == STOPPED) {
+                d->c = saved;
+                return STOPPED;
+            }
+        }
+        d->c = saved;
+    }
+    return call(d, d->vis->end_array, &v) == STOPPED ? STOPPED : MANTRA_DECODE_OK;
 }
 
 /* Fields list[0..n) at the cursor; slots: values of the fields others take counts/lengths from. */
 static int decode_fields(dstate *d, const mantra_manifest_field *list, uint32_t n, unsigned depth) {
     uint64_t slots[MANTRA_MANIFEST_MAX_SLOTS];
-    mantra_manifest_value v;
     for (uint32_t i = 0; i < n; i++) {
         const mantra_manifest_field *f = &list[i];
         uint64_t count = 1;
@@ -137,134 +220,59 @@ static int decode_fields(dstate *d, const mantra_manifest_field *list, uint32_t 
         else if (f->count_kind == MANTRA_MANIFEST_REF_FIELD)
             count = slots[list[f->count].slot];
         d->failed = f;
-        int r;
+        int rc;
         if (f->type == MANTRA_TYPE_OBJECT) {
-            value_init(&v, MANTRA_MANIFEST_VALUE_STRUCT_BEGIN, f, depth);
-            v.count = count;
-            v.offset = d->c.pos;
-            r = call(d, &v);
-            if (r == STOPPED)
-                return STOPPED;
-            size_t start = d->c.pos;
-            d->mute += (unsigned)r;
-            for (uint64_t e = 0; e < count; e++) {
-                size_t before = d->c.pos;
-                value_init(&v, MANTRA_MANIFEST_VALUE_ELEMENT_BEGIN, f, depth);
-                v.index = e;
-                v.offset = before;
-                if (call(d, &v) == STOPPED)
-                    return STOPPED;
-                int rc = decode_fields(d, f->members, f->member_count, depth + 1);
-                if (rc != MANTRA_DECODE_OK)
-                    return rc;
-                value_init(&v, MANTRA_MANIFEST_VALUE_ELEMENT_END, f, depth);
-                v.index = e;
-                v.offset = before;
-                v.size = d->c.pos - before;
-                if (call(d, &v) == STOPPED)
-                    return STOPPED;
-                if (d->c.pos == before)
-                    break; /* zero-sized elements: nothing more to walk */
-            }
-            d->mute -= (unsigned)r;
-            d->failed = f;
-            value_init(&v, MANTRA_MANIFEST_VALUE_STRUCT_END, f, depth);
-            v.count = count;
-            v.offset = start;
-            v.size = d->c.pos - start;
-            if (call(d, &v) == STOPPED)
-                return STOPPED;
-            continue;
-        }
-        if (f->type == MANTRA_TYPE_STRING || f->type == MANTRA_TYPE_STRING8) {
-            value_init(&v, f->type == MANTRA_TYPE_STRING8 ? MANTRA_MANIFEST_VALUE_STRING8
-                                                                       : MANTRA_MANIFEST_VALUE_STRING16,
-                       f, depth);
-            v.offset = d->c.pos;
-            r = f->type == MANTRA_TYPE_STRING8 ? mantra_cursor_str8(&d->c, &v.v.str8)
-                                                            : mantra_cursor_str16(&d->c, &v.v.str16);
-            if (r < 0)
-                return r;
-            v.size = d->c.pos - v.offset;
-            if (call(d, &v) == STOPPED)
-                return STOPPED;
-            continue;
-        }
-        if (f->type == MANTRA_TYPE_BINARY) {
+            rc = decode_struct(d, f, count, depth);
+        } else if (f->type == MANTRA_TYPE_BINARY) {
             uint64_t length = f->length_kind == MANTRA_MANIFEST_REF_FIELD ? slots[list[f->length].slot] : f->length;
-            mantra_array a;
-            value_init(&v, MANTRA_MANIFEST_VALUE_BINARY, f, depth);
-            v.offset = d->c.pos;
-            MANTRA_TRY(mantra_cursor_array(&d->c, length, 1, &a));
-            v.v.bytes.data = a.data;
-            v.v.bytes.size = a.count;
-            v.v.bytes.count = a.count;
-            v.size = a.count;
-            if (call(d, &v) == STOPPED)
-                return STOPPED;
-            continue;
-        }
-        uint64_t raw = 0;
-        if (f->count_kind == MANTRA_MANIFEST_REF_NONE) {
-            value_init(&v, MANTRA_MANIFEST_VALUE_SCALAR, f, depth);
+            rc = decode_array(d, f, length, 1, depth, f->length_kind == MANTRA_MANIFEST_REF_FIXED);
+        } else if (f->count_kind != MANTRA_MANIFEST_REF_NONE) {
+            rc = decode_array(d, f, count, elem_size(f, d->c.pointer_size), depth,
+                              f->count_kind == MANTRA_MANIFEST_REF_FIXED);
+        } else if (f->type == MANTRA_TYPE_STRING || f->type == MANTRA_TYPE_STRING8) {
+            mantra_value v;
+            value_init(&v, f, depth, f->type, d->c.pos);
+            if (f->type == MANTRA_TYPE_STRING8) {
+                mantra_str8 s;
+                MANTRA_TRY(mantra_cursor_str8(&d->c, &s));
+                v.data = (const uint8_t *)s.data;
+                v.size = v.count = s.len;
+            } else {
+                mantra_str16 s;
+                MANTRA_TRY(mantra_cursor_str16(&d->c, &s));
+                v.data = s.data;
+                v.count = s.units;
+                v.size = s.units * 2;
+            }
+            rc = call(d, d->vis->scalar, &v) == STOPPED ? STOPPED : MANTRA_DECODE_OK;
+        } else {
+            mantra_value v;
+            uint64_t raw;
+            value_init(&v, f, depth, scalar_type(f, d->c.pointer_size), d->c.pos);
             MANTRA_TRY(read_scalar(d, f, &v, &raw));
             if (f->slot != MANTRA_MANIFEST_NO_SLOT)
                 slots[f->slot] = raw;
-            if (call(d, &v) == STOPPED)
-                return STOPPED;
-            continue;
+            rc = call(d, d->vis->scalar, &v) == STOPPED ? STOPPED : MANTRA_DECODE_OK;
         }
-        /* an array of scalars: its bytes must be there before any element is shown */
-        size_t es = elem_size(f, d->c.pointer_size);
-        mantra_array a;
-        value_init(&v, MANTRA_MANIFEST_VALUE_ARRAY_BEGIN, f, depth);
-        v.offset = d->c.pos;
-        MANTRA_TRY(mantra_cursor_array(&d->c, count, es, &a));
-        v.count = count;
-        v.size = d->c.pos - v.offset;
-        v.v.array = a;
-        r = call(d, &v);
-        if (r == STOPPED)
-            return STOPPED;
-        if (r == 0 && d->mute == 0 && d->visit != NULL) {
-            mantra_cursor sub = {a.data, (size_t)count * es, 0, d->c.pointer_size};
-            mantra_cursor saved = d->c;
-            d->c = sub;
-            for (uint64_t e = 0; e < count; e++) {
-                value_init(&v, MANTRA_MANIFEST_VALUE_SCALAR, f, depth);
-                v.flags = MANTRA_MANIFEST_VALUE_ELEMENT;
-                v.index = e;
-                if (read_scalar(d, f, &v, &raw) != MANTRA_DECODE_OK)
-                    break; /* cannot happen: the bytes were checked */
-                v.offset += saved.pos - (size_t)count * es;
-                if (call(d, &v) == STOPPED) {
-                    d->c = saved;
-                    return STOPPED;
-                }
-            }
-            d->c = saved;
-        }
-        value_init(&v, MANTRA_MANIFEST_VALUE_ARRAY_END, f, depth);
-        v.count = count;
-        v.offset = d->c.pos - (size_t)count * es;
-        v.size = (size_t)count * es;
-        if (call(d, &v) == STOPPED)
-            return STOPPED;
+        if (rc != MANTRA_DECODE_OK)
+            return rc;
     }
     return MANTRA_DECODE_OK;
 }
 
 int mantra_manifest_decode(const mantra_manifest_template *tpl, const uint8_t *payload, size_t size,
-                           unsigned pointer_size, mantra_manifest_visit_fn visit, void *ctx,
+                           unsigned pointer_size, const mantra_field_visitor *visitor, void *ctx,
                            mantra_manifest_decode_info *info) {
+    static const mantra_field_visitor none = {0};
     dstate d;
     d.c.data = payload != NULL ? payload : (const uint8_t *)"";
     d.c.size = payload != NULL ? size : 0;
     d.c.pos = 0;
     d.c.pointer_size = pointer_size == 4 ? 4u : 8u;
-    d.visit = visit;
+    d.vis = visitor != NULL ? visitor : &none;
     d.ctx = ctx;
     d.mute = 0;
+    d.stopped = 0;
     d.failed = NULL;
     int rc = MANTRA_DECODE_OK;
     if (tpl != NULL)
@@ -275,5 +283,5 @@ int mantra_manifest_decode(const mantra_manifest_template *tpl, const uint8_t *p
         info->consumed = d.c.pos;
         info->field = rc < 0 ? d.failed : NULL;
     }
-    return rc;
+    return rc == STOPPED ? d.stopped : rc;
 }

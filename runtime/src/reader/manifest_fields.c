@@ -1,6 +1,6 @@
 /* Events decoded with a manifest loaded at run time (mantra_reader_add_manifest): the field
- * descriptions shown for a manifest template, and the manifest decoder (mantra/manifest.h) seen
- * through the reader's value visitor (mantra_field_visitor). */
+ * descriptions shown for a manifest template, and the manifest decoder (mantra/manifest.h) with those
+ * descriptions added to the values it shows. */
 #include <string.h>
 
 #include "mantra/decode.h"
@@ -103,133 +103,71 @@ int rd_manifest_fields(cm_arena *a, const mantra_manifest_event *e, uint32_t poi
     return 0;
 }
 
-/* ---- decoding through a mantra_field_visitor ------------------------------------------------- */
+/* ---- decoding ------------------------------------------------------------------------------ */
+
+/* mantra_manifest_decode shows values in the trace's shapes already; the reader adds the
+ * descriptions of metadata->fields (mantra_value.field), found from the manifest field and the
+ * arrays and objects open around the value. Depths: a template field 0, array elements and struct
+ * elements 1, struct members 2, elements of a member's array 3 (no structs in structs). */
+#define MAX_DEPTH 4
 
 typedef struct adapter {
     const mantra_field_visitor *v;
     void *ctx;
     const mantra_manifest_template *tpl;
-    const mantra_field_desc *fields;     /* descriptions of the template's fields */
-    const mantra_manifest_field *parent; /* the struct whose element is being walked */
-    const mantra_field_desc *parent_desc;
-    int rc;                              /* a negative callback result that stopped the walk */
+    const mantra_field_desc *fields; /* descriptions of the template's fields */
+    const mantra_manifest_field *open_mf[MAX_DEPTH];
+    const mantra_field_desc *open_desc[MAX_DEPTH];
+    int stopped; /* a callback returned a negative value */
 } adapter;
 
-static const mantra_field_desc *desc_of(const adapter *ad, const mantra_manifest_value *mv) {
-    if (mv->depth == 0)
-        return &ad->fields[mv->field - ad->tpl->fields];
-    return &ad->parent_desc->element->fields[mv->field - ad->parent->members];
+static const mantra_field_desc *desc_of(const adapter *ad, const mantra_value *v) {
+    if (v->depth == 0)
+        return &ad->fields[v->manifest_field - ad->tpl->fields];
+    const mantra_field_desc *parent = ad->open_desc[v->depth - 1];
+    if (parent->type != MANTRA_TYPE_OBJECT)
+        return parent->element; /* an element of the array open around it */
+    return &parent->fields[v->manifest_field - ad->open_mf[v->depth - 1]->members];
 }
 
-static int fwd(adapter *ad, int (*fn)(void *, const mantra_value *), const mantra_value *v) {
-    if (fn == NULL)
-        return 0;
-    int rc = fn(ad->ctx, v);
-    if (rc < 0) {
-        ad->rc = rc;
-        return MANTRA_MANIFEST_VISIT_STOP;
+static int forward(adapter *ad, int (*fn)(void *, const mantra_value *), const mantra_value *v, int open) {
+    if (v->depth >= MAX_DEPTH)
+        return MANTRA_EFORMAT; /* never: the loader admits no deeper shapes */
+    mantra_value w = *v;
+    w.field = desc_of(ad, v);
+    if (open) {
+        ad->open_mf[v->depth] = v->manifest_field;
+        ad->open_desc[v->depth] = w.field;
     }
-    return rc == 1 ? MANTRA_MANIFEST_VISIT_SKIP : 0;
+    int rc = fn ? fn(ad->ctx, &w) : 0;
+    if (rc < 0)
+        ad->stopped = 1;
+    return rc;
 }
 
-static int is_signed(int type) {
-    return type == MANTRA_TYPE_SBYTE || type == MANTRA_TYPE_INT16 ||
-           type == MANTRA_TYPE_INT32 || type == MANTRA_TYPE_INT64;
-}
-
-static int on_value(void *ctx, const mantra_manifest_value *mv) {
+static int on_scalar(void *ctx, const mantra_value *v) {
     adapter *ad = ctx;
-    const mantra_field_visitor *vis = ad->v;
-    const mantra_field_desc *d = desc_of(ad, mv);
-    mantra_value v;
-    memset(&v, 0, sizeof v);
-    v.field = d;
-    v.name = d->name;
-    v.type = d->type;
-    v.map_text = mv->map_text;
-    switch (mv->kind) {
-    case MANTRA_MANIFEST_VALUE_SCALAR:
-        if (mv->flags & MANTRA_MANIFEST_VALUE_ELEMENT) {
-            v.field = d->element;
-            v.name = "";
-            v.type = d->element->type;
-        }
-        if (mv->type == MANTRA_TYPE_SINGLE || mv->type == MANTRA_TYPE_DOUBLE) {
-            v.d = mv->v.f;
-        } else if (mv->type == MANTRA_TYPE_GUID) {
-            v.guid = mv->v.guid;
-            v.size = 16;
-        } else if (is_signed(mv->type)) {
-            v.i = mv->v.i;
-            v.u = (uint64_t)mv->v.i;
-        } else {
-            v.u = mv->v.u;
-            v.i = (int64_t)mv->v.u;
-        }
-        return fwd(ad, vis->scalar, &v);
-    case MANTRA_MANIFEST_VALUE_STRING16:
-        v.data = mv->v.str16.data;
-        v.count = mv->v.str16.units;
-        v.size = v.count * 2;
-        return fwd(ad, vis->scalar, &v);
-    case MANTRA_MANIFEST_VALUE_STRING8:
-        v.data = (const uint8_t *)mv->v.str8.data;
-        v.size = v.count = mv->v.str8.len;
-        return fwd(ad, vis->scalar, &v);
-    case MANTRA_MANIFEST_VALUE_BINARY: {
-        v.data = mv->v.bytes.data;
-        v.size = v.count = mv->v.bytes.size;
-        int rc = fwd(ad, vis->begin_array, &v);
-        if (rc == MANTRA_MANIFEST_VISIT_STOP)
-            return rc;
-        if (rc == 0) {
-            for (size_t i = 0; i < v.count; i++) {
-                mantra_value b;
-                memset(&b, 0, sizeof b);
-                b.field = d->element;
-                b.name = "";
-                b.type = MANTRA_TYPE_BYTE;
-                b.u = v.data[i];
-                b.i = v.data[i];
-                b.data = v.data + i;
-                b.size = 1;
-                if (fwd(ad, vis->scalar, &b) == MANTRA_MANIFEST_VISIT_STOP)
-                    return MANTRA_MANIFEST_VISIT_STOP;
-            }
-        }
-        return fwd(ad, vis->end_array, &v) == MANTRA_MANIFEST_VISIT_STOP ? MANTRA_MANIFEST_VISIT_STOP : 0;
-    }
-    case MANTRA_MANIFEST_VALUE_ARRAY_BEGIN:
-    case MANTRA_MANIFEST_VALUE_STRUCT_BEGIN:
-        if (mv->kind == MANTRA_MANIFEST_VALUE_ARRAY_BEGIN)
-            v.data = mv->v.array.data;
-        v.count = (size_t)mv->count;
-        v.size = mv->size;
-        if (mv->kind == MANTRA_MANIFEST_VALUE_STRUCT_BEGIN) {
-            ad->parent = mv->field;
-            ad->parent_desc = d;
-        }
-        return fwd(ad, vis->begin_array, &v);
-    case MANTRA_MANIFEST_VALUE_ARRAY_END:
-    case MANTRA_MANIFEST_VALUE_STRUCT_END:
-        v.count = (size_t)mv->count;
-        v.size = mv->size;
-        return fwd(ad, vis->end_array, &v) == MANTRA_MANIFEST_VISIT_STOP ? MANTRA_MANIFEST_VISIT_STOP : 0;
-    case MANTRA_MANIFEST_VALUE_ELEMENT_BEGIN:
-    case MANTRA_MANIFEST_VALUE_ELEMENT_END:
-        v.field = d->element;
-        v.name = "";
-        v.type = MANTRA_TYPE_OBJECT;
-        v.count = d->element->field_count;
-        v.size = mv->size;
-        return fwd(ad, mv->kind == MANTRA_MANIFEST_VALUE_ELEMENT_BEGIN ? vis->begin_object : vis->end_object, &v) ==
-                       MANTRA_MANIFEST_VISIT_STOP
-                   ? MANTRA_MANIFEST_VISIT_STOP
-                   : 0;
-    default:
-        return 0;
-    }
+    return forward(ad, ad->v->scalar, v, 0);
 }
+static int on_begin_object(void *ctx, const mantra_value *v) {
+    adapter *ad = ctx;
+    return forward(ad, ad->v->begin_object, v, 1);
+}
+static int on_end_object(void *ctx, const mantra_value *v) {
+    adapter *ad = ctx;
+    return forward(ad, ad->v->end_object, v, 0);
+}
+static int on_begin_array(void *ctx, const mantra_value *v) {
+    adapter *ad = ctx;
+    return forward(ad, ad->v->begin_array, v, 1);
+}
+static int on_end_array(void *ctx, const mantra_value *v) {
+    adapter *ad = ctx;
+    return forward(ad, ad->v->end_array, v, 0);
+}
+
+static const mantra_field_visitor adapter_visitor = {on_scalar, on_begin_object, on_end_object, on_begin_array,
+                                                     on_end_array};
 
 int rd_manifest_decode(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx) {
     const mantra_trace_metadata *m = ev->metadata;
@@ -240,19 +178,18 @@ int rd_manifest_decode(const mantra_trace_event *ev, const mantra_field_visitor 
     ad.tpl = m->manifest_event->tpl;
     ad.fields = m->fields;
     int rc = mantra_manifest_decode(ad.tpl, ev->payload, ev->payload_size, ev->pointer_size ? ev->pointer_size : 8,
-                                    visitor ? on_value : NULL, &ad, NULL);
+                                    visitor ? &adapter_visitor : NULL, &ad, NULL);
+    if (ad.stopped)
+        return rc;
     switch (rc) {
     case MANTRA_DECODE_OK:
         return 0;
     case MANTRA_DECODE_TRAILING:
         return 1;
-    case MANTRA_MANIFEST_DECODE_STOPPED:
-        return ad.rc < 0 ? ad.rc : 0;
     default:
         return MANTRA_EFORMAT;
     }
 }
-
 int rd_manifest_check(const mantra_trace_event *ev) {
     return mantra_manifest_decode(ev->metadata->manifest_event->tpl, ev->payload, ev->payload_size,
                                   ev->pointer_size ? ev->pointer_size : 8, NULL, NULL, NULL);
