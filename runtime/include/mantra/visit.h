@@ -57,12 +57,12 @@ typedef struct mantra_value {
     unsigned depth;     /* see above */
     uint64_t index;     /* array elements: the element's index; else 0 */
     size_t offset;      /* where the value starts in the payload */
-    uint64_t u;         /* unsigned integers, Boolean, Char, DateTime, VarUInt, Pointer */
-    int64_t i;          /* signed integers, VarInt (and every integer, sign-extended or not, in both) */
+    uint64_t u;         /* integers (Boolean, Char, DateTime, Pointer too): their bits, zero-extended */
+    int64_t i;          /* integers: sign-extended for signed types (and VarInt), else as u */
     double d;           /* Single, Double */
     mantra_guid guid;
-    const uint8_t *data;
-    size_t size;
+    const uint8_t *data; /* data[0..size): the value's bytes in the payload (strings: without the */
+    size_t size;         /* terminator; arrays of variable-size elements: size 0 until end_array) */
     size_t count;       /* strings: code units; arrays: elements; objects: members */
     /* Integer fields with a value map or bitmap in the manifest the fields come from: the map's
      * name for the value (mantra_manifest_map_format), or NULL (also for every other field).

@@ -113,14 +113,12 @@ static int read_scalar(dstate *d, const mantra_manifest_field *f, mantra_value *
         break;
     case MANTRA_TYPE_GUID:
         MANTRA_TRY(mantra_cursor_guid(c, &v->guid));
-        v->data = c->data + start;
         break;
     default:
         return MANTRA_DECODE_SHORT; /* never: the loader admits only these types as scalars */
     }
-    v->u = f->type == MANTRA_TYPE_SINGLE || f->type == MANTRA_TYPE_DOUBLE || f->type == MANTRA_TYPE_GUID
-               ? 0
-               : (uint64_t)v->i;
+    v->u = *raw; /* integers: their bits, zero-extended (0 for floats and GUIDs) */
+    v->data = c->data + start;
     v->size = c->pos - start;
     v->map_text = NULL;
     if (f->map != NULL && d->mute == 0 &&

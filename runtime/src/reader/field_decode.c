@@ -70,7 +70,7 @@ static int call(int (*fn)(void *, const mantra_value *), void *ctx, const mantra
     return fn ? fn(ctx, v) : 0;
 }
 
-static int decode_one(dc *c, const mantra_field_desc *f, const char *name);
+static int decode_one(dc *c, const mantra_field_desc *f, const char *name, uint64_t index);
 
 static int decode_elements(dc *c, const mantra_field_desc *f, const mantra_field_desc *elem, size_t count,
                            mantra_value *av) {
@@ -81,7 +81,7 @@ static int decode_elements(dc *c, const mantra_field_desc *f, const mantra_field
     if (rc == 1)
         c->v = &null_visitor;
     for (size_t i = 0; i < count; i++) {
-        rc = decode_one(c, elem, "");
+        rc = decode_one(c, elem, "", i);
         if (rc < 0) {
             c->v = saved;
             return rc;
@@ -93,7 +93,7 @@ static int decode_elements(dc *c, const mantra_field_desc *f, const mantra_field
     return call(c->v->end_array, c->ctx, av);
 }
 
-static int decode_located(dc *c, const mantra_field_desc *f, const char *name) {
+static int decode_located(dc *c, const mantra_field_desc *f, const char *name, uint64_t index) {
     /* RelLoc / DataLoc: uint32 = size << 16 | offset; fixed-size elements at the location. */
     uint32_t loc;
     if (f->element == NULL || mantra__cursor_u32(&c->cur, &loc) < 0)
@@ -110,20 +110,26 @@ static int decode_located(dc *c, const mantra_field_desc *f, const char *name) {
     memset(&av, 0, sizeof av);
     av.field = f;
     av.name = name;
+    av.index = index;
     av.type = f->type;
     av.data = c->cur.data + base + off;
     av.size = size;
     av.count = size / esize;
+    av.depth = (unsigned)c->depth;
+    av.offset = c->cur.pos - 4; /* the location word */
     sub.depth = c->depth + 1;
     return decode_elements(&sub, f, f->element, av.count, &av);
 }
 
-static int decode_one(dc *c, const mantra_field_desc *f, const char *name) {
+static int decode_one(dc *c, const mantra_field_desc *f, const char *name, uint64_t index) {
     mantra_value v;
     memset(&v, 0, sizeof v);
     v.field = f;
     v.name = name;
     v.type = f->type;
+    v.depth = (unsigned)c->depth;
+    v.index = index;
+    v.offset = c->cur.pos;
     mantra_cursor *cur = &c->cur;
     const uint8_t *p = cur->data + cur->pos;
     if (c->depth > 64)
@@ -136,7 +142,7 @@ static int decode_one(dc *c, const mantra_field_desc *f, const char *name) {
         if (mantra__cursor_u32(cur, &x) < 0)
             return MANTRA_EFORMAT;
         v.u = x;
-        v.i = (int32_t)x;
+        v.i = f->type == MANTRA_TYPE_INT32 ? (int64_t)(int32_t)x : (int64_t)x;
         break;
     }
     case MANTRA_TYPE_CHAR:
@@ -146,7 +152,7 @@ static int decode_one(dc *c, const mantra_field_desc *f, const char *name) {
         if (mantra__cursor_u16(cur, &x) < 0)
             return MANTRA_EFORMAT;
         v.u = x;
-        v.i = (int16_t)x;
+        v.i = f->type == MANTRA_TYPE_INT16 ? (int64_t)(int16_t)x : (int64_t)x;
         break;
     }
     case MANTRA_TYPE_SBYTE:
@@ -157,7 +163,7 @@ static int decode_one(dc *c, const mantra_field_desc *f, const char *name) {
         if (mantra__cursor_u8(cur, &x) < 0)
             return MANTRA_EFORMAT;
         v.u = x;
-        v.i = (int8_t)x;
+        v.i = f->type == MANTRA_TYPE_SBYTE ? (int64_t)(int8_t)x : (int64_t)x;
         break;
     }
     case MANTRA_TYPE_INT64:
@@ -230,7 +236,7 @@ static int decode_one(dc *c, const mantra_field_desc *f, const char *name) {
     }
     case MANTRA_TYPE_RELLOC:
     case MANTRA_TYPE_DATALOC:
-        return decode_located(c, f, name);
+        return decode_located(c, f, name, index);
     case MANTRA_TYPE_OBJECT: {
         v.count = f->field_count;
         v.data = p;
@@ -239,7 +245,7 @@ static int decode_one(dc *c, const mantra_field_desc *f, const char *name) {
             return rc;
         c->depth++;
         for (uint32_t i = 0; i < f->field_count; i++) {
-            rc = decode_one(c, &f->fields[i], f->fields[i].name);
+            rc = decode_one(c, &f->fields[i], f->fields[i].name, 0);
             if (rc < 0) {
                 c->depth--;
                 return rc;
@@ -252,6 +258,10 @@ static int decode_one(dc *c, const mantra_field_desc *f, const char *name) {
     default:
         return MANTRA_EFORMAT;
     }
+    if (f->type != MANTRA_TYPE_STRING) {
+        v.data = p;
+        v.size = cur->pos - v.offset;
+    } /* a scalar's bytes (strings: without the terminator) */
     return call(c->v->scalar, c->ctx, &v);
 }
 
@@ -263,7 +273,7 @@ int mantra_decode_payload(const mantra_field_desc *fields, uint32_t count, const
     mantra_cursor cur = {payload ? payload : empty, payload ? size : 0, 0, pointer_size};
     dc c = {cur, visitor ? visitor : &null_visitor, ctx, 0};
     for (uint32_t i = 0; i < count; i++) {
-        int rc = decode_one(&c, &fields[i], fields[i].name);
+        int rc = decode_one(&c, &fields[i], fields[i].name, 0);
         if (rc < 0)
             return rc;
     }
