@@ -1,0 +1,349 @@
+/* mantra/pgo.h - profile-guided optimisation data: instrumentation kinds, per-method counters,
+ * the CoreCLR PgoFormat codec, JitInstrumentationData chunking and reassembly, and the CLR text
+ * format (DOTNET_WritePGOData / DOTNET_ReadPGOData).
+ *
+ * Format facts come from dotnet/runtime (src/coreclr/inc/corjit.h, src/coreclr/inc/
+ * pgo_formatprocessing.h, src/coreclr/vm/pgo.cpp, src/coreclr/vm/eventtrace.cpp,
+ * src/coreclr/tools/Common/Pgo/PgoFormat.cs, src/coreclr/tools/dotnet-pgo/Program.cs), as
+ * summarised in docs/pgo.md; no code was copied.
+ *
+ * The pieces:
+ *   - kinds, element sizes and the in-memory layout of a schema (mantra_pgo_layout);
+ *   - the process-wide store: modules, methods, one instrumentation (schema + counters) per
+ *     method, counters that live as long as the process; iteration and snapshots;
+ *   - the codec: compressed 64-bit integers and the schema+data record stream of one method;
+ *   - chunking of an encoded blob into JitInstrumentationDataVerbose payloads, and reassembly of
+ *     chunks by dotnet-pgo's rules;
+ *   - the CLR text format: a writer and a parser.
+ *
+ * Data values: the codec, the text format and snapshots carry a method's data as one array of
+ * int64_t "values", the elements of every record whose element size is not 0, in schema order
+ * (record i's Count elements follow those of records 0..i-1). A value is what the runtime's
+ * serializer sees: a FourByte slot as a signed int32 sign-extended (so a uint32 counter of 2^31
+ * or more is negative), an EightByte slot as int64, a handle as a pointer-sized integer.
+ */
+#ifndef MANTRA_PGO_H
+#define MANTRA_PGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mantra/event.h" /* mantra_guid */
+#include "mantra/status.h"
+
+MANTRA_BEGIN_DECLS
+
+/* ---- kinds (PgoInstrumentationKind: corjit.h, PgoFormat.cs) --------------------------------
+ * Low nibble = element type, bits 4-5 = extra alignment, the rest = descriptor (0x40 * n). */
+enum mantra_pgo_kind {
+    MANTRA_PGO_NONE = 0x000, /* also "Done", the end of a record stream */
+    MANTRA_PGO_FOUR_BYTE = 0x001,
+    MANTRA_PGO_EIGHT_BYTE = 0x002,
+    MANTRA_PGO_TYPE_HANDLE = 0x003,
+    MANTRA_PGO_METHOD_HANDLE = 0x004,
+    MANTRA_PGO_ALIGN_4_BYTE = 0x010,
+    MANTRA_PGO_ALIGN_8_BYTE = 0x020,
+    MANTRA_PGO_ALIGN_POINTER = 0x030,
+    MANTRA_PGO_MARSHAL_MASK = 0x00F,
+    MANTRA_PGO_ALIGN_MASK = 0x030,
+    MANTRA_PGO_DESCRIPTOR_MIN = 0x040,
+    MANTRA_PGO_BASIC_BLOCK_INT_COUNT = 0x041,
+    MANTRA_PGO_BASIC_BLOCK_LONG_COUNT = 0x042,
+    MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT = 0x0B1,
+    MANTRA_PGO_HANDLE_HISTOGRAM_LONG_COUNT = 0x082,
+    MANTRA_PGO_HANDLE_HISTOGRAM_TYPES = 0x0C3,
+    MANTRA_PGO_HANDLE_HISTOGRAM_METHODS = 0x0C4,
+    MANTRA_PGO_VERSION = 0x100,  /* value in Other, no data */
+    MANTRA_PGO_NUM_RUNS = 0x140, /* value in Other, no data */
+    MANTRA_PGO_EDGE_INT_COUNT = 0x181, /* source IL in ILOffset, target IL in Other */
+    MANTRA_PGO_EDGE_LONG_COUNT = 0x182,
+    MANTRA_PGO_GET_LIKELY_CLASS = 0x1C3,
+    MANTRA_PGO_GET_LIKELY_METHOD = 0x1C4,
+    MANTRA_PGO_VALUE_HISTOGRAM_INT_COUNT = 0x231,
+    MANTRA_PGO_VALUE_HISTOGRAM_LONG_COUNT = 0x202,
+    MANTRA_PGO_VALUE_HISTOGRAM = 0x242
+};
+#define MANTRA_PGO_DONE MANTRA_PGO_NONE
+/* DescriptorMask = ~(MarshalMask | AlignMask) */
+#define MANTRA_PGO_DESCRIPTOR_MASK (~0x3F)
+/* Handle values 1..33 mean "a type/method that could not be named"; 0 is null (corjit.h). */
+#define MANTRA_PGO_UNKNOWN_HANDLE_MIN 1
+#define MANTRA_PGO_UNKNOWN_HANDLE_MAX 33
+
+/* One schema record (ICorJitInfo::PgoInstrumentationSchema without Offset). */
+typedef struct mantra_pgo_schema {
+    int32_t kind; /* enum mantra_pgo_kind (or an unknown descriptor over a known element type) */
+    int32_t il_offset;
+    int32_t count; /* elements of data (for Version and NumRuns: 1, the value is in other) */
+    int32_t other;
+} mantra_pgo_schema;
+
+/* Element size in bytes of kind (pgo_formatprocessing.h): None 0, FourByte 4, EightByte 8,
+ * Type/MethodHandle pointer_size. MANTRA_EINVAL for an unknown element type (low nibble 5..15) or
+ * a pointer_size other than 4 or 8. */
+int mantra_pgo_element_size(int32_t kind, unsigned pointer_size);
+/* Alignment in bytes: 0x10 -> 4, 0x20 -> 8, 0x30 -> pointer_size, else the element size (0 for
+ * None). MANTRA_EINVAL as above. */
+int mantra_pgo_element_align(int32_t kind, unsigned pointer_size);
+/* 1 when the record carries data elements (element size not 0), else 0. */
+int mantra_pgo_has_data(int32_t kind);
+/* Data values of a schema: the sum of count over records with data; MANTRA_EINVAL (negative)
+ * for a negative count. */
+int64_t mantra_pgo_value_count(const mantra_pgo_schema *schema, size_t records);
+
+/* The in-memory layout of LayoutPgoInstrumentationSchema (pgo_formatprocessing.h): record i with
+ * data starts at AlignUp(previous start + size(previous kind) * previous count, align(kind)); a
+ * record without data takes the previous record's start. Fills offsets[i] (may be NULL) and *size
+ * (the end of the last byte of data, may be NULL). MANTRA_EINVAL for an unknown element type,
+ * count < 0, a bad pointer_size, or an overflow. */
+int mantra_pgo_layout(const mantra_pgo_schema *schema, size_t records, unsigned pointer_size, size_t *offsets,
+                      size_t *size);
+
+/* Checks that a schema can be allocated and encoded: records > 0; every element type known;
+ * count >= 0; no kind Done (0) inside the schema; no record identical to the one before it (its
+ * mask would be 0, which the readers cannot represent); no record whose data would overlap the
+ * data of an earlier record under the layout rule (a record with data after a size-0 record that
+ * follows a record with data). MANTRA_OK, or MANTRA_EINVAL with the index of the first bad record
+ * in *bad_record (may be NULL). */
+int mantra_pgo_schema_check(const mantra_pgo_schema *schema, size_t records, size_t *bad_record);
+
+/* ---- the process-wide store: modules and methods -------------------------------------------
+ * Registration takes a lock; everything registered lives until the process exits (the counters
+ * outlive every session). Handles are never freed. */
+typedef struct mantra_pgo_module mantra_pgo_module;
+typedef struct mantra_pgo_method mantra_pgo_method;
+
+typedef struct mantra_pgo_module_info {
+    const char *name;
+    const char *path;
+    mantra_guid guid;
+    uint32_t index; /* 1, 2, ... in registration order (usable as a ModuleID) */
+} mantra_pgo_module_info;
+
+typedef struct mantra_pgo_method_info {
+    const mantra_pgo_module *module;
+    uint32_t token;       /* metadata token (0x06xxxxxx for a MethodDef) */
+    const char *name_space; /* namespace and class, "Ns.Class" ("" when none) */
+    const char *name;
+    const char *signature;
+    uint32_t il_size;     /* bytecode size */
+    uint32_t index;       /* 1, 2, ... in registration order over all modules (a MethodID) */
+} mantra_pgo_method_info;
+
+/* Registers a module (strings are copied). A module with the same GUID, name and path is the same
+ * module: its handle is returned again. MANTRA_EINVAL for NULL arguments, MANTRA_ENOMEM. */
+int mantra_pgo_module_register(const char *name, const char *path, const mantra_guid *guid,
+                               mantra_pgo_module **out);
+/* Registers a method of module (strings copied; NULL strings are stored as ""). The same module and
+ * token again returns the existing method. MANTRA_EINVAL, MANTRA_ENOMEM. */
+int mantra_pgo_method_register(mantra_pgo_module *module, uint32_t token, const char *name_space, const char *name,
+                               const char *signature, uint32_t il_size, mantra_pgo_method **out);
+void mantra_pgo_module_describe(const mantra_pgo_module *module, mantra_pgo_module_info *out);
+void mantra_pgo_method_describe(const mantra_pgo_method *method, mantra_pgo_method_info *out);
+
+/* Allocates method's instrumentation from schema (copied; immutable from then on): zeroed data laid
+ * out by mantra_pgo_layout with the host's pointer size, in memory the library never frees. The
+ * schema must pass mantra_pgo_schema_check (else MANTRA_EINVAL). A method is instrumented once:
+ * the same schema again is MANTRA_OK (the counters are kept), a different one MANTRA_ESTATE. */
+int mantra_pgo_method_instrument(mantra_pgo_method *method, const mantra_pgo_schema *schema, size_t records);
+/* The method's schema (NULL and *records = 0 when not instrumented). */
+const mantra_pgo_schema *mantra_pgo_method_schema(const mantra_pgo_method *method, size_t *records);
+/* The first element of record's data, or NULL (not instrumented, record out of range, or a record
+ * without data). The typed forms also return NULL when the element type differs: _u32 FourByte,
+ * _u64 EightByte, _handles Type/MethodHandle (uintptr_t slots). */
+void *mantra_pgo_record_data(const mantra_pgo_method *method, size_t record);
+uint32_t *mantra_pgo_counters_u32(const mantra_pgo_method *method, size_t record);
+uint64_t *mantra_pgo_counters_u64(const mantra_pgo_method *method, size_t record);
+uintptr_t *mantra_pgo_handles(const mantra_pgo_method *method, size_t record);
+
+/* Counting: lock-free, from any thread. A BasicBlockIntCount counter is a uint32_t that wraps at
+ * 2^32 (unsigned arithmetic); increments are relaxed atomic read-modify-writes, so concurrent
+ * increments lose no counts (docs/pgo.md has the measured cost and the per-thread alternative). */
+#if defined(__GNUC__) || defined(__clang__)
+static inline void mantra_pgo_count(uint32_t *counter) { (void)__atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED); }
+static inline void mantra_pgo_count_u64(uint64_t *counter) {
+    (void)__atomic_fetch_add(counter, (uint64_t)1, __ATOMIC_RELAXED);
+}
+#elif !defined(__cplusplus)
+#include <stdatomic.h>
+static inline void mantra_pgo_count(uint32_t *counter) {
+    (void)atomic_fetch_add_explicit((_Atomic uint32_t *)counter, 1u, memory_order_relaxed);
+}
+static inline void mantra_pgo_count_u64(uint64_t *counter) {
+    (void)atomic_fetch_add_explicit((_Atomic uint64_t *)counter, (uint64_t)1, memory_order_relaxed);
+}
+#else
+#error "mantra/pgo.h needs GCC or Clang atomics in C++"
+#endif
+
+/* Instrumented methods in registration order: start with prev = NULL; NULL after the last. Lock-free;
+ * a method instrumented while a walk runs may or may not be seen by it. */
+const mantra_pgo_method *mantra_pgo_next_method(const mantra_pgo_method *prev);
+
+/* A method's schema and data values (see the top of this file), owned by the struct. */
+typedef struct mantra_pgo_data {
+    mantra_pgo_schema *schema;
+    size_t records;
+    int64_t *values;
+    size_t value_count;
+} mantra_pgo_data;
+void mantra_pgo_data_free(mantra_pgo_data *d);
+
+#define MANTRA_PGO_SNAPSHOT_RESET 1u /* set every counter to 0 as it is read (atomic exchange) */
+/* Copies method's schema and reads every element atomically (relaxed) into out (freed with
+ * mantra_pgo_data_free). With MANTRA_PGO_SNAPSHOT_RESET, counters (FourByte and EightByte
+ * elements) are exchanged with 0, so an increment lands in either this snapshot or the next: delta
+ * collections lose nothing. MANTRA_EINVAL (not instrumented), MANTRA_ENOMEM. */
+int mantra_pgo_snapshot(const mantra_pgo_method *method, unsigned flags, mantra_pgo_data *out);
+/* Sets every counter and handle slot of method to 0. */
+void mantra_pgo_reset(const mantra_pgo_method *method);
+/* Initial values from loaded data (MANTRA_ReadPGOData): an uninstrumented method is instrumented
+ * with data's schema first; then each record of data equal (kind, IL offset, count, other) to a
+ * record of the method's schema, matched in order, stores its values (FourByte: the low 32 bits).
+ * Returns the number of records stored (>= 0), or MANTRA_EINVAL / MANTRA_ENOMEM. */
+int mantra_pgo_set_data(mantra_pgo_method *method, const mantra_pgo_data *data);
+
+/* ---- the codec: compressed integers (pgo_formatprocessing.h, PgoFormat.cs) -----------------
+ * 1 byte for -64..63, 2 bytes for -8192..8191, 5 bytes (0xC0 + 32 bits big-endian) for int32, 9
+ * bytes (0xC1 + 64 bits big-endian) otherwise. */
+#define MANTRA_PGO_INT_MAX_BYTES 9
+/* Writes v at out (room for MANTRA_PGO_INT_MAX_BYTES); returns the number of bytes. */
+size_t mantra_pgo_int_encode(int64_t v, uint8_t *out);
+/* Bytes mantra_pgo_int_encode would write. */
+size_t mantra_pgo_int_size(int64_t v);
+/* Reads one integer from p[0..size): the number of bytes read (1, 2, 5 or 9), or
+ * MANTRA_ETRUNCATED when the form runs past size (or size is 0). */
+int mantra_pgo_int_decode(const uint8_t *p, size_t size, int64_t *v);
+
+/* ---- the codec: the schema + data record stream of one method ------------------------------
+ * Per record: a mask (0x1 ILOffset, 0x2 Kind, 0x4 Count, 0x8 Other changed), the changed fields'
+ * differences in that order, then (kinds with data) Count values, each the difference from the
+ * previous value of its accumulator (one for FourByte and EightByte, one for TypeHandles, one for
+ * MethodHandles); the stream ends with a record changing only Kind to Done. */
+
+/* Encodes schema (which must pass mantra_pgo_schema_check) and its values (value_count =
+ * mantra_pgo_value_count) into out[0..cap). Returns the size of the whole encoding (>= 0; written
+ * only when it fits in cap, so a call with cap 0 measures), or MANTRA_EINVAL. */
+int64_t mantra_pgo_encode(const mantra_pgo_schema *schema, size_t records, const int64_t *values, size_t value_count,
+                          uint8_t *out, size_t cap);
+
+/* Decodes one method's stream from bytes[0..size) into out (freed with mantra_pgo_data_free;
+ * empty on failure). pointer_size (4 or 8) is the producer's: it checks handle values (a 4-byte
+ * producer's handles fit in 32 bits unsigned) and element sizes. Schema fields are applied as
+ * int32 (truncated, as the C++ reader does); data values are 64-bit. Unknown descriptors are
+ * decoded by their element type; an unknown element type is refused. *where (may be NULL) is the
+ * offset just past the Done record on success, or the offset of the offending integer on
+ * failure. MANTRA_OK; MANTRA_ETRUNCATED (the bytes end before Done, or inside an integer);
+ * MANTRA_EFORMAT (mask 0 or with bits above 0xF, unknown element type, negative count, a 4-byte
+ * producer's handle above 2^32); MANTRA_EINVAL (bad arguments); MANTRA_ENOMEM. */
+int mantra_pgo_decode(const uint8_t *bytes, size_t size, unsigned pointer_size, mantra_pgo_data *out, size_t *where);
+
+/* ---- chunking into JitInstrumentationDataVerbose (event 298) payloads (eventtrace.cpp) ------
+ * Chunk k of a blob carries MethodFlags = k, | 0x80000000 on the last; every chunk but the last
+ * holds 40,000 bytes; a blob of 0 bytes gives no chunk. */
+#define MANTRA_PGO_CHUNK_MAX 40000u
+#define MANTRA_PGO_CHUNK_FINAL 0x80000000u
+/* Number of chunks of a blob of size bytes. */
+size_t mantra_pgo_chunk_count(size_t size);
+/* Chunk index of a blob of size bytes: its MethodFlags, offset and length. MANTRA_EINVAL when
+ * index >= mantra_pgo_chunk_count(size). */
+int mantra_pgo_chunk(size_t size, size_t index, uint32_t *flags, size_t *offset, size_t *length);
+
+/* ---- reassembly by dotnet-pgo's rules (dotnet-pgo Program.cs, AddToInstrumentationData) ------
+ * Per method key, chunks must come in order 0, 1, 2, ...; a chunk whose index is not the previous
+ * index + 1, or any chunk after the final one, discards everything held for that method (and is
+ * dropped); a later chunk 0 starts the method afresh. Complete methods (final chunk seen) are handed
+ * out in order of completion; incomplete ones are counted, not handed out. */
+typedef struct mantra_pgo_reassembler mantra_pgo_reassembler;
+typedef struct mantra_pgo_reassembly_stats {
+    uint64_t chunks;              /* chunks added */
+    uint64_t chunks_dropped;      /* chunks discarded, the offending ones included */
+    uint64_t discard_out_of_order; /* methods discarded: a chunk index that was not previous + 1 */
+    uint64_t discard_after_final; /* methods discarded: a chunk after the final chunk */
+    uint64_t incomplete;          /* methods whose final chunk never came (counted by _finish) */
+    uint64_t complete;            /* complete methods handed out (after _finish) */
+} mantra_pgo_reassembly_stats;
+
+mantra_pgo_reassembler *mantra_pgo_reassembler_new(void);
+void mantra_pgo_reassembler_free(mantra_pgo_reassembler *r);
+/* Adds one chunk of method key. Returns 0 (held), 1 (it completed the method), 2 (the method's data
+ * was discarded), or MANTRA_ESTATE (after _finish) / MANTRA_ENOMEM / MANTRA_EINVAL. */
+int mantra_pgo_reassembler_add(mantra_pgo_reassembler *r, uint64_t key, uint32_t method_flags, const uint8_t *data,
+                               size_t size);
+/* Ends the input: counts incomplete methods. Returns the number of complete methods. */
+size_t mantra_pgo_reassembler_finish(mantra_pgo_reassembler *r);
+/* Complete method i (0 .. count-1, in order of completion) after _finish: key and concatenated
+ * bytes (owned by r). MANTRA_EINVAL when out of range, MANTRA_ESTATE before _finish. */
+int mantra_pgo_reassembler_get(const mantra_pgo_reassembler *r, size_t i, uint64_t *key, const uint8_t **data,
+                               size_t *size);
+void mantra_pgo_reassembler_stats(const mantra_pgo_reassembler *r, mantra_pgo_reassembly_stats *out);
+
+/* ---- the CLR text format (pgo.cpp WritePgoData / ReadPgoData) ------------------------------
+ *   *** START PGO Data, max index = %u ***
+ *   @@@ codehash 0x%08X methodhash 0x%08X ilSize 0x%08X records 0x%08X
+ *   MethodName: %s.%s
+ *   Signature: %s
+ *   Schema InstrumentationKind %u ILOffset %u Count %u Other %u     (one per record, Done excluded)
+ *   <Count data lines: None | %u | %u %u (low, high) | TypeHandle: NAME | MethodHandle: NAME>
+ *   *** END PGO Data ***
+ */
+typedef int (*mantra_pgo_write_fn)(void *ctx, const char *text, size_t size);
+/* The name of a handle element (record, element index within the record, element type 3 or 4,
+ * value), or NULL: the writer then writes NULL for a 0 handle and UNKNOWN otherwise (names over
+ * 8192 bytes too). A MethodHandle name is "method|@|assembly-qualified type". */
+typedef const char *(*mantra_pgo_handle_name_fn)(void *ctx, size_t record, size_t element, int element_type,
+                                                 int64_t value);
+
+typedef struct mantra_pgo_text_method {
+    uint32_t codehash;
+    uint32_t methodhash;
+    uint32_t il_size;
+    const char *class_name;  /* MethodName: CLASS.METHOD (NULL written as "") */
+    const char *method_name;
+    const char *signature;   /* Signature: SIG */
+    const mantra_pgo_schema *schema;
+    size_t records;
+    const int64_t *values;
+    size_t value_count;
+    mantra_pgo_handle_name_fn handle_name; /* may be NULL */
+    void *handle_ctx;
+} mantra_pgo_text_method;
+
+/* The START line for method_count methods, each method's lines, the END line. Each returns 0, the
+ * first non-zero result of write, or MANTRA_EINVAL (a schema record with Kind Done, a value count
+ * that does not match, a line that would not be read back: a name or signature with a newline). */
+int mantra_pgo_text_write_start(mantra_pgo_write_fn write, void *ctx, uint32_t method_count);
+int mantra_pgo_text_write_method(mantra_pgo_write_fn write, void *ctx, const mantra_pgo_text_method *m);
+int mantra_pgo_text_write_end(mantra_pgo_write_fn write, void *ctx);
+
+/* A parsed text file. Methods are those the CLR reader would keep, in file order. */
+typedef struct mantra_pgo_text mantra_pgo_text;
+typedef struct mantra_pgo_text_entry {
+    uint32_t codehash, methodhash, il_size;
+    const char *method_line;    /* the line after @@@ without its newline (not checked, as the CLR) */
+    const char *signature_line;
+    mantra_pgo_data data;       /* handle values are 0; their names are in handle_names */
+    const char *const *handle_names; /* per value: the handle's name, NULL for NULL/UNKNOWN and non-handles */
+    size_t line;                /* line number of the @@@ header */
+} mantra_pgo_text_entry;
+
+/* Parses size bytes of text read from path (used in messages only) as the CLR reader does: line 1
+ * must be the START header; then every line that parses as an @@@ header starts a method, the next
+ * two lines are skipped, then exactly `records` Schema lines each followed by exactly Count data
+ * lines; a line that fails drops that method and scanning resumes after it; other lines are
+ * skipped. Lines are limited to 16,383 bytes (the CLR's 16,384-byte buffer). Every dropped method
+ * and a bad header is an error "PATH:LINE: message". Returns MANTRA_OK with *out set (errors or
+ * not), MANTRA_EINVAL or MANTRA_ENOMEM. */
+int mantra_pgo_text_parse(const char *text, size_t size, const char *path, mantra_pgo_text **out);
+void mantra_pgo_text_free(mantra_pgo_text *t);
+size_t mantra_pgo_text_method_count(const mantra_pgo_text *t);
+const mantra_pgo_text_entry *mantra_pgo_text_entry_at(const mantra_pgo_text *t, size_t i);
+size_t mantra_pgo_text_error_count(const mantra_pgo_text *t);
+/* Error i, "PATH:LINE: message" (NULL when out of range). At most 1000 are kept; the count counts all. */
+const char *mantra_pgo_text_error(const mantra_pgo_text *t, size_t i);
+/* Lines outside any method that the reader skips (the END trailer included). */
+size_t mantra_pgo_text_skipped_lines(const mantra_pgo_text *t);
+
+MANTRA_END_DECLS
+
+#endif /* MANTRA_PGO_H */

@@ -1,0 +1,32 @@
+/* pgo-internal.h - shared by the files of runtime/src/pgo (mantra/pgo.h). Private. */
+#ifndef MANTRA_PGO_INTERNAL_H
+#define MANTRA_PGO_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mantra/pgo.h"
+
+/* Element type of a kind (the low nibble: None, FourByte, EightByte, TypeHandle, MethodHandle). */
+static inline int pg_elem(int32_t kind) { return (int)((uint32_t)kind & MANTRA_PGO_MARSHAL_MASK); }
+/* 1 when the element type is one of the five known ones. */
+static inline int pg_elem_known(int32_t kind) { return pg_elem(kind) <= MANTRA_PGO_METHOD_HANDLE; }
+
+/* Relaxed atomic access to counters and handle slots (plain uint32_t / uint64_t / uintptr_t
+ * memory that mantra_pgo_count() increments with the same builtins). */
+#define PG_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define PG_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define PG_XCHG(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
+
+/* The store's view of a method's instrumentation (store.c), immutable once published. */
+typedef struct pg_instr {
+    mantra_pgo_schema *schema;
+    size_t records;
+    size_t *offsets;   /* per record, mantra_pgo_layout with sizeof(void *) */
+    size_t size;       /* bytes of data */
+    unsigned char *data; /* never freed */
+} pg_instr;
+
+const pg_instr *pg_method_instr(const mantra_pgo_method *m);
+
+#endif
