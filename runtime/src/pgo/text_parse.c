@@ -222,11 +222,12 @@ static int read_method(mantra_pgo_text *t, line_reader *r, const char *path, uin
                 const char *prefix = elem == MANTRA_PGO_TYPE_HANDLE ? "TypeHandle: " : "MethodHandle: ";
                 size_t pl = strlen(prefix);
                 if (l.len < pl || memcmp(l.s, prefix, pl) != 0 || !l.newline) {
-                    add_error(t, path, r->number,
-                              !l.newline && l.len >= pl && memcmp(l.s, prefix, pl) == 0
-                                  ? "a handle line must end with a newline; the method is dropped%s"
-                                  : "expected a line starting with '%s'; the method is dropped",
-                              prefix);
+                    if (!l.newline && l.len >= pl && memcmp(l.s, prefix, pl) == 0)
+                        add_error(t, path, r->number, "a handle line must end with a newline; the method is dropped%s",
+                                  NULL);
+                    else
+                        add_error(t, path, r->number, "expected a line starting with '%s'; the method is dropped",
+                                  prefix);
                     return 1;
                 }
                 size_t nl = l.len - pl;
