@@ -224,6 +224,46 @@ START_TEST(counters_and_wrap) {
     ck_assert_uint_eq(*c0, 0);
     ck_assert_uint_eq(h[0], 0);
 
+    /* per-thread cells: FourByte records have consecutive slots; others have none */
+    uint32_t s0 = 0, s1 = 0;
+    ck_assert_int_eq(mantra_pgo_counter_slot(m, 0, &s0), MANTRA_OK);
+    ck_assert_int_eq(mantra_pgo_counter_slot(m, 1, &s1), MANTRA_OK);
+    ck_assert_uint_eq(s1, s0 + 1);
+    ck_assert_int_eq(mantra_pgo_counter_slot(m, 2, &s1), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_pgo_counter_slot(m, 3, &s1), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_pgo_counter_slot(m, 4, &s1), MANTRA_EINVAL);
+    mantra_pgo_thread *t = mantra_pgo_thread_attach();
+    ck_assert_ptr_nonnull(t);
+    mantra_pgo_count_slot(t, s0);
+    mantra_pgo_count_slot(t, s0);
+    mantra_pgo_count(c0);
+    ck_assert_int_eq(mantra_pgo_snapshot(m, 0, &d), MANTRA_OK);
+    ck_assert(d.values[0] == 3); /* shared cell 1 + thread cell 2 */
+    mantra_pgo_data_free(&d);
+    /* the value wraps at 2^32 across both cells: set UINT32_MAX - 1, count 3 */
+    mantra_pgo_schema one[] = {s[0]};
+    int64_t start = (int64_t)UINT32_MAX - 1;
+    mantra_pgo_data init = {one, 1, &start, 1};
+    ck_assert_int_eq(mantra_pgo_set_data(m, &init), 1);
+    ck_assert_int_eq(mantra_pgo_snapshot(m, 0, &d), MANTRA_OK);
+    ck_assert(d.values[0] == -2); /* 0xFFFFFFFE read as the serializer reads it */
+    mantra_pgo_data_free(&d);
+    mantra_pgo_count_slot(t, s0);
+    mantra_pgo_count_slot(t, s0);
+    mantra_pgo_count(c0);
+    ck_assert_int_eq(mantra_pgo_snapshot(m, MANTRA_PGO_SNAPSHOT_RESET, &d), MANTRA_OK);
+    ck_assert(d.values[0] == 1);
+    mantra_pgo_data_free(&d);
+    mantra_pgo_count_slot(t, s0);
+    ck_assert_int_eq(mantra_pgo_snapshot(m, 0, &d), MANTRA_OK);
+    ck_assert(d.values[0] == 1); /* counting after the reset */
+    mantra_pgo_data_free(&d);
+    mantra_pgo_reset(m);
+    ck_assert_int_eq(mantra_pgo_snapshot(m, 0, &d), MANTRA_OK);
+    ck_assert(d.values[0] == 0);
+    mantra_pgo_data_free(&d);
+    mantra_pgo_thread_detach(t);
+
     /* an uninstrumented method has no snapshot */
     ck_assert_int_eq(mantra_pgo_snapshot(method(module(4), 0x06000011), 0, &d), MANTRA_EINVAL);
 }

@@ -25,8 +25,22 @@ typedef struct pg_instr {
     size_t *offsets;   /* per record, mantra_pgo_layout with sizeof(void *) */
     size_t size;       /* bytes of data */
     unsigned char *data; /* never freed */
+    uint32_t *slots;   /* per record with FourByte elements: the slot of its first element */
 } pg_instr;
 
+#define PG_NO_SLOT UINT32_MAX
+
 const pg_instr *pg_method_instr(const mantra_pgo_method *m);
+
+/* The store's lock (store.c): registration, instrumentation, thread cells, resets. 0 or
+ * MANTRA_ENOMEM (the lock could not be created). */
+int pg_lock(void);
+void pg_unlock(void);
+
+/* thread_counters.c: reserves n per-thread slots (lock held); the first, or PG_NO_SLOT when the
+ * slot space is full. */
+uint32_t pg_reserve_slots(uint32_t n);
+/* The sum over every thread's cells of slot (mod 2^32). */
+uint32_t pg_thread_sum(uint32_t slot);
 
 #endif

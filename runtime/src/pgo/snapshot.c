@@ -1,18 +1,22 @@
 /* Reading and writing a method's counters as a whole (mantra/pgo.h): snapshots (each element read
- * atomically, optionally exchanged with 0 for delta collections), reset, and initial values from
- * loaded data. Values follow the serializer of dotnet/runtime src/coreclr/vm/pgo.cpp: a FourByte
+ * atomically, optionally reset for delta collections), reset, and initial values from loaded data.
+ * A FourByte counter's value is its shared cell plus the sum of its per-thread cells
+ * (thread_counters.c); only the shared cell is ever written here, so threads keep counting into
+ * their own cells undisturbed: a reset stores minus the per-thread sum it read into the shared
+ * cell (with an atomic exchange, so shared increments are not lost either). Values follow the serializer of dotnet/runtime src/coreclr/vm/pgo.cpp: a FourByte
  * slot read as a signed int32, EightByte and handle slots as 64-bit. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgo-internal.h"
 
-static int64_t read_elem(unsigned char *p, int elem, int reset) {
+static int64_t read_elem(unsigned char *p, int elem, int reset, uint32_t slot) {
     switch (elem) {
     case MANTRA_PGO_FOUR_BYTE: {
         uint32_t *c = (uint32_t *)(void *)p;
-        uint32_t v = reset ? PG_XCHG(c, 0u) : PG_LOAD(c);
-        return (int64_t)(int32_t)v;
+        uint32_t threads = slot != PG_NO_SLOT ? pg_thread_sum(slot) : 0u;
+        uint32_t v = reset ? PG_XCHG(c, 0u - threads) : PG_LOAD(c);
+        return (int64_t)(int32_t)(uint32_t)(v + threads);
     }
     case MANTRA_PGO_EIGHT_BYTE: {
         uint64_t *c = (uint64_t *)(void *)p;
@@ -26,11 +30,13 @@ static int64_t read_elem(unsigned char *p, int elem, int reset) {
     }
 }
 
-static void write_elem(unsigned char *p, int elem, int64_t v) {
+static void write_elem(unsigned char *p, int elem, int64_t v, uint32_t slot) {
     switch (elem) {
-    case MANTRA_PGO_FOUR_BYTE:
-        PG_STORE((uint32_t *)(void *)p, (uint32_t)(uint64_t)v);
+    case MANTRA_PGO_FOUR_BYTE: {
+        uint32_t threads = slot != PG_NO_SLOT ? pg_thread_sum(slot) : 0u;
+        PG_STORE((uint32_t *)(void *)p, (uint32_t)(uint64_t)v - threads);
         break;
+    }
     case MANTRA_PGO_EIGHT_BYTE:
         PG_STORE((uint64_t *)(void *)p, (uint64_t)v);
         break;
@@ -38,6 +44,11 @@ static void write_elem(unsigned char *p, int elem, int64_t v) {
         PG_STORE((uintptr_t *)(void *)p, (uintptr_t)(uint64_t)v);
         break;
     }
+}
+
+/* The per-thread slot of element k of record r (PG_NO_SLOT for elements other than FourByte). */
+static uint32_t slot_of(const pg_instr *in, size_t r, int32_t k) {
+    return in->slots[r] == PG_NO_SLOT ? PG_NO_SLOT : in->slots[r] + (uint32_t)k;
 }
 
 int mantra_pgo_snapshot(const mantra_pgo_method *method, unsigned flags, mantra_pgo_data *out) {
@@ -57,6 +68,10 @@ int mantra_pgo_snapshot(const mantra_pgo_method *method, unsigned flags, mantra_
     memcpy(out->schema, in->schema, in->records * sizeof *out->schema);
     out->records = in->records;
     int reset = (flags & MANTRA_PGO_SNAPSHOT_RESET) != 0;
+    if (reset && pg_lock() != MANTRA_OK) {
+        mantra_pgo_data_free(out);
+        return MANTRA_ENOMEM;
+    }
     size_t vi = 0;
     for (size_t r = 0; r < in->records; r++) {
         int elem = pg_elem(in->schema[r].kind);
@@ -65,15 +80,17 @@ int mantra_pgo_snapshot(const mantra_pgo_method *method, unsigned flags, mantra_
         size_t es = (size_t)mantra_pgo_element_size(in->schema[r].kind, (unsigned)sizeof(void *));
         unsigned char *p = in->data + in->offsets[r];
         for (int32_t k = 0; k < in->schema[r].count; k++, p += es)
-            out->values[vi++] = read_elem(p, elem, reset);
+            out->values[vi++] = read_elem(p, elem, reset, slot_of(in, r, k));
     }
+    if (reset)
+        pg_unlock();
     out->value_count = vi;
     return MANTRA_OK;
 }
 
 void mantra_pgo_reset(const mantra_pgo_method *method) {
     const pg_instr *in = pg_method_instr(method);
-    if (in == NULL)
+    if (in == NULL || pg_lock() != MANTRA_OK)
         return;
     for (size_t r = 0; r < in->records; r++) {
         int elem = pg_elem(in->schema[r].kind);
@@ -82,8 +99,9 @@ void mantra_pgo_reset(const mantra_pgo_method *method) {
         size_t es = (size_t)mantra_pgo_element_size(in->schema[r].kind, (unsigned)sizeof(void *));
         unsigned char *p = in->data + in->offsets[r];
         for (int32_t k = 0; k < in->schema[r].count; k++, p += es)
-            write_elem(p, elem, 0);
+            write_elem(p, elem, 0, slot_of(in, r, k));
     }
+    pg_unlock();
 }
 
 int mantra_pgo_set_data(mantra_pgo_method *method, const mantra_pgo_data *data) {
@@ -99,6 +117,8 @@ int mantra_pgo_set_data(mantra_pgo_method *method, const mantra_pgo_data *data) 
             return rc;
         in = pg_method_instr(method);
     }
+    if (pg_lock() != MANTRA_OK)
+        return MANTRA_ENOMEM;
     int stored = 0;
     size_t next = 0; /* records of the method are matched in order */
     size_t vi = 0;
@@ -113,11 +133,12 @@ int mantra_pgo_set_data(mantra_pgo_method *method, const mantra_pgo_data *data) 
             size_t es = (size_t)mantra_pgo_element_size(s->kind, (unsigned)sizeof(void *));
             unsigned char *p = in->data + in->offsets[m];
             for (size_t k = 0; k < nv; k++, p += es)
-                write_elem(p, elem, data->values[vi + k]);
+                write_elem(p, elem, data->values[vi + k], slot_of(in, m, (int32_t)k));
             stored++;
             next = m + 1;
         }
         vi += nv;
     }
+    pg_unlock();
     return stored;
 }

@@ -35,7 +35,7 @@ static _Atomic(mantra_pgo_method *) g_first;
 static mantra_pgo_method *g_last; /* g_lock */
 static uint32_t g_method_count;   /* g_lock */
 
-static int lock(void) {
+int pg_lock(void) {
     for (;;) {
         int st = atomic_load_explicit(&g_lock_state, memory_order_acquire);
         if (st == 2)
@@ -53,7 +53,7 @@ static int lock(void) {
     mantra_pal_mutex_lock(&g_lock);
     return MANTRA_OK;
 }
-static void unlock(void) { mantra_pal_mutex_unlock(&g_lock); }
+void pg_unlock(void) { mantra_pal_mutex_unlock(&g_lock); }
 
 static char *dup(const char *s) {
     if (s == NULL)
@@ -71,13 +71,13 @@ int mantra_pgo_module_register(const char *name, const char *path, const mantra_
                                mantra_pgo_module **out) {
     if (name == NULL || guid == NULL || out == NULL)
         return MANTRA_EINVAL;
-    int rc = lock();
+    int rc = pg_lock();
     if (rc != MANTRA_OK)
         return rc;
     for (mantra_pgo_module *m = g_modules; m != NULL; m = m->next)
         if (memcmp(&m->guid, guid, sizeof *guid) == 0 && str_eq(m->name, name) && str_eq(m->path, path)) {
             *out = m;
-            unlock();
+            pg_unlock();
             return MANTRA_OK;
         }
     mantra_pgo_module *m = calloc(1, sizeof *m);
@@ -91,7 +91,7 @@ int mantra_pgo_module_register(const char *name, const char *path, const mantra_
             free(m->path);
         }
         free(m);
-        unlock();
+        pg_unlock();
         return MANTRA_ENOMEM;
     }
     m->guid = *guid;
@@ -102,7 +102,7 @@ int mantra_pgo_module_register(const char *name, const char *path, const mantra_
         tail = &(*tail)->next;
     *tail = m;
     *out = m;
-    unlock();
+    pg_unlock();
     return MANTRA_OK;
 }
 
@@ -110,7 +110,7 @@ int mantra_pgo_method_register(mantra_pgo_module *module, uint32_t token, const 
                                const char *signature, uint32_t il_size, mantra_pgo_method **out) {
     if (module == NULL || out == NULL)
         return MANTRA_EINVAL;
-    int rc = lock();
+    int rc = pg_lock();
     if (rc != MANTRA_OK)
         return rc;
     /* the same (module, token): the existing method (a linear walk; registration is rare) */
@@ -118,7 +118,7 @@ int mantra_pgo_method_register(mantra_pgo_module *module, uint32_t token, const 
          m = atomic_load_explicit(&m->next, memory_order_acquire))
         if (m->module == module && m->token == token) {
             *out = m;
-            unlock();
+            pg_unlock();
             return MANTRA_OK;
         }
     mantra_pgo_method *m = calloc(1, sizeof *m);
@@ -134,7 +134,7 @@ int mantra_pgo_method_register(mantra_pgo_module *module, uint32_t token, const 
             free(m->signature);
         }
         free(m);
-        unlock();
+        pg_unlock();
         return MANTRA_ENOMEM;
     }
     m->module = module;
@@ -149,7 +149,7 @@ int mantra_pgo_method_register(mantra_pgo_module *module, uint32_t token, const 
         atomic_store_explicit(&g_first, m, memory_order_release);
     g_last = m;
     *out = m;
-    unlock();
+    pg_unlock();
     return MANTRA_OK;
 }
 
@@ -185,13 +185,13 @@ int mantra_pgo_method_instrument(mantra_pgo_method *method, const mantra_pgo_sch
     if (mantra_pgo_layout(schema, records, (unsigned)sizeof(void *), NULL, &size) != MANTRA_OK ||
         records > SIZE_MAX / sizeof(size_t))
         return MANTRA_EINVAL;
-    int rc = lock();
+    int rc = pg_lock();
     if (rc != MANTRA_OK)
         return rc;
     const pg_instr *old = pg_method_instr(method);
     if (old != NULL) {
         rc = same_schema(old, schema, records) ? MANTRA_OK : MANTRA_ESTATE;
-        unlock();
+        pg_unlock();
         return rc;
     }
     pg_instr *in = calloc(1, sizeof *in);
@@ -200,23 +200,38 @@ int mantra_pgo_method_instrument(mantra_pgo_method *method, const mantra_pgo_sch
         in->offsets = malloc(records * sizeof *in->offsets);
         /* the data region: 8-byte (and pointer) aligned, at least one byte */
         in->data = calloc(1, size > 0 ? size : 1);
+        in->slots = malloc(records * sizeof *in->slots);
     }
-    if (in == NULL || in->schema == NULL || in->offsets == NULL || in->data == NULL) {
+    if (in == NULL || in->schema == NULL || in->offsets == NULL || in->data == NULL || in->slots == NULL) {
         if (in != NULL) {
             free(in->schema);
             free(in->offsets);
             free(in->data);
+            free(in->slots);
         }
         free(in);
-        unlock();
+        pg_unlock();
         return MANTRA_ENOMEM;
     }
     memcpy(in->schema, schema, records * sizeof *schema);
     in->records = records;
     in->size = size;
     (void)mantra_pgo_layout(schema, records, (unsigned)sizeof(void *), in->offsets, NULL);
+    /* per-thread slots for the FourByte elements, consecutive within the method */
+    uint64_t four = 0;
+    for (size_t r = 0; r < records; r++)
+        if (pg_elem(schema[r].kind) == MANTRA_PGO_FOUR_BYTE)
+            four += (uint32_t)schema[r].count;
+    uint32_t first = four > 0 && four < PG_NO_SLOT ? pg_reserve_slots((uint32_t)four) : PG_NO_SLOT;
+    for (size_t r = 0; r < records; r++) {
+        in->slots[r] = PG_NO_SLOT;
+        if (pg_elem(schema[r].kind) == MANTRA_PGO_FOUR_BYTE && first != PG_NO_SLOT) {
+            in->slots[r] = first;
+            first += (uint32_t)schema[r].count;
+        }
+    }
     atomic_store_explicit(&method->instr, in, memory_order_release);
-    unlock();
+    pg_unlock();
     return MANTRA_OK;
 }
 
@@ -261,4 +276,12 @@ const mantra_pgo_method *mantra_pgo_next_method(const mantra_pgo_method *prev) {
     while (m != NULL && pg_method_instr(m) == NULL)
         m = atomic_load_explicit(&m->next, memory_order_acquire);
     return m;
+}
+
+int mantra_pgo_counter_slot(const mantra_pgo_method *method, size_t record, uint32_t *slot) {
+    const pg_instr *in = pg_method_instr(method);
+    if (in == NULL || record >= in->records || in->slots[record] == PG_NO_SLOT || slot == NULL)
+        return MANTRA_EINVAL;
+    *slot = in->slots[record];
+    return MANTRA_OK;
 }
