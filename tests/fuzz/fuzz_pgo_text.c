@@ -68,7 +68,8 @@ static void rewrite(const mantra_pgo_text_entry *e) {
         const mantra_pgo_text_entry *f = mantra_pgo_text_entry_at(t, 0);
         if (f->codehash != e->codehash || f->methodhash != e->methodhash || f->il_size != e->il_size ||
             f->data.records != e->data.records || f->data.value_count != e->data.value_count ||
-            memcmp(f->data.schema, e->data.schema, e->data.records * sizeof *e->data.schema) != 0 ||
+            (e->data.records > 0 &&
+             memcmp(f->data.schema, e->data.schema, e->data.records * sizeof *e->data.schema) != 0) ||
             (e->data.value_count > 0 &&
              memcmp(f->data.values, e->data.values, e->data.value_count * sizeof *e->data.values) != 0))
             abort();

@@ -16,7 +16,7 @@ static int put(mantra_pgo_write_fn write, void *ctx, const char *s, size_t n) { 
 
 static int puts_(mantra_pgo_write_fn write, void *ctx, const char *s) { return put(write, ctx, s, strlen(s)); }
 
-static int has_newline(const char *s) { return s != NULL && strpbrk(s, "\r\n") != NULL; }
+static int has_newline(const char *s) { return s != NULL && strchr(s, '\n') != NULL; }
 
 int mantra_pgo_text_write_start(mantra_pgo_write_fn write, void *ctx, uint32_t method_count) {
     if (write == NULL)
