@@ -207,6 +207,12 @@ START_TEST(decode_refusals) {
     ck_assert_int_eq(mantra_pgo_decode(out, (size_t)n, 8, &d, &where), MANTRA_OK);
     mantra_pgo_data_free(&d);
     ck_assert_int_eq(mantra_pgo_decode(out, (size_t)n, 2, &d, &where), MANTRA_EINVAL);
+    /* a 32-bit handle read sign-extended (0xF0000000 as a negative int64) is a 4-byte producer's */
+    int64_t neg = (int64_t)(int32_t)0xF0000000u;
+    n = mantra_pgo_encode(th, 1, &neg, 1, out, sizeof out);
+    ck_assert_int_eq(mantra_pgo_decode(out, (size_t)n, 4, &d, &where), MANTRA_OK);
+    ck_assert(d.values[0] == neg);
+    mantra_pgo_data_free(&d);
     /* an empty method: only Done */
     static const uint8_t done[] = {0x04, 0x00};
     ck_assert_int_eq(mantra_pgo_decode(done, sizeof done, 8, &d, &where), MANTRA_OK);

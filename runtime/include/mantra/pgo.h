@@ -271,14 +271,14 @@ int64_t mantra_pgo_encode(const mantra_pgo_schema *schema, size_t records, const
                           uint8_t *out, size_t cap);
 
 /* Decodes one method's stream from bytes[0..size) into out (freed with mantra_pgo_data_free;
- * empty on failure). pointer_size (4 or 8) is the producer's: it checks handle values (a 4-byte
- * producer's handles fit in 32 bits unsigned) and element sizes. Schema fields are applied as
+ * empty on failure). pointer_size (4 or 8) is the producer's: a 4-byte producer's handles must
+ * fit in 32 bits (zero- or sign-extended). Schema fields are applied as
  * int32 (truncated, as the C++ reader does); data values are 64-bit. Unknown descriptors are
  * decoded by their element type; an unknown element type is refused. *where (may be NULL) is the
  * offset just past the Done record on success, or the offset of the offending integer on
  * failure. MANTRA_OK; MANTRA_ETRUNCATED (the bytes end before Done, or inside an integer);
  * MANTRA_EFORMAT (mask 0 or with bits above 0xF, unknown element type, negative count, a 4-byte
- * producer's handle above 2^32); MANTRA_EINVAL (bad arguments); MANTRA_ENOMEM. */
+ * producer's handle that does not fit in 32 bits); MANTRA_EINVAL (bad arguments); MANTRA_ENOMEM. */
 int mantra_pgo_decode(const uint8_t *bytes, size_t size, unsigned pointer_size, mantra_pgo_data *out, size_t *where);
 
 /* ---- chunking into JitInstrumentationDataVerbose (event 298) payloads (eventtrace.cpp) ------

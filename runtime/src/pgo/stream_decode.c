@@ -103,7 +103,8 @@ int mantra_pgo_decode(const uint8_t *bytes, size_t size, unsigned pointer_size, 
                 if ((rc = next(&d, &delta)) != MANTRA_OK)
                     goto fail;
                 uint64_t v = *a + (uint64_t)delta;
-                if (elem >= MANTRA_PGO_TYPE_HANDLE && pointer_size == 4 && v > UINT32_MAX) {
+                /* a 4-byte producer's handle fits in 32 bits, zero- or sign-extended */
+                if (elem >= MANTRA_PGO_TYPE_HANDLE && pointer_size == 4 && v > UINT32_MAX && (int64_t)v < INT32_MIN) {
                     rc = MANTRA_EFORMAT;
                     goto fail;
                 }
