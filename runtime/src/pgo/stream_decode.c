@@ -104,7 +104,8 @@ int mantra_pgo_decode(const uint8_t *bytes, size_t size, unsigned pointer_size, 
                     goto fail;
                 uint64_t v = *a + (uint64_t)delta;
                 /* a 4-byte producer's handle fits in 32 bits, zero- or sign-extended */
-                if (elem >= MANTRA_PGO_TYPE_HANDLE && pointer_size == 4 && v > UINT32_MAX && (int64_t)v < INT32_MIN) {
+                if (elem >= MANTRA_PGO_TYPE_HANDLE && pointer_size == 4 && v > UINT32_MAX &&
+                    !((int64_t)v < 0 && (int64_t)v >= INT32_MIN)) {
                     rc = MANTRA_EFORMAT;
                     goto fail;
                 }
