@@ -311,6 +311,48 @@ START_TEST(property_round_trip) {
 }
 END_TEST
 
+/* The Data of one JitInstrumentationDataVerbose event written by the .NET 10.0.12 runtime on this
+ * project's machine (System.Text.UTF8Encoding.GetMaxByteCount, TieredPGO, one final chunk of 144
+ * bytes; the same run's DOTNET_WritePGOData dump lists the schema below). It decodes to the dump's
+ * records and counts, and re-encodes to the same bytes: schema field deltas are 64-bit (Other goes
+ * from 0x80000000 to 46 as +2147483694, a 9-byte integer), handles are 64-bit pointers. */
+static const uint8_t k_runtime[] = {
+    0x1e, 0x2e, 0x81, 0x62, 0x02, 0xc0, 0x80, 0x00, 0x00, 0x00, 0x02, 0x0c, 0x24, 0x3e, 0xc1, 0x00,
+    0x00, 0x7f, 0x3b, 0x3a, 0x62, 0xa2, 0xb8, 0xc1, 0xff, 0xff, 0x80, 0xc4, 0xc5, 0x9d, 0x5d, 0x48,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x10,
+    0x81, 0x7c, 0x43, 0xc1, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x2e, 0x7f, 0x16, 0x0e, 0xbe,
+    0x61, 0xc1, 0xff, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xd2, 0x00, 0x0c, 0x24, 0x3e, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x4c,
+    0x81, 0x7c, 0x43, 0xc1, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x02, 0x04, 0xbc, 0xff
+};
+
+START_TEST(runtime_vector) {
+    static const mantra_pgo_schema want[] = {
+        {MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, 23, 1, INT32_MIN}, {MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, 23, 32, INT32_MIN},
+        {MANTRA_PGO_EDGE_INT_COUNT, 31, 1, 46},                    {MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, 38, 1, INT32_MIN},
+        {MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, 38, 32, INT32_MIN},    {MANTRA_PGO_EDGE_INT_COUNT, 76, 1, 0},
+    };
+    mantra_pgo_data d;
+    size_t where = 0;
+    ck_assert_int_eq(mantra_pgo_decode(k_runtime, sizeof k_runtime, 8, &d, &where), MANTRA_OK);
+    ck_assert_uint_eq(where, sizeof k_runtime);
+    ck_assert_uint_eq(d.records, 6);
+    ck_assert_mem_eq(d.schema, want, sizeof want);
+    ck_assert_uint_eq(d.value_count, 68);
+    for (size_t i = 0; i < d.value_count; i++) {
+        int64_t v = i == 0 || i == 67 ? 1 : i == 1 ? INT64_C(0x7f3b3a62a2b8) : 0;
+        ck_assert_msg(d.values[i] == v, "value %zu", i);
+    }
+    uint8_t out[sizeof k_runtime];
+    ck_assert_int_eq(mantra_pgo_encode(d.schema, d.records, d.values, d.value_count, out, sizeof out),
+                     (int64_t)sizeof k_runtime);
+    ck_assert_mem_eq(out, k_runtime, sizeof k_runtime);
+    mantra_pgo_data_free(&d);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("pgo_codec");
     TCase *tc = tcase_create("codec");
@@ -321,6 +363,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, accumulators_and_fields);
     tcase_add_test(tc, decode_refusals);
     tcase_add_test(tc, property_round_trip);
+    tcase_add_test(tc, runtime_vector);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -20,9 +20,10 @@ static void put(enc *e, int64_t v) {
     e->size += n;
 }
 
-/* Differences of int32 fields are taken in 32-bit wrapping arithmetic (the reader applies them
- * as int32), sign-extended. */
-static int64_t diff32(int32_t now, int32_t before) { return (int64_t)(int32_t)((uint32_t)now - (uint32_t)before); }
+/* Differences of the int32 fields are taken in 64-bit arithmetic, as the runtime's writer does (a
+ * .NET 10 trace has Other going from 0x80000000 to 46 as +2147483694, a 9-byte integer); readers
+ * apply them truncated to int32, so either width decodes alike, and this one is byte-identical. */
+static int64_t diff32(int32_t now, int32_t before) { return (int64_t)now - (int64_t)before; }
 
 int64_t mantra_pgo_encode(const mantra_pgo_schema *schema, size_t records, const int64_t *values, size_t value_count,
                           uint8_t *out, size_t cap) {
