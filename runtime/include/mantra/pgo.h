@@ -148,9 +148,10 @@ void mantra_pgo_method_describe(const mantra_pgo_method *method, mantra_pgo_meth
 int mantra_pgo_method_instrument(mantra_pgo_method *method, const mantra_pgo_schema *schema, size_t records);
 /* The method's schema (NULL and *records = 0 when not instrumented). */
 const mantra_pgo_schema *mantra_pgo_method_schema(const mantra_pgo_method *method, size_t *records);
-/* The first element of record's data, or NULL (not instrumented, record out of range, or a record
- * without data). The typed forms also return NULL when the element type differs: _u32 FourByte,
- * _u64 EightByte, _handles Type/MethodHandle (uintptr_t slots). */
+/* The first element of record's data (the shared cells; a FourByte counter's value also includes
+ * the per-thread cells: read it with mantra_pgo_snapshot), or NULL (not instrumented, record out of
+ * range, or a record without data). The typed forms also return NULL when the element type
+ * differs: _u32 FourByte, _u64 EightByte, _handles Type/MethodHandle (uintptr_t slots). */
 void *mantra_pgo_record_data(const mantra_pgo_method *method, size_t record);
 uint32_t *mantra_pgo_counters_u32(const mantra_pgo_method *method, size_t record);
 uint64_t *mantra_pgo_counters_u64(const mantra_pgo_method *method, size_t record);
@@ -230,7 +231,7 @@ typedef struct mantra_pgo_data {
 } mantra_pgo_data;
 void mantra_pgo_data_free(mantra_pgo_data *d);
 
-#define MANTRA_PGO_SNAPSHOT_RESET 1u /* set every counter to 0 as it is read (atomic exchange) */
+#define MANTRA_PGO_SNAPSHOT_RESET 1u /* restart every counter from 0 as it is read */
 /* Copies method's schema and reads every element atomically (relaxed) into out (freed with
  * mantra_pgo_data_free); a FourByte counter's value is its shared cell plus every thread's cell.
  * With MANTRA_PGO_SNAPSHOT_RESET (under the store's lock), counters restart from 0: the shared
@@ -242,7 +243,8 @@ int mantra_pgo_snapshot(const mantra_pgo_method *method, unsigned flags, mantra_
 void mantra_pgo_reset(const mantra_pgo_method *method);
 /* Initial values from loaded data (MANTRA_ReadPGOData): an uninstrumented method is instrumented
  * with data's schema first; then each record of data equal (kind, IL offset, count, other) to a
- * record of the method's schema, matched in order, stores its values (FourByte: the low 32 bits).
+ * record of the method's schema, matched in order, stores its values (FourByte: the low 32 bits,
+ * so that the counter's value, per-thread cells included, becomes that value).
  * Returns the number of records stored (>= 0), or MANTRA_EINVAL / MANTRA_ENOMEM. */
 int mantra_pgo_set_data(mantra_pgo_method *method, const mantra_pgo_data *data);
 
