@@ -1,5 +1,5 @@
 /* asm_lex.c - the assembler's tokens (identifiers, numbers, strings, GUIDs) and its diagnostics
- * ("FILE:LINE:COL: error: MESSAGE"). Works on one line at a time (asm_state.ls/le/p). */
+ * ("FILE:LINE:COL: error: MESSAGE"). Works on one line at a time (ip_asm_state.ls/le/p). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 
 #include "interp/asm-internal.h"
 
-int asm_error(asm_state *st, asm_loc loc, const char *fmt, ...) {
+int ip_asm_error(ip_asm_state *st, ip_asm_loc loc, const char *fmt, ...) {
     if (st->diag != NULL) {
         mantra_interp_diag *d = st->diag;
         va_list ap;
@@ -23,17 +23,17 @@ int asm_error(asm_state *st, asm_loc loc, const char *fmt, ...) {
     return MANTRA_EFORMAT;
 }
 
-int asm_nomem(asm_state *st) {
-    asm_error(st, asm_here(st), "out of memory");
+int ip_asm_nomem(ip_asm_state *st) {
+    ip_asm_error(st, ip_asm_here(st), "out of memory");
     return MANTRA_ENOMEM;
 }
 
-asm_loc asm_here(const asm_state *st) {
-    asm_loc l = {st->line, (uint32_t)(st->p - st->ls) + 1};
+ip_asm_loc ip_asm_here(const ip_asm_state *st) {
+    ip_asm_loc l = {st->line, (uint32_t)(st->p - st->ls) + 1};
     return l;
 }
 
-char *asm_strndup(const char *s, size_t n) {
+char *ip_asm_strndup(const char *s, size_t n) {
     char *d = malloc(n + 1);
     if (d != NULL) {
         memcpy(d, s, n);
@@ -42,23 +42,23 @@ char *asm_strndup(const char *s, size_t n) {
     return d;
 }
 
-void asm_skip_blanks(asm_state *st) {
+void ip_asm_skip_blanks(ip_asm_state *st) {
     while (st->p < st->le && (*st->p == ' ' || *st->p == '\t' || *st->p == '\r'))
         st->p++;
 }
 
-int asm_at_end(asm_state *st) {
-    asm_skip_blanks(st);
+int ip_asm_at_end(ip_asm_state *st) {
+    ip_asm_skip_blanks(st);
     return st->p >= st->le || *st->p == ';';
 }
 
-int asm_expect_end(asm_state *st) {
-    if (asm_at_end(st))
+int ip_asm_expect_end(ip_asm_state *st) {
+    if (ip_asm_at_end(st))
         return 0;
     unsigned char c = (unsigned char)*st->p;
     if (c >= 0x20 && c < 0x7f)
-        return asm_error(st, asm_here(st), "unexpected '%c' at the end of the line", c);
-    return asm_error(st, asm_here(st), "unexpected byte 0x%02x at the end of the line", c);
+        return ip_asm_error(st, ip_asm_here(st), "unexpected '%c' at the end of the line", c);
+    return ip_asm_error(st, ip_asm_here(st), "unexpected byte 0x%02x at the end of the line", c);
 }
 
 static int ident_start(int c) {
@@ -68,8 +68,8 @@ static int ident_char(int c) {
     return ident_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '<' || c == '>' || c == '`';
 }
 
-void asm_ident(asm_state *st, const char **s, size_t *len) {
-    asm_skip_blanks(st);
+void ip_asm_ident(ip_asm_state *st, const char **s, size_t *len) {
+    ip_asm_skip_blanks(st);
     *s = st->p;
     *len = 0;
     if (st->p >= st->le || !ident_start((unsigned char)*st->p))
@@ -80,16 +80,16 @@ void asm_ident(asm_state *st, const char **s, size_t *len) {
 }
 
 /* The extent of a number-like token: up to a blank, ',', ';', ')' or the end of the line. */
-static size_t token_len(const asm_state *st) {
+static size_t token_len(const ip_asm_state *st) {
     const char *q = st->p;
     while (q < st->le && *q != ' ' && *q != '\t' && *q != '\r' && *q != ',' && *q != ';' && *q != ')')
         q++;
     return (size_t)(q - st->p);
 }
 
-static int bad_token(asm_state *st, const char *what, size_t n) {
+static int bad_token(ip_asm_state *st, const char *what, size_t n) {
     if (n == 0)
-        return asm_error(st, asm_here(st), "expected %s", what);
+        return ip_asm_error(st, ip_asm_here(st), "expected %s", what);
     if (n > 40)
         n = 40;
     char buf[48];
@@ -99,11 +99,11 @@ static int bad_token(asm_state *st, const char *what, size_t n) {
         buf[k++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
     }
     buf[k] = '\0';
-    return asm_error(st, asm_here(st), "bad %s '%s'", what, buf);
+    return ip_asm_error(st, ip_asm_here(st), "bad %s '%s'", what, buf);
 }
 
-int asm_int64(asm_state *st, const char *what, int64_t *out) {
-    asm_skip_blanks(st);
+int ip_asm_int64(ip_asm_state *st, const char *what, int64_t *out) {
+    ip_asm_skip_blanks(st);
     size_t n = token_len(st);
     const char *s = st->p, *e = s + n;
     int neg = 0;
@@ -131,12 +131,12 @@ int asm_int64(asm_state *st, const char *what, int64_t *out) {
         else
             return bad_token(st, what, n);
         if (v > (UINT64_MAX - d) / base)
-            return asm_error(st, asm_here(st), "%s out of range", what);
+            return ip_asm_error(st, ip_asm_here(st), "%s out of range", what);
         v = v * base + d;
     }
     /* decimal: the int64 range; hexadecimal: any 64-bit pattern (0xFFFFFFFFFFFFFFFF is -1) */
     if (base == 10 && v > (neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX))
-        return asm_error(st, asm_here(st), "%s out of range", what);
+        return ip_asm_error(st, ip_asm_here(st), "%s out of range", what);
     if (neg)
         v = 0u - v;
     memcpy(out, &v, sizeof v);
@@ -144,8 +144,8 @@ int asm_int64(asm_state *st, const char *what, int64_t *out) {
     return 0;
 }
 
-int asm_double(asm_state *st, double *out) {
-    asm_skip_blanks(st);
+int ip_asm_double(ip_asm_state *st, double *out) {
+    ip_asm_skip_blanks(st);
     size_t n = token_len(st);
     if (n == 0 || n > 63)
         return bad_token(st, "floating-point number", n);
@@ -170,20 +170,20 @@ int asm_double(asm_state *st, double *out) {
     return 0;
 }
 
-int asm_string(asm_state *st, char **out, uint32_t *len) {
-    asm_skip_blanks(st);
+int ip_asm_string(ip_asm_state *st, char **out, uint32_t *len) {
+    ip_asm_skip_blanks(st);
     if (st->p >= st->le || *st->p != '"')
-        return asm_error(st, asm_here(st), "expected a string literal \"...\"");
-    asm_loc start = asm_here(st);
+        return ip_asm_error(st, ip_asm_here(st), "expected a string literal \"...\"");
+    ip_asm_loc start = ip_asm_here(st);
     const char *q = st->p + 1;
     char *buf = malloc((size_t)(st->le - st->p) + 1);
     if (buf == NULL)
-        return asm_nomem(st);
+        return ip_asm_nomem(st);
     size_t k = 0;
     for (;;) {
         if (q >= st->le) {
             free(buf);
-            return asm_error(st, start, "unterminated string literal");
+            return ip_asm_error(st, start, "unterminated string literal");
         }
         char c = *q;
         if (c == '"')
@@ -191,7 +191,7 @@ int asm_string(asm_state *st, char **out, uint32_t *len) {
         if (c == '\\') {
             if (q + 1 >= st->le) {
                 free(buf);
-                return asm_error(st, start, "unterminated string literal");
+                return ip_asm_error(st, start, "unterminated string literal");
             }
             char e = q[1];
             switch (e) {
@@ -202,11 +202,11 @@ int asm_string(asm_state *st, char **out, uint32_t *len) {
             case '\\': buf[k++] = '\\'; break;
             case '"': buf[k++] = '"'; break;
             default: {
-                asm_loc l = {st->line, (uint32_t)(q - st->ls) + 1};
+                ip_asm_loc l = {st->line, (uint32_t)(q - st->ls) + 1};
                 free(buf);
                 if ((unsigned char)e >= 0x20 && (unsigned char)e < 0x7f)
-                    return asm_error(st, l, "unknown escape '\\%c' in a string literal", e);
-                return asm_error(st, l, "unknown escape in a string literal");
+                    return ip_asm_error(st, l, "unknown escape '\\%c' in a string literal", e);
+                return ip_asm_error(st, l, "unknown escape in a string literal");
             }
             }
             q += 2;
@@ -234,9 +234,9 @@ static int hexval(char c) {
 
 /* xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, optionally in braces; stored in the .NET layout:
  * Data1 (4 bytes), Data2, Data3 (2 each) little-endian, then the last 8 bytes in text order. */
-int asm_guid(asm_state *st, uint8_t guid[16]) {
-    asm_skip_blanks(st);
-    asm_loc at = asm_here(st);
+int ip_asm_guid(ip_asm_state *st, uint8_t guid[16]) {
+    ip_asm_skip_blanks(st);
+    ip_asm_loc at = ip_asm_here(st);
     const char *q = st->p;
     int brace = q < st->le && *q == '{';
     if (brace)
@@ -247,20 +247,20 @@ int asm_guid(asm_state *st, uint8_t guid[16]) {
     for (int g = 0; g < 5; g++) {
         if (g > 0) {
             if (q >= st->le || *q != '-')
-                return asm_error(st, at, "bad GUID (expected xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
+                return ip_asm_error(st, at, "bad GUID (expected xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
             q++;
         }
         for (int i = 0; i < groups[g]; i += 2) {
             int h = q + 1 < st->le ? hexval(q[0]) : -1, l = q + 1 < st->le ? hexval(q[1]) : -1;
             if (h < 0 || l < 0)
-                return asm_error(st, at, "bad GUID (expected xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
+                return ip_asm_error(st, at, "bad GUID (expected xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
             raw[nb++] = (uint8_t)(h * 16 + l);
             q += 2;
         }
     }
     if (brace) {
         if (q >= st->le || *q != '}')
-            return asm_error(st, at, "bad GUID (expected '}')");
+            return ip_asm_error(st, at, "bad GUID (expected '}')");
         q++;
     }
     static const uint8_t order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};

@@ -7,7 +7,7 @@
 
 #include "interp/asm-internal.h"
 
-void asm_method_free(asm_method *am) {
+void ip_asm_method_free(ip_asm_method *am) {
     free(am->code);
     for (size_t i = 0; i < am->nlabels; i++)
         free(am->labels[i].name);
@@ -22,20 +22,20 @@ void asm_method_free(asm_method *am) {
     memset(am, 0, sizeof *am);
 }
 
-int asm_finish_method_labels(asm_state *st, size_t mi) {
-    asm_method *am = &st->am[mi];
+int ip_asm_finish_method_labels(ip_asm_state *st, size_t mi) {
+    ip_asm_method *am = &st->am[mi];
     for (size_t i = 0; i < am->nbranches; i++) {
-        const asm_fix *f = &am->branches[i];
-        const asm_label *l = NULL;
+        const ip_asm_fix *f = &am->branches[i];
+        const ip_asm_label *l = NULL;
         for (size_t k = 0; k < am->nlabels; k++)
             if (strcmp(am->labels[k].name, f->name) == 0) {
                 l = &am->labels[k];
                 break;
             }
         if (l == NULL)
-            return asm_error(st, f->loc, "undefined label '%s'", f->name);
+            return ip_asm_error(st, f->loc, "undefined label '%s'", f->name);
         if (l->offset >= am->len)
-            return asm_error(st, f->loc, "label '%s' (line %u) is at the end of the method: no instruction follows it",
+            return ip_asm_error(st, f->loc, "label '%s' (line %u) is at the end of the method: no instruction follows it",
                              f->name, (unsigned)l->loc.line);
         int64_t rel = (int64_t)l->offset - (int64_t)f->base;
         ip_store_i32(am->code + f->at, (int32_t)rel);
@@ -66,7 +66,7 @@ int64_t mantra_interp_module_find(const mantra_interp_module *m, const char *nam
 }
 
 /* Index of the instruction at offset, or -1. */
-static int64_t insn_at(const asm_method *am, uint32_t offset) {
+static int64_t insn_at(const ip_asm_method *am, uint32_t offset) {
     size_t lo = 0, hi = am->ninsns;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -78,8 +78,8 @@ static int64_t insn_at(const asm_method *am, uint32_t offset) {
     return lo < am->ninsns && am->insns[lo].offset == offset ? (int64_t)lo : -1;
 }
 
-static int verify(asm_state *st, size_t mi) {
-    asm_method *am = &st->am[mi];
+static int verify(ip_asm_state *st, size_t mi) {
+    ip_asm_method *am = &st->am[mi];
     ip_method *m = &st->mod->methods[mi];
     const mantra_interp_module *mod = st->mod;
     int64_t *depth = malloc(am->ninsns * sizeof *depth);
@@ -87,7 +87,7 @@ static int verify(asm_state *st, size_t mi) {
     if (depth == NULL || work == NULL) {
         free(depth);
         free(work);
-        return asm_nomem(st);
+        return ip_asm_nomem(st);
     }
     for (size_t i = 0; i < am->ninsns; i++)
         depth[i] = -1;
@@ -98,7 +98,7 @@ static int verify(asm_state *st, size_t mi) {
     int rc = 0;
     while (rc == 0 && nwork > 0) {
         size_t ii = work[--nwork];
-        const asm_insn *in = &am->insns[ii];
+        const ip_asm_insn *in = &am->insns[ii];
         const uint8_t *c = am->code + in->offset;
         uint32_t size = ip_insn_size(c, (uint32_t)(am->len - in->offset));
         const ip_opinfo *info = &ip_opinfo_table[c[0]];
@@ -110,7 +110,7 @@ static int verify(asm_state *st, size_t mi) {
         } else if (c[0] == IP_OP_RET) {
             int64_t want = m->ret_type != IP_TYPE_VOID;
             if (d != want) {
-                rc = asm_error(st, in->loc, "ret with %lld value%s on the stack; method '%s' returns %s (needs %lld)",
+                rc = ip_asm_error(st, in->loc, "ret with %lld value%s on the stack; method '%s' returns %s (needs %lld)",
                                (long long)d, d == 1 ? "" : "s", m->full_name,
                                m->ret_type == IP_TYPE_VOID ? "void" : "a value", (long long)want);
                 break;
@@ -118,7 +118,7 @@ static int verify(asm_state *st, size_t mi) {
             continue;
         }
         if (d < pops) {
-            rc = asm_error(st, in->loc, "stack underflow: '%s' needs %lld value%s, the stack holds %lld", info->name,
+            rc = ip_asm_error(st, in->loc, "stack underflow: '%s' needs %lld value%s, the stack holds %lld", info->name,
                            (long long)pops, pops == 1 ? "" : "s", (long long)d);
             break;
         }
@@ -149,19 +149,19 @@ static int verify(asm_state *st, size_t mi) {
                 break;
             }
             if (is_fall && t >= am->len) {
-                rc = asm_error(st, in->loc, "control reaches the end of method '%s' without ret", m->full_name);
+                rc = ip_asm_error(st, in->loc, "control reaches the end of method '%s' without ret", m->full_name);
                 break;
             }
             int64_t ti = insn_at(am, t);
             if (ti < 0) { /* labels always sit on instructions; cannot happen */
-                rc = asm_error(st, in->loc, "branch target IL_%04x is not an instruction", (unsigned)t);
+                rc = ip_asm_error(st, in->loc, "branch target IL_%04x is not an instruction", (unsigned)t);
                 break;
             }
             if (depth[ti] < 0) {
                 depth[ti] = nd;
                 work[nwork++] = (size_t)ti;
             } else if (depth[ti] != nd) {
-                rc = asm_error(st, is_fall ? am->insns[ti].loc : in->loc,
+                rc = ip_asm_error(st, is_fall ? am->insns[ti].loc : in->loc,
                                "stack depth mismatch at IL_%04x: %lld value%s on this path, %lld on another",
                                (unsigned)t, (long long)nd, nd == 1 ? "" : "s", (long long)depth[ti]);
             }
@@ -171,23 +171,23 @@ static int verify(asm_state *st, size_t mi) {
     free(work);
     if (rc == 0) {
         if (max > 0x7fffffff)
-            return asm_error(st, am->loc, "method stack too deep");
+            return ip_asm_error(st, am->loc, "method stack too deep");
         m->max_stack = (uint32_t)max;
     }
     return rc;
 }
 
-int asm_finish_module(asm_state *st) {
+int ip_asm_finish_module(ip_asm_state *st) {
     mantra_interp_module *mod = st->mod;
     for (size_t mi = 0; mi < mod->nmethods; mi++) {
-        asm_method *am = &st->am[mi];
+        ip_asm_method *am = &st->am[mi];
         for (size_t i = 0; i < am->ncalls; i++) {
-            const asm_fix *f = &am->calls[i];
+            const ip_asm_fix *f = &am->calls[i];
             int64_t k = find_method(mod, f->name);
             if (k == -1)
-                return asm_error(st, f->loc, "undefined method '%s'", f->name);
+                return ip_asm_error(st, f->loc, "undefined method '%s'", f->name);
             if (k == -2)
-                return asm_error(st, f->loc, "ambiguous method name '%s' (qualify it with its namespace)", f->name);
+                return ip_asm_error(st, f->loc, "ambiguous method name '%s' (qualify it with its namespace)", f->name);
             ip_store_u32(am->code + f->at, (uint32_t)k);
         }
         int rc = verify(st, mi);
