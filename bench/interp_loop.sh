@@ -2,7 +2,10 @@
 # interp_loop.sh - the reference interpreter on the loop benchmark:
 #   1. probe overhead: bench/interp_loop (in one process, interleaved): uninstrumented vs
 #      MANTRA_InterpPgo=1 (atomic and plain counters) vs =2, with ratios;
-#   2. against Lua 5.4: `mantra run examples/programs/bench_loop.masm --entry Examples.loop N`
+#   2. a deterministic figure: x86 instructions per inner loop iteration executed inside the
+#      dispatch loop (ip_execute, valgrind callgrind) for MANTRA_InterpPgo=0, 1 and 2 (mantra
+#      run's default counting: atomic), N/20 outer iterations; skipped without valgrind;
+#   3. against Lua 5.4: `mantra run examples/programs/bench_loop.masm --entry Examples.loop N`
 #      and `lua5.4 bench/interp_loop.lua N` (the same loop), alternating, R rounds, wall clock of
 #      the whole process (start-up included: a few ms against seconds), median/min/max and the
 #      ratio mantra/lua (goal: <= 2). Skipped with a message when lua5.4 is missing
@@ -33,6 +36,25 @@ if [ -x "$BENCH" ]; then
   "$BENCH" -n "$N" -r "$R"
 else
   echo "interp_loop: $BENCH not built (configure with -DMANTRA_BUILD_BENCH=ON): probe overhead skipped"
+fi
+
+if command -v valgrind >/dev/null && [ -x "$MANTRA" ]; then
+  CG_N=$((N / 20))
+  tmp=$(mktemp -d)
+  base=""
+  echo "interp_loop: instructions per inner iteration in ip_execute (callgrind, loop($CG_N)):"
+  for mode in 0 1 2; do
+    MANTRA_InterpPgo=$mode valgrind --tool=callgrind --toggle-collect=ip_execute --callgrind-out-file="$tmp/cg.$mode" \
+      "$MANTRA" run examples/programs/bench_loop.masm --entry Examples.loop "$CG_N" >/dev/null 2>&1
+    ir=$(awk '/^totals:/ { print $2 }' "$tmp/cg.$mode")
+    per=$(echo "$ir / ($CG_N * 10)" | bc -l)
+    [ -n "$base" ] || base=$per
+    printf '  MANTRA_InterpPgo=%s  %.2f instructions  ratio %.3f\n' "$mode" "$per" "$(echo "$per / $base" | bc -l)"
+    printf 'summary: interp_loop callgrind mode%s instructions/iteration %.2f ratio %.3f\n' "$mode" "$per" "$(echo "$per / $base" | bc -l)"
+  done
+  rm -rf "$tmp"
+else
+  echo "interp_loop: valgrind not installed: instruction counts skipped"
 fi
 
 if ! command -v lua5.4 >/dev/null; then

@@ -204,8 +204,9 @@ static int dir_locals(ip_asm_state *st, ip_asm_loc at) {
     int rc = ip_asm_int64(st, "local count", &v);
     if (rc != 0)
         return rc;
-    if (v < 0 || v > 65535)
-        return ip_asm_error(st, nat, "local count %lld out of range (0..65535)", (long long)v);
+    unsigned max = 65535u - st->mod->methods[st->mod->nmethods - 1].nargs; /* frame slots are uint16 */
+    if (v < 0 || v > (int64_t)max)
+        return ip_asm_error(st, nat, "local count %lld out of range (0..%u)", (long long)v, max);
     st->mod->methods[st->mod->nmethods - 1].nlocals = (uint16_t)v;
     am->locals_set = 1;
     return ip_asm_expect_end(st);
@@ -250,7 +251,7 @@ static int instruction(ip_asm_state *st, const char *s, size_t n, ip_asm_loc at)
     }
     if (op < 0)
         return ip_asm_error(st, at, "unknown opcode '%.*s'", (int)(n > 40 ? 40 : n), s);
-    if (op == IP_OP_PROBE || op == IP_OP_PROBE_A)
+    if (op >= IP_OP_FIRST_LOADER_ONLY)
         return ip_asm_error(st, at, "'%s' is inserted by the loader (MANTRA_InterpPgo), not written in assembly",
                          ip_opinfo_table[op].name);
     if (!st->in_method)
@@ -296,7 +297,8 @@ static int instruction(ip_asm_state *st, const char *s, size_t n, ip_asm_loc at)
         if (v < 0 || v >= lim)
             return ip_asm_error(st, oat, "%s %lld out of range (method '%s' has %lld)", is_arg ? "argument" : "local",
                              (long long)v, m->full_name, (long long)lim);
-        uint16_t u = (uint16_t)v;
+        /* locals are encoded as frame slots: the arguments come first (docs/interp.md) */
+        uint16_t u = (uint16_t)(is_arg ? v : v + m->nargs);
         rc = emit(st, am, &u, 2);
         break;
     }

@@ -79,12 +79,25 @@ static int fault(mantra_interp_thread *t, const ip_lmethod *m, const uint8_t *ip
 #define READ_U32(p) ip_load_u32(p)
 #define READ_U16(p) ip_load_u16(p)
 
+#define IP_COUNT_PLAIN(k) do { uint32_t *c_ = probe_counter[k]; *c_ = *c_ + 1u; } while (0)
+#if defined(__GNUC__) || defined(__clang__)
+#define IP_COUNT_ATOMIC(k) __atomic_fetch_add(probe_counter[k], 1u, __ATOMIC_RELAXED)
+#else
+#define IP_COUNT_ATOMIC(k) IP_COUNT_PLAIN(k)
+#endif
+
 /* Wrapping int64 arithmetic through uint64 (no signed overflow). */
 #define WRAP(op, a, b) ((int64_t)((uint64_t)(a)op(uint64_t)(b)))
 
 #if IP_COMPUTED_GOTO
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+/* Keep one dispatch per handler: cross-jumping would merge the handlers' identical tails into
+ * one shared indirect jump (worse branch prediction), GCSE hoists the table loads (GCC manual,
+ * -fno-gcse, "computed goto"). */
+#pragma GCC optimize("no-crossjumping", "no-gcse")
 #endif
 #define CASE(e) L_##e:
 #define NEXT() goto *labels[*ip]
@@ -103,12 +116,11 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
     const ip_lmethod *m = entry;
     /* the entry's arguments are already at t->stack[0 .. nargs) */
     ip_value *args = t->stack;
-    ip_value *locals = args + m->nargs;
-    if ((size_t)(stack_end - locals) < (size_t)m->nlocals + m->max_stack)
+    ip_value *sp = args + m->nargs; /* the locals, then the evaluation stack */
+    if ((size_t)(stack_end - sp) < (size_t)m->nlocals + m->max_stack)
         return fault(t, m, m->code, "stack overflow");
     for (uint32_t i = 0; i < m->nlocals; i++)
-        locals[i].i = 0;
-    ip_value *sp = locals + m->nlocals;
+        (sp++)->i = 0;
     const uint8_t *ip = m->code;
     ip_frame *frames = t->frames;
     uint32_t depth = 0;
@@ -127,8 +139,9 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
         CASE(LDC_R8) { memcpy(&sp->d, ip + 1, 8); sp++; ip += 9; NEXT(); }
         CASE(LDARG) { *sp++ = args[READ_U16(ip + 1)]; ip += 3; NEXT(); }
         CASE(STARG) { args[READ_U16(ip + 1)] = *--sp; ip += 3; NEXT(); }
-        CASE(LDLOC) { *sp++ = locals[READ_U16(ip + 1)]; ip += 3; NEXT(); }
-        CASE(STLOC) { locals[READ_U16(ip + 1)] = *--sp; ip += 3; NEXT(); }
+        /* local operands are frame slots (arguments + index): one frame pointer serves both */
+        CASE(LDLOC) { *sp++ = args[READ_U16(ip + 1)]; ip += 3; NEXT(); }
+        CASE(STLOC) { args[READ_U16(ip + 1)] = *--sp; ip += 3; NEXT(); }
         CASE(DUP) { sp[0] = sp[-1]; sp++; ip += 1; NEXT(); }
         CASE(POP) { sp--; ip += 1; NEXT(); }
         CASE(ADD) { sp[-2].i = WRAP(+, sp[-2].i, sp[-1].i); sp--; ip += 1; NEXT(); }
@@ -224,7 +237,6 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
                 clocals[i].i = 0;
             m = callee;
             args = cargs;
-            locals = clocals;
             sp = clocals + callee->nlocals;
             ip = callee->code;
             NEXT();
@@ -244,7 +256,6 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
             m = frames[depth].method;
             ip = frames[depth].ret_ip;
             args = frames[depth].args;
-            locals = args + m->nargs;
             if (returns)
                 *sp++ = v;
             NEXT();
@@ -258,22 +269,39 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
             NEXT();
         }
         CASE(NEWLINE) { out_bytes(t, "\n", 1); ip += 1; NEXT(); }
-        CASE(PROBE) {
-            uint32_t *c = probe_counter[READ_U32(ip + 1)];
-            *c = *c + 1u; /* uint32_t: wraps at 2^32 */
-            ip += 5;
-            NEXT();
+        /* probes: one uint32_t counter each, wrapping at 2^32 (unsigned arithmetic) */
+        CASE(PROBE) { IP_COUNT_PLAIN(READ_U32(ip + 1)); ip += 5; NEXT(); }
+        CASE(PROBE_A) { IP_COUNT_ATOMIC(READ_U32(ip + 1)); ip += 5; NEXT(); }
+        /* counting branches (inserted by the loader): when taken, bump the target's counter */
+#define IP_PBRANCH(NAME, POPS, COND, COUNT)                 \
+        CASE(NAME) {                                        \
+            sp -= (POPS);                                   \
+            if (COND) {                                     \
+                COUNT(READ_U32(ip + 5));                    \
+                ip += 9 + READ_I32(ip + 1);                 \
+            } else {                                        \
+                ip += 9;                                    \
+            }                                               \
+            NEXT();                                         \
         }
-        CASE(PROBE_A) {
-            uint32_t *c = probe_counter[READ_U32(ip + 1)];
-#if defined(__GNUC__) || defined(__clang__)
-            __atomic_fetch_add(c, 1u, __ATOMIC_RELAXED);
-#else
-            *c = *c + 1u;
-#endif
-            ip += 5;
-            NEXT();
-        }
+        IP_PBRANCH(BR_P, 0, 1, IP_COUNT_PLAIN)
+        IP_PBRANCH(BRTRUE_P, 1, sp[0].i != 0, IP_COUNT_PLAIN)
+        IP_PBRANCH(BRFALSE_P, 1, sp[0].i == 0, IP_COUNT_PLAIN)
+        IP_PBRANCH(BEQ_P, 2, sp[0].i == sp[1].i, IP_COUNT_PLAIN)
+        IP_PBRANCH(BNE_P, 2, sp[0].i != sp[1].i, IP_COUNT_PLAIN)
+        IP_PBRANCH(BLT_P, 2, sp[0].i < sp[1].i, IP_COUNT_PLAIN)
+        IP_PBRANCH(BLE_P, 2, sp[0].i <= sp[1].i, IP_COUNT_PLAIN)
+        IP_PBRANCH(BGT_P, 2, sp[0].i > sp[1].i, IP_COUNT_PLAIN)
+        IP_PBRANCH(BGE_P, 2, sp[0].i >= sp[1].i, IP_COUNT_PLAIN)
+        IP_PBRANCH(BR_PA, 0, 1, IP_COUNT_ATOMIC)
+        IP_PBRANCH(BRTRUE_PA, 1, sp[0].i != 0, IP_COUNT_ATOMIC)
+        IP_PBRANCH(BRFALSE_PA, 1, sp[0].i == 0, IP_COUNT_ATOMIC)
+        IP_PBRANCH(BEQ_PA, 2, sp[0].i == sp[1].i, IP_COUNT_ATOMIC)
+        IP_PBRANCH(BNE_PA, 2, sp[0].i != sp[1].i, IP_COUNT_ATOMIC)
+        IP_PBRANCH(BLT_PA, 2, sp[0].i < sp[1].i, IP_COUNT_ATOMIC)
+        IP_PBRANCH(BLE_PA, 2, sp[0].i <= sp[1].i, IP_COUNT_ATOMIC)
+        IP_PBRANCH(BGT_PA, 2, sp[0].i > sp[1].i, IP_COUNT_ATOMIC)
+        IP_PBRANCH(BGE_PA, 2, sp[0].i >= sp[1].i, IP_COUNT_ATOMIC)
 #if !IP_COMPUTED_GOTO
     default:
         return fault(t, m, ip, "bad opcode");

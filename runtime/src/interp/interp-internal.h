@@ -18,7 +18,8 @@ enum ip_operand {
     IP_OPND_SWITCH,   /* uint32 n, then n int32 relative targets (relative to the end) */
     IP_OPND_CALL,     /* uint32 method index in the module */
     IP_OPND_STR,      /* uint32 string index in the module */
-    IP_OPND_PROBE     /* uint32 probe index in the program (inserted at load only) */
+    IP_OPND_PROBE,    /* uint32 probe index in the program (inserted at load only) */
+    IP_OPND_BR_PROBE  /* int32 relative target, then the target's uint32 probe index (load only) */
 };
 
 /* X(ENUM, mnemonic, operand, pops, pushes). pops/pushes -1: depends (call, ret). */
@@ -82,7 +83,35 @@ enum ip_operand {
     X(PRINT_S, "print.s", IP_OPND_STR, 0, 0)         \
     X(NEWLINE, "newline", IP_OPND_NONE, 0, 0)        \
     X(PROBE, "probe", IP_OPND_PROBE, 0, 0)           \
-    X(PROBE_A, "probe.a", IP_OPND_PROBE, 0, 0)
+    X(PROBE_A, "probe.a", IP_OPND_PROBE, 0, 0)       \
+    IP_COUNTING_BRANCHES(X)
+
+/* Counting branches, inserted by the loader in place of a branch whose target has a probe: when
+ * taken, they bump the target's counter themselves and land past its probe instruction, so a loop
+ * back edge costs no extra dispatch (the probe instruction counts only the arrivals by fall-through).
+ * `.p`: plain counter, `.pa`: atomic. Same stack effect as the branch they replace. */
+#define IP_COUNTING_BRANCHES(X)                      \
+    X(BR_P, "br.p", IP_OPND_BR_PROBE, 0, 0)          \
+    X(BRTRUE_P, "brtrue.p", IP_OPND_BR_PROBE, 1, 0)  \
+    X(BRFALSE_P, "brfalse.p", IP_OPND_BR_PROBE, 1, 0) \
+    X(BEQ_P, "beq.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BNE_P, "bne.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BLT_P, "blt.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BLE_P, "ble.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BGT_P, "bgt.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BGE_P, "bge.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BR_PA, "br.pa", IP_OPND_BR_PROBE, 0, 0)        \
+    X(BRTRUE_PA, "brtrue.pa", IP_OPND_BR_PROBE, 1, 0) \
+    X(BRFALSE_PA, "brfalse.pa", IP_OPND_BR_PROBE, 1, 0) \
+    X(BEQ_PA, "beq.pa", IP_OPND_BR_PROBE, 2, 0)      \
+    X(BNE_PA, "bne.pa", IP_OPND_BR_PROBE, 2, 0)      \
+    X(BLT_PA, "blt.pa", IP_OPND_BR_PROBE, 2, 0)      \
+    X(BLE_PA, "ble.pa", IP_OPND_BR_PROBE, 2, 0)      \
+    X(BGT_PA, "bgt.pa", IP_OPND_BR_PROBE, 2, 0)      \
+    X(BGE_PA, "bge.pa", IP_OPND_BR_PROBE, 2, 0)
+
+/* The first opcode the assembler refuses (probes and counting branches come from the loader). */
+#define IP_OP_FIRST_LOADER_ONLY IP_OP_PROBE
 
 enum ip_opcode {
 #define IP_ENUM_(e, s, k, pop, push) IP_OP_##e,

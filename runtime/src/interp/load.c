@@ -106,44 +106,73 @@ static int env_mode(int *mode) {
     return MANTRA_EINVAL;
 }
 
-/* Copies method m's IL into dst with a probe before every marked instruction, fixing branch
- * operands so that a branch to a probed instruction lands on its probe. */
-static void rewrite(const ip_method *m, const uint8_t *mark, uint8_t probe_op, uint32_t first_probe, uint8_t *dst,
-                    uint32_t *code_to_il, uint32_t *new_of_il) {
-    uint32_t w = 0, probe = first_probe;
+#define IP_NO_PROBE UINT32_MAX
+
+/* 1 when the instruction at c is a branch (not switch) whose target has a probe: the loader turns
+ * it into a counting branch (4 bytes longer). */
+static int counting_branch(const uint8_t *c, uint32_t o, uint32_t size, const uint32_t *probe_at) {
+    if (ip_opinfo_table[c[0]].operand != IP_OPND_BR)
+        return 0;
+    uint32_t t = (uint32_t)((int64_t)o + size + ip_load_i32(c + 1));
+    return probe_at[t] != IP_NO_PROBE;
+}
+
+/* Bytes of method m's code with probes (probe_at[o]: probe index at IL offset o, or IP_NO_PROBE). */
+static uint32_t rewritten_size(const ip_method *m, const uint32_t *probe_at) {
+    uint32_t w = 0;
+    for (uint32_t o = 0; o < m->il_size;) {
+        uint32_t size = ip_insn_size(m->il + o, m->il_size - o);
+        w += size + (probe_at[o] != IP_NO_PROBE ? 5u : 0u) + (counting_branch(m->il + o, o, size, probe_at) ? 4u : 0u);
+        o += size;
+    }
+    return w;
+}
+
+/* Copies method m's IL into dst with a probe instruction before every probed instruction. Branches
+ * to a probed instruction become counting branches (they bump the target's counter and land past
+ * its probe); switch targets land on the probe. new_of_il[o]: where IL offset o (its probe, if
+ * any) starts in the new code. */
+static void rewrite(const ip_method *m, const uint32_t *probe_at, int atomic, uint8_t *dst, uint32_t *code_to_il,
+                    uint32_t *new_of_il) {
+    uint32_t w = 0;
     for (uint32_t o = 0; o < m->il_size;) {
         uint32_t size = ip_insn_size(m->il + o, m->il_size - o);
         new_of_il[o] = w;
-        if (mark[o]) {
-            dst[w] = probe_op;
-            ip_store_u32(dst + w + 1, probe++);
-            for (int k = 0; k < 5; k++)
-                code_to_il[w + (uint32_t)k] = o;
-            w += 5;
-        }
-        memcpy(dst + w, m->il + o, size);
-        for (uint32_t k = 0; k < size; k++)
-            code_to_il[w + k] = o;
-        w += size;
+        w += size + (probe_at[o] != IP_NO_PROBE ? 5u : 0u) + (counting_branch(m->il + o, o, size, probe_at) ? 4u : 0u);
         o += size;
     }
-    /* branch operands: relative to the end of the instruction, in the new layout */
     for (uint32_t o = 0; o < m->il_size;) {
         const uint8_t *c = m->il + o;
         uint32_t size = ip_insn_size(c, m->il_size - o);
+        uint32_t at = new_of_il[o], next = o + size;
+        if (probe_at[o] != IP_NO_PROBE) {
+            dst[at] = atomic ? IP_OP_PROBE_A : IP_OP_PROBE;
+            ip_store_u32(dst + at + 1, probe_at[o]);
+            at += 5;
+        }
         const ip_opinfo *info = &ip_opinfo_table[c[0]];
-        uint32_t at = new_of_il[o] + (mark[o] ? 5u : 0u);
-        uint32_t new_next = at + size, next = o + size;
-        if (info->operand == IP_OPND_BR) {
+        uint32_t len = size;
+        if (counting_branch(c, o, size, probe_at)) {
             uint32_t t = (uint32_t)((int64_t)next + ip_load_i32(c + 1));
-            ip_store_i32(dst + at + 1, (int32_t)((int64_t)new_of_il[t] - (int64_t)new_next));
-        } else if (info->operand == IP_OPND_SWITCH) {
-            uint32_t n = ip_load_u32(c + 1);
-            for (uint32_t k = 0; k < n; k++) {
-                uint32_t t = (uint32_t)((int64_t)next + ip_load_i32(c + 5 + 4 * k));
-                ip_store_i32(dst + at + 5 + 4 * k, (int32_t)((int64_t)new_of_il[t] - (int64_t)new_next));
+            len = 9;
+            dst[at] = (uint8_t)((atomic ? IP_OP_BR_PA : IP_OP_BR_P) + (c[0] - IP_OP_BR));
+            ip_store_i32(dst + at + 1, (int32_t)((int64_t)new_of_il[t] + 5 - (int64_t)(at + 9)));
+            ip_store_u32(dst + at + 5, probe_at[t]);
+        } else {
+            memcpy(dst + at, c, size);
+            if (info->operand == IP_OPND_BR) {
+                uint32_t t = (uint32_t)((int64_t)next + ip_load_i32(c + 1));
+                ip_store_i32(dst + at + 1, (int32_t)((int64_t)new_of_il[t] - (int64_t)(at + size)));
+            } else if (info->operand == IP_OPND_SWITCH) {
+                uint32_t n = ip_load_u32(c + 1);
+                for (uint32_t k = 0; k < n; k++) {
+                    uint32_t t = (uint32_t)((int64_t)next + ip_load_i32(c + 5 + 4 * k));
+                    ip_store_i32(dst + at + 5 + 4 * k, (int32_t)((int64_t)new_of_il[t] - (int64_t)(at + size)));
+                }
             }
         }
+        for (uint32_t k = new_of_il[o]; k < at + len; k++)
+            code_to_il[k] = o;
         o = next;
     }
 }
@@ -176,7 +205,6 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
         counting = MANTRA_INTERP_COUNT_ATOMIC;
 #endif
     }
-    uint8_t probe_op = counting == MANTRA_INTERP_COUNT_ATOMIC ? IP_OP_PROBE_A : IP_OP_PROBE;
 
     mantra_interp_program *p = calloc(1, sizeof *p);
     if (p == NULL)
@@ -191,8 +219,9 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
             max_il = m->methods[i].il_size;
     uint8_t *mark = malloc((size_t)max_il + 1);
     uint32_t *new_of_il = malloc(((size_t)max_il + 1) * sizeof *new_of_il);
+    uint32_t *probe_at = malloc(((size_t)max_il + 1) * sizeof *probe_at);
     int rc = 0;
-    if (p->methods == NULL || mark == NULL || new_of_il == NULL)
+    if (p->methods == NULL || mark == NULL || new_of_il == NULL || probe_at == NULL)
         rc = MANTRA_ENOMEM;
     p->nmethods = m->nmethods;
 
@@ -216,10 +245,12 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
                 break;
             }
             uint32_t k = 0;
-            for (uint32_t off = 0; off < x->il_size; off++)
+            for (uint32_t off = 0; off < x->il_size; off++) {
+                probe_at[off] = mark[off] ? k : IP_NO_PROBE; /* indexes within the method, for sizes */
                 if (mark[off])
                     lm->probe_il[k++] = off;
-            lm->code_size += 5 * lm->nprobes;
+            }
+            lm->code_size = rewritten_size(x, probe_at);
             if ((uint64_t)p->nprobes + lm->nprobes > UINT32_MAX) {
                 rc = MANTRA_ERANGE;
                 break;
@@ -254,18 +285,20 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
                 rc = MANTRA_ENOMEM;
                 break;
             }
-            memset(mark, 0, x->il_size);
+            for (uint32_t off = 0; off < x->il_size; off++)
+                probe_at[off] = IP_NO_PROBE;
             for (uint32_t k = 0; k < lm->nprobes; k++) {
-                mark[lm->probe_il[k]] = 1;
+                probe_at[lm->probe_il[k]] = first_probe + k;
                 p->probe_counter[first_probe + k] = &lm->counters[k];
             }
-            rewrite(x, mark, probe_op, first_probe, dst, lm->code_to_il, new_of_il);
+            rewrite(x, probe_at, counting == MANTRA_INTERP_COUNT_ATOMIC, dst, lm->code_to_il, new_of_il);
             first_probe += lm->nprobes;
         }
         at += lm->code_size;
     }
     free(mark);
     free(new_of_il);
+    free(probe_at);
     if (rc != 0) {
         mantra_interp_program_free(p);
         return rc;

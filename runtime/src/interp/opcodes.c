@@ -26,6 +26,7 @@ uint32_t ip_insn_size(const uint8_t *code, uint32_t avail) {
             n = 5 + 4 * cnt;
         }
         break;
+    case IP_OPND_BR_PROBE: n = 9; break;
     default: n = 5; break; /* BR, CALL, STR, PROBE */
     }
     return n <= avail ? n : 0;
