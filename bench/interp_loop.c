@@ -1,7 +1,7 @@
 /* interp_loop - probe overhead of the reference interpreter: the loop benchmark
- * (examples/programs/bench_loop.masm, Examples.loop(N)) loaded four times in one process,
- * uninstrumented (MANTRA_InterpPgo=0), mode 1 with atomic counters (the threaded build's default),
- * mode 1 with plain counters, and mode 2 (atomic); the variants run interleaved round-robin,
+ * (examples/programs/bench_loop.masm, Examples.loop(N)) loaded six times in one process,
+ * uninstrumented (MANTRA_InterpPgo=0), mode 1 with per-thread counters (the threaded build's
+ * default), atomic and plain counters, and mode 2 per-thread and atomic; the variants run interleaved round-robin,
  * R rounds, and each is reported as median/min/max seconds and the ratio of its median to the
  * uninstrumented median. Also prints ns per loop iteration and the probe counts of one run.
  *
@@ -48,7 +48,7 @@ static char *read_file(const char *path, size_t *size) {
     return buf;
 }
 
-#define VARIANTS 4
+#define VARIANTS 6
 #define MAX_ROUNDS 101
 
 int main(int argc, char **argv) {
@@ -84,10 +84,12 @@ int main(int argc, char **argv) {
         return 1;
     }
     free(text);
-    static const char *const names[VARIANTS] = {"uninstrumented", "mode1 atomic", "mode1 plain", "mode2 atomic"};
-    static const int modes[VARIANTS] = {0, 1, 1, 2};
-    static const uint32_t counting[VARIANTS] = {MANTRA_INTERP_COUNT_ATOMIC, MANTRA_INTERP_COUNT_ATOMIC,
-                                                MANTRA_INTERP_COUNT_PLAIN, MANTRA_INTERP_COUNT_ATOMIC};
+    static const char *const names[VARIANTS] = {"uninstrumented", "mode1 per-thread", "mode1 atomic",
+                                                "mode1 plain",    "mode2 per-thread", "mode2 atomic"};
+    static const int modes[VARIANTS] = {0, 1, 1, 1, 2, 2};
+    static const uint32_t counting[VARIANTS] = {MANTRA_INTERP_COUNT_PER_THREAD, MANTRA_INTERP_COUNT_PER_THREAD,
+                                                MANTRA_INTERP_COUNT_ATOMIC,     MANTRA_INTERP_COUNT_PLAIN,
+                                                MANTRA_INTERP_COUNT_PER_THREAD, MANTRA_INTERP_COUNT_ATOMIC};
     mantra_interp_program *p[VARIANTS];
     mantra_interp_thread *t[VARIANTS];
     mantra_interp_thread_options to;
@@ -124,7 +126,7 @@ int main(int argc, char **argv) {
         double med = secs[v][rounds / 2];
         if (v == 0)
             base = med;
-        printf("  %-15s median %.4f s  min %.4f  max %.4f  ratio %.3f  %.2f ns/inner iteration\n", names[v], med,
+        printf("  %-17s median %.4f s  min %.4f  max %.4f  ratio %.3f  %.2f ns/inner iteration\n", names[v], med,
                secs[v][0], secs[v][rounds - 1], med / base, med * 1e9 / ((double)n * 10));
         printf("summary: interp_loop %s ratio %.3f\n", names[v], med / base);
     }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # interp_loop.sh - the reference interpreter on the loop benchmark:
 #   1. probe overhead: bench/interp_loop (in one process, interleaved): uninstrumented vs
-#      MANTRA_InterpPgo=1 (atomic and plain counters) vs =2, with ratios;
+#      MANTRA_InterpPgo=1 (per-thread, atomic and plain counters) vs =2, with ratios;
 #   2. a deterministic figure: x86 instructions per inner loop iteration executed inside the
 #      dispatch loop (ip_execute, valgrind callgrind) for MANTRA_InterpPgo=0, 1 and 2 (mantra
-#      run's default counting: atomic), N/20 outer iterations; skipped without valgrind;
+#      run's default counting: per-thread), N/20 outer iterations; skipped without valgrind;
 #   3. against Lua 5.4: `mantra run examples/programs/bench_loop.masm --entry Examples.loop N`
 #      and `lua5.4 bench/interp_loop.lua N` (the same loop), alternating, R rounds, wall clock of
 #      the whole process (start-up included: a few ms against seconds), median/min/max and the

@@ -229,6 +229,7 @@ static void check_wrap(uint32_t counting) {
 START_TEST(counter_wraps) {
     check_wrap(MANTRA_INTERP_COUNT_PLAIN);
     check_wrap(MANTRA_INTERP_COUNT_ATOMIC);
+    check_wrap(MANTRA_INTERP_COUNT_PER_THREAD); /* the merge adds 11 to UINT32_MAX - 5 */
 }
 END_TEST
 

@@ -1,7 +1,7 @@
 /* test_interp_threads - several threads run one loaded program at once (the program is
  * immutable; each thread has its own mantra_interp_thread): every thread gets the right result
- * and output, and with atomic counting (the default of the threaded build) no probe count is
- * lost: the counts are exactly THREADS x RUNS x the single-run counts. */
+ * and output, and with atomic and per-thread counting (the default of the threaded build) no
+ * probe count is lost: the counts are exactly THREADS x RUNS x the single-run counts. */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -48,13 +48,13 @@ static void *work(void *arg) {
     return NULL;
 }
 
-static void run_threads(int mode, const char *want) {
+static void run_threads(int mode, uint32_t counting, const char *want) {
     mantra_interp_module *m = NULL;
     ck_assert_int_eq(mantra_interp_assemble(text, strlen(text), "th", &m, NULL), 0);
     mantra_interp_load_options o;
     mantra_interp_load_options_init(&o);
     o.pgo_mode = mode;
-    o.counting = MANTRA_INTERP_COUNT_ATOMIC;
+    o.counting = counting;
     mantra_interp_program *p = NULL;
     ck_assert_int_eq(mantra_interp_load(m, &o, &p), 0);
     pthread_t th[THREADS];
@@ -83,12 +83,16 @@ static void run_threads(int mode, const char *want) {
  * loop head is its first instruction, so entry and loop head share the probe at IL_0000: 1 entry
  * + 10 back edges = 11. x 4 threads x 2000 runs = x 8000. */
 START_TEST(mode1_no_lost_counts) {
-    run_threads(1, "0000:14160000 |0000:88000");
+    run_threads(1, MANTRA_INTERP_COUNT_ATOMIC, "0000:14160000 |0000:88000");
+    run_threads(1, MANTRA_INTERP_COUNT_PER_THREAD, "0000:14160000 |0000:88000");
+    /* mode 2: fib IL_0011 (n < 2: 89 of the 177 calls of fib(10)) and IL_0015 (n >= 2: 88), x 10 x 8000;
+     * main IL_0011 (the loop body: 10 per run) and IL_003b (after the loop: 1 per run), x 8000 */
+    run_threads(2, MANTRA_INTERP_COUNT_PER_THREAD, "0000:14160000 0011:7120000 0015:7040000 |0000:88000 0011:80000 003b:8000");
 }
 END_TEST
 
 START_TEST(mode0_results) {
-    run_threads(0, " |");
+    run_threads(0, MANTRA_INTERP_COUNT_DEFAULT, " |");
 }
 END_TEST
 

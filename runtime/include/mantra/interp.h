@@ -81,10 +81,16 @@ typedef struct mantra_interp_counter_allocator {
     void *ctx;
 } mantra_interp_counter_allocator;
 
+/* How probes count (docs/interp.md "Counting and threads"). */
 enum mantra_interp_counting {
-    MANTRA_INTERP_COUNT_DEFAULT = 0, /* atomic, except in the threadless build (plain) */
-    MANTRA_INTERP_COUNT_PLAIN = 1,   /* counter = counter + 1: threads racing may lose counts */
-    MANTRA_INTERP_COUNT_ATOMIC = 2   /* relaxed atomic increment: no lost counts */
+    MANTRA_INTERP_COUNT_DEFAULT = 0,   /* per-thread, except in the threadless build (plain) */
+    MANTRA_INTERP_COUNT_PLAIN = 1,     /* relaxed load + store on the shared counter: no data race, but
+                                        * threads bumping one counter at once may lose counts */
+    MANTRA_INTERP_COUNT_ATOMIC = 2,    /* relaxed atomic add on the shared counter: exact, always
+                                        * current, a locked instruction per count */
+    MANTRA_INTERP_COUNT_PER_THREAD = 3 /* each interpreter thread counts into its own array, added to
+                                        * the shared counters (atomically) when a run returns and by
+                                        * mantra_interp_thread_flush: exact, as cheap as plain */
 };
 
 typedef struct mantra_interp_load_options {
@@ -152,6 +158,12 @@ void mantra_interp_thread_free(mantra_interp_thread *t);
 int mantra_interp_thread_run(mantra_interp_thread *t, const char *entry, const mantra_interp_value *args,
                              size_t nargs, mantra_interp_value *result);
 const char *mantra_interp_thread_last_error(const mantra_interp_thread *t);
+/* PER_THREAD counting: adds the thread's counts into the program's counters and zeroes its own
+ * (done by mantra_interp_thread_run before it returns, and by mantra_interp_thread_free). Call
+ * from the thread that runs t, between runs. A no-op for the other countings. */
+void mantra_interp_thread_flush(mantra_interp_thread *t);
+/* The counting the program was loaded with (never DEFAULT). */
+uint32_t mantra_interp_program_counting(const mantra_interp_program *p);
 /* 1 when the method's signature returns double, 0 int64, -1 void or unknown method. */
 int mantra_interp_module_returns_double(const mantra_interp_module *m, size_t method);
 /* Argument count of a method, or -1. */

@@ -25,6 +25,9 @@ struct mantra_interp_thread {
     uint32_t stack_slots;
     ip_frame *frames;
     uint32_t max_frames;
+    /* PER_THREAD counting: the thread's own counters and the table the probes go through */
+    uint32_t *local_counts;
+    uint32_t **local_table;
     char err[256];
     size_t out_len;
     char out[4096];

@@ -79,10 +79,18 @@ static int fault(mantra_interp_thread *t, const ip_lmethod *m, const uint8_t *ip
 #define READ_U32(p) ip_load_u32(p)
 #define READ_U16(p) ip_load_u16(p)
 
-#define IP_COUNT_PLAIN(k) do { uint32_t *c_ = probe_counter[k]; *c_ = *c_ + 1u; } while (0)
+/* Plain counting is a relaxed load and a relaxed store (the machine code of c = c + 1, without a
+ * data race when another thread reads or counts); atomic counting a relaxed fetch-add. Both wrap
+ * at 2^32 (uint32_t). */
 #if defined(__GNUC__) || defined(__clang__)
+#define IP_COUNT_PLAIN(k)                                                                  \
+    do {                                                                                   \
+        uint32_t *c_ = probe_counter[k];                                                   \
+        __atomic_store_n(c_, __atomic_load_n(c_, __ATOMIC_RELAXED) + 1u, __ATOMIC_RELAXED); \
+    } while (0)
 #define IP_COUNT_ATOMIC(k) __atomic_fetch_add(probe_counter[k], 1u, __ATOMIC_RELAXED)
 #else
+#define IP_COUNT_PLAIN(k) do { uint32_t *c_ = probe_counter[k]; *c_ = *c_ + 1u; } while (0)
 #define IP_COUNT_ATOMIC(k) IP_COUNT_PLAIN(k)
 #endif
 
@@ -111,7 +119,8 @@ static int fault(mantra_interp_thread *t, const ip_lmethod *m, const uint8_t *ip
 int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_value *result) {
     const mantra_interp_program *prog = t->prog;
     const ip_lmethod *methods = prog->methods;
-    uint32_t *const *probe_counter = prog->probe_counter;
+    /* PER_THREAD: the probes go through the thread's own table */
+    uint32_t *const *probe_counter = t->local_table ? t->local_table : prog->probe_counter;
     ip_value *stack_end = t->stack + t->stack_slots;
     const ip_lmethod *m = entry;
     /* the entry's arguments are already at t->stack[0 .. nargs) */

@@ -205,6 +205,7 @@ struct mantra_interp_program {
     uint32_t **probe_counter; /* probe index -> its counter (mutable state, apart from the code) */
     uint32_t nprobes;
     int pgo_mode;
+    uint32_t counting;        /* enum mantra_interp_counting, resolved (never DEFAULT) */
     mantra_interp_counter_allocator allocator;
 };
 

@@ -194,7 +194,7 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
     } else if (mode > 2) {
         return MANTRA_EINVAL;
     }
-    if (o->counting > MANTRA_INTERP_COUNT_ATOMIC)
+    if (o->counting > MANTRA_INTERP_COUNT_PER_THREAD)
         return MANTRA_EINVAL;
     const char *filter = o->pgo_methods ? o->pgo_methods : mantra_pal_getenv("MANTRA_InterpPgoMethods");
     uint32_t counting = o->counting;
@@ -202,7 +202,7 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
 #ifdef MANTRA_THREADLESS
         counting = MANTRA_INTERP_COUNT_PLAIN;
 #else
-        counting = MANTRA_INTERP_COUNT_ATOMIC;
+        counting = MANTRA_INTERP_COUNT_PER_THREAD;
 #endif
     }
 
@@ -211,6 +211,7 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
         return MANTRA_ENOMEM;
     p->module = m;
     p->pgo_mode = mode;
+    p->counting = counting;
     p->allocator = o->allocator ? *o->allocator : g_default_allocator;
     p->methods = calloc(m->nmethods ? m->nmethods : 1, sizeof *p->methods);
     uint32_t max_il = 0;
@@ -292,6 +293,7 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
                 p->probe_counter[first_probe + k] = &lm->counters[k];
             }
             rewrite(x, probe_at, counting == MANTRA_INTERP_COUNT_ATOMIC, dst, lm->code_to_il, new_of_il);
+            /* PER_THREAD uses the plain instructions on the thread's own counters */
             first_probe += lm->nprobes;
         }
         at += lm->code_size;
@@ -309,6 +311,10 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
 
 const mantra_interp_module *mantra_interp_program_module(const mantra_interp_program *p) {
     return p ? p->module : NULL;
+}
+
+uint32_t mantra_interp_program_counting(const mantra_interp_program *p) {
+    return p ? p->counting : 0;
 }
 
 int mantra_interp_program_pgo_mode(const mantra_interp_program *p) {

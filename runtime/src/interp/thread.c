@@ -24,7 +24,15 @@ int mantra_interp_thread_create(const mantra_interp_program *p, const mantra_int
     t->max_frames = t->opts.max_frames ? t->opts.max_frames : 100000u;
     t->stack = malloc((size_t)t->stack_slots * sizeof *t->stack);
     t->frames = malloc((size_t)t->max_frames * sizeof *t->frames);
-    if (t->stack == NULL || t->frames == NULL) {
+    int nomem = t->stack == NULL || t->frames == NULL;
+    if (p->counting == MANTRA_INTERP_COUNT_PER_THREAD && p->nprobes > 0) {
+        t->local_counts = calloc(p->nprobes, sizeof *t->local_counts);
+        t->local_table = malloc(p->nprobes * sizeof *t->local_table);
+        nomem |= t->local_counts == NULL || t->local_table == NULL;
+        for (uint32_t k = 0; !nomem && k < p->nprobes; k++)
+            t->local_table[k] = &t->local_counts[k];
+    }
+    if (nomem) {
         mantra_interp_thread_free(t);
         return MANTRA_ENOMEM;
     }
@@ -32,9 +40,29 @@ int mantra_interp_thread_create(const mantra_interp_program *p, const mantra_int
     return 0;
 }
 
+void mantra_interp_thread_flush(mantra_interp_thread *t) {
+    if (t == NULL || t->local_counts == NULL)
+        return;
+    const mantra_interp_program *p = t->prog;
+    for (uint32_t k = 0; k < p->nprobes; k++) {
+        uint32_t n = t->local_counts[k];
+        if (n == 0)
+            continue;
+#if defined(__GNUC__) || defined(__clang__)
+        __atomic_fetch_add(p->probe_counter[k], n, __ATOMIC_RELAXED);
+#else
+        *p->probe_counter[k] += n;
+#endif
+        t->local_counts[k] = 0;
+    }
+}
+
 void mantra_interp_thread_free(mantra_interp_thread *t) {
     if (t == NULL)
         return;
+    mantra_interp_thread_flush(t);
+    free(t->local_counts);
+    free(t->local_table);
     free(t->stack);
     free(t->frames);
     free(t);
@@ -71,5 +99,6 @@ int mantra_interp_thread_run(mantra_interp_thread *t, const char *entry, const m
         memset(result, 0, sizeof *result);
     int rc = ip_execute(t, m, result);
     ip_out_flush(t);
+    mantra_interp_thread_flush(t);
     return rc;
 }
