@@ -91,6 +91,8 @@ uint32_t mantra_pal_pid(void);
 void mantra_pal_command_line(char *out, size_t size);
 void mantra_pal_os_info(char *out, size_t size);
 const char *mantra_pal_arch(void);
+/* The value of environment variable name, or NULL when unset (the pointer is the host's). */
+const char *mantra_pal_getenv(const char *name);
 
 /* ---- files and descriptors ----------------------------------------------------------------
  * Descriptors are the host's (POSIX and WASI both have them). Every function that can fail

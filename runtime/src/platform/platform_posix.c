@@ -274,3 +274,7 @@ const char *mantra_pal_arch(void) {
     return "unknown";
 #endif
 }
+
+const char *mantra_pal_getenv(const char *name) {
+    return getenv(name);
+}

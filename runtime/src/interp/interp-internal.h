@@ -1,0 +1,215 @@
+/* interp-internal.h - the interpreter's bytecode (opcode table), module and loaded-program
+ * layouts. Private (prefix ip_). docs/interp.md describes the encoding. */
+#ifndef MANTRA_INTERP_INTERNAL_H
+#define MANTRA_INTERP_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "mantra/interp.h"
+
+/* Operand kinds; every operand is little-endian and unaligned. */
+enum ip_operand {
+    IP_OPND_NONE = 0, /* opcode byte only */
+    IP_OPND_I64,      /* int64 */
+    IP_OPND_F64,      /* IEEE double */
+    IP_OPND_U16,      /* argument or local index */
+    IP_OPND_BR,       /* int32: target - (offset of the next instruction) */
+    IP_OPND_SWITCH,   /* uint32 n, then n int32 relative targets (relative to the end) */
+    IP_OPND_CALL,     /* uint32 method index in the module */
+    IP_OPND_STR,      /* uint32 string index in the module */
+    IP_OPND_PROBE,    /* uint32 probe index in the program (inserted at load only) */
+    IP_OPND_BR_PROBE  /* int32 relative target, then the target's uint32 probe index (load only) */
+};
+
+/* X(ENUM, mnemonic, operand, pops, pushes). pops/pushes -1: depends (call, ret). */
+#define IP_OPCODES(X)                                \
+    X(NOP, "nop", IP_OPND_NONE, 0, 0)                \
+    X(LDC_I8, "ldc.i8", IP_OPND_I64, 0, 1)           \
+    X(LDC_R8, "ldc.r8", IP_OPND_F64, 0, 1)           \
+    X(LDARG, "ldarg", IP_OPND_U16, 0, 1)             \
+    X(STARG, "starg", IP_OPND_U16, 1, 0)             \
+    X(LDLOC, "ldloc", IP_OPND_U16, 0, 1)             \
+    X(STLOC, "stloc", IP_OPND_U16, 1, 0)             \
+    X(DUP, "dup", IP_OPND_NONE, 1, 2)                \
+    X(POP, "pop", IP_OPND_NONE, 1, 0)                \
+    X(ADD, "add", IP_OPND_NONE, 2, 1)                \
+    X(SUB, "sub", IP_OPND_NONE, 2, 1)                \
+    X(MUL, "mul", IP_OPND_NONE, 2, 1)                \
+    X(DIV, "div", IP_OPND_NONE, 2, 1)                \
+    X(REM, "rem", IP_OPND_NONE, 2, 1)                \
+    X(NEG, "neg", IP_OPND_NONE, 1, 1)                \
+    X(AND, "and", IP_OPND_NONE, 2, 1)                \
+    X(OR, "or", IP_OPND_NONE, 2, 1)                  \
+    X(XOR, "xor", IP_OPND_NONE, 2, 1)                \
+    X(NOT, "not", IP_OPND_NONE, 1, 1)                \
+    X(SHL, "shl", IP_OPND_NONE, 2, 1)                \
+    X(SHR, "shr", IP_OPND_NONE, 2, 1)                \
+    X(SHR_UN, "shr.un", IP_OPND_NONE, 2, 1)          \
+    X(ADD_R, "add.r", IP_OPND_NONE, 2, 1)            \
+    X(SUB_R, "sub.r", IP_OPND_NONE, 2, 1)            \
+    X(MUL_R, "mul.r", IP_OPND_NONE, 2, 1)            \
+    X(DIV_R, "div.r", IP_OPND_NONE, 2, 1)            \
+    X(NEG_R, "neg.r", IP_OPND_NONE, 1, 1)            \
+    X(CEQ, "ceq", IP_OPND_NONE, 2, 1)                \
+    X(CNE, "cne", IP_OPND_NONE, 2, 1)                \
+    X(CLT, "clt", IP_OPND_NONE, 2, 1)                \
+    X(CLE, "cle", IP_OPND_NONE, 2, 1)                \
+    X(CGT, "cgt", IP_OPND_NONE, 2, 1)                \
+    X(CGE, "cge", IP_OPND_NONE, 2, 1)                \
+    X(CLT_UN, "clt.un", IP_OPND_NONE, 2, 1)          \
+    X(CGT_UN, "cgt.un", IP_OPND_NONE, 2, 1)          \
+    X(CEQ_R, "ceq.r", IP_OPND_NONE, 2, 1)            \
+    X(CLT_R, "clt.r", IP_OPND_NONE, 2, 1)            \
+    X(CLE_R, "cle.r", IP_OPND_NONE, 2, 1)            \
+    X(CGT_R, "cgt.r", IP_OPND_NONE, 2, 1)            \
+    X(CGE_R, "cge.r", IP_OPND_NONE, 2, 1)            \
+    X(CONV_R8, "conv.r8", IP_OPND_NONE, 1, 1)        \
+    X(CONV_I8, "conv.i8", IP_OPND_NONE, 1, 1)        \
+    X(BR, "br", IP_OPND_BR, 0, 0)                    \
+    X(BRTRUE, "brtrue", IP_OPND_BR, 1, 0)            \
+    X(BRFALSE, "brfalse", IP_OPND_BR, 1, 0)          \
+    X(BEQ, "beq", IP_OPND_BR, 2, 0)                  \
+    X(BNE, "bne", IP_OPND_BR, 2, 0)                  \
+    X(BLT, "blt", IP_OPND_BR, 2, 0)                  \
+    X(BLE, "ble", IP_OPND_BR, 2, 0)                  \
+    X(BGT, "bgt", IP_OPND_BR, 2, 0)                  \
+    X(BGE, "bge", IP_OPND_BR, 2, 0)                  \
+    X(SWITCH, "switch", IP_OPND_SWITCH, 1, 0)        \
+    X(CALL, "call", IP_OPND_CALL, -1, -1)            \
+    X(RET, "ret", IP_OPND_NONE, -1, -1)              \
+    X(PRINT_I, "print.i", IP_OPND_NONE, 1, 0)        \
+    X(PRINT_R, "print.r", IP_OPND_NONE, 1, 0)        \
+    X(PRINT_S, "print.s", IP_OPND_STR, 0, 0)         \
+    X(NEWLINE, "newline", IP_OPND_NONE, 0, 0)        \
+    X(PROBE, "probe", IP_OPND_PROBE, 0, 0)           \
+    X(PROBE_A, "probe.a", IP_OPND_PROBE, 0, 0)       \
+    IP_COUNTING_BRANCHES(X)
+
+/* Counting branches, inserted by the loader in place of a branch whose target has a probe: when
+ * taken, they bump the target's counter themselves and land past its probe instruction, so a loop
+ * back edge costs no extra dispatch (the probe instruction counts only the arrivals by fall-through).
+ * `.p`: plain counter, `.pa`: atomic. Same stack effect as the branch they replace. */
+#define IP_COUNTING_BRANCHES(X)                      \
+    X(BR_P, "br.p", IP_OPND_BR_PROBE, 0, 0)          \
+    X(BRTRUE_P, "brtrue.p", IP_OPND_BR_PROBE, 1, 0)  \
+    X(BRFALSE_P, "brfalse.p", IP_OPND_BR_PROBE, 1, 0) \
+    X(BEQ_P, "beq.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BNE_P, "bne.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BLT_P, "blt.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BLE_P, "ble.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BGT_P, "bgt.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BGE_P, "bge.p", IP_OPND_BR_PROBE, 2, 0)        \
+    X(BR_PA, "br.pa", IP_OPND_BR_PROBE, 0, 0)        \
+    X(BRTRUE_PA, "brtrue.pa", IP_OPND_BR_PROBE, 1, 0) \
+    X(BRFALSE_PA, "brfalse.pa", IP_OPND_BR_PROBE, 1, 0) \
+    X(BEQ_PA, "beq.pa", IP_OPND_BR_PROBE, 2, 0)      \
+    X(BNE_PA, "bne.pa", IP_OPND_BR_PROBE, 2, 0)      \
+    X(BLT_PA, "blt.pa", IP_OPND_BR_PROBE, 2, 0)      \
+    X(BLE_PA, "ble.pa", IP_OPND_BR_PROBE, 2, 0)      \
+    X(BGT_PA, "bgt.pa", IP_OPND_BR_PROBE, 2, 0)      \
+    X(BGE_PA, "bge.pa", IP_OPND_BR_PROBE, 2, 0)
+
+/* The first opcode the assembler refuses (probes and counting branches come from the loader). */
+#define IP_OP_FIRST_LOADER_ONLY IP_OP_PROBE
+
+enum ip_opcode {
+#define IP_ENUM_(e, s, k, pop, push) IP_OP_##e,
+    IP_OPCODES(IP_ENUM_)
+#undef IP_ENUM_
+    IP_OP_COUNT_
+};
+
+typedef struct ip_opinfo {
+    const char *name;
+    uint8_t operand; /* enum ip_operand */
+    int8_t pops, pushes;
+} ip_opinfo;
+
+extern const ip_opinfo ip_opinfo_table[IP_OP_COUNT_];
+
+/* Size of the instruction at code[0] (of at most avail bytes); 0 when it does not fit or the
+ * opcode is unknown. */
+uint32_t ip_insn_size(const uint8_t *code, uint32_t avail);
+
+static inline int32_t ip_load_i32(const uint8_t *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static inline uint32_t ip_load_u32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static inline uint16_t ip_load_u16(const uint8_t *p) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+static inline void ip_store_i32(uint8_t *p, int32_t v) { memcpy(p, &v, 4); }
+static inline void ip_store_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+
+/* ---- the module (assembler output) -------------------------------------------------------- */
+
+enum { IP_TYPE_VOID = 0, IP_TYPE_I64 = 1, IP_TYPE_F64 = 2 };
+#define IP_MAX_ARGS 255u
+
+typedef struct ip_method {
+    char *namespace_name; /* "" when none */
+    char *name;
+    char *full_name;      /* "Namespace.Name" or "Name" */
+    char *signature;
+    uint32_t token;
+    uint8_t ret_type;
+    uint16_t nargs;
+    uint8_t arg_types[IP_MAX_ARGS];
+    uint16_t nlocals;
+    uint32_t max_stack;   /* deepest evaluation stack (verified) */
+    uint8_t *il;
+    uint32_t il_size;
+} ip_method;
+
+struct mantra_interp_module {
+    char *name;
+    uint8_t guid[16];
+    ip_method *methods;
+    size_t nmethods;
+    char **strings;       /* print.s literals */
+    uint32_t *string_lens;
+    size_t nstrings;
+};
+
+/* ---- the loaded program ----------------------------------------------------------------------- */
+
+typedef struct ip_lmethod {
+    const ip_method *src;
+    const uint8_t *code;      /* in the program's code region */
+    uint32_t code_size;
+    uint32_t index;
+    uint16_t nargs, nlocals;
+    uint32_t max_stack;
+    uint8_t returns;          /* 1 when ret pops a value */
+    uint32_t *code_to_il;     /* per code byte offset: IL offset (NULL: identity, no probes) */
+    uint32_t nprobes;
+    uint32_t *probe_il;       /* IL offsets of the probes, in IL order */
+    uint32_t *counters;       /* from the allocator */
+} ip_lmethod;
+
+struct mantra_interp_program {
+    const mantra_interp_module *module;
+    ip_lmethod *methods;
+    size_t nmethods;
+    uint8_t *code;            /* every method's code, contiguous; never written after the load */
+    size_t code_size;
+    uint32_t **probe_counter; /* probe index -> its counter (mutable state, apart from the code) */
+    uint32_t nprobes;
+    int pgo_mode;
+    uint32_t counting;        /* enum mantra_interp_counting, resolved (never DEFAULT) */
+    mantra_interp_counter_allocator allocator;
+};
+
+/* glob.c */
+int ip_glob_one(const char *pat, size_t plen, const char *s);
+
+#endif /* MANTRA_INTERP_INTERNAL_H */

@@ -1,0 +1,104 @@
+/* thread.c - interpreter threads: creating the stacks, running an entry method, errors. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "interp/exec-internal.h"
+
+void mantra_interp_thread_options_init(mantra_interp_thread_options *o) {
+    if (o != NULL)
+        memset(o, 0, sizeof *o);
+}
+
+int mantra_interp_thread_create(const mantra_interp_program *p, const mantra_interp_thread_options *o,
+                                mantra_interp_thread **out) {
+    if (p == NULL || out == NULL)
+        return MANTRA_EINVAL;
+    *out = NULL;
+    mantra_interp_thread *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return MANTRA_ENOMEM;
+    t->prog = p;
+    if (o != NULL)
+        t->opts = *o;
+    t->stack_slots = t->opts.stack_slots ? t->opts.stack_slots : (1u << 20);
+    t->max_frames = t->opts.max_frames ? t->opts.max_frames : 100000u;
+    t->stack = malloc((size_t)t->stack_slots * sizeof *t->stack);
+    t->frames = malloc((size_t)t->max_frames * sizeof *t->frames);
+    int nomem = t->stack == NULL || t->frames == NULL;
+    if (p->counting == MANTRA_INTERP_COUNT_PER_THREAD && p->nprobes > 0) {
+        t->local_counts = calloc(p->nprobes, sizeof *t->local_counts);
+        t->local_table = malloc(p->nprobes * sizeof *t->local_table);
+        nomem |= t->local_counts == NULL || t->local_table == NULL;
+        for (uint32_t k = 0; !nomem && k < p->nprobes; k++)
+            t->local_table[k] = &t->local_counts[k];
+    }
+    if (nomem) {
+        mantra_interp_thread_free(t);
+        return MANTRA_ENOMEM;
+    }
+    *out = t;
+    return 0;
+}
+
+void mantra_interp_thread_flush(mantra_interp_thread *t) {
+    if (t == NULL || t->local_counts == NULL)
+        return;
+    const mantra_interp_program *p = t->prog;
+    for (uint32_t k = 0; k < p->nprobes; k++) {
+        uint32_t n = t->local_counts[k];
+        if (n == 0)
+            continue;
+#if defined(__GNUC__) || defined(__clang__)
+        __atomic_fetch_add(p->probe_counter[k], n, __ATOMIC_RELAXED);
+#else
+        *p->probe_counter[k] += n;
+#endif
+        t->local_counts[k] = 0;
+    }
+}
+
+void mantra_interp_thread_free(mantra_interp_thread *t) {
+    if (t == NULL)
+        return;
+    mantra_interp_thread_flush(t);
+    free(t->local_counts);
+    free(t->local_table);
+    free(t->stack);
+    free(t->frames);
+    free(t);
+}
+
+const char *mantra_interp_thread_last_error(const mantra_interp_thread *t) {
+    return t ? t->err : "";
+}
+
+int mantra_interp_thread_run(mantra_interp_thread *t, const char *entry, const mantra_interp_value *args,
+                             size_t nargs, mantra_interp_value *result) {
+    if (t == NULL || entry == NULL || (args == NULL && nargs > 0))
+        return MANTRA_EINVAL;
+    t->err[0] = '\0';
+    const mantra_interp_program *p = t->prog;
+    int64_t mi = mantra_interp_module_find(p->module, entry);
+    if (mi < 0) {
+        snprintf(t->err, sizeof t->err, "no method '%s'", entry);
+        return MANTRA_EINVAL;
+    }
+    const ip_lmethod *m = &p->methods[mi];
+    if (nargs != m->nargs) {
+        snprintf(t->err, sizeof t->err, "method '%s' takes %u argument%s, %zu given", m->src->full_name,
+                 (unsigned)m->nargs, m->nargs == 1 ? "" : "s", nargs);
+        return MANTRA_EINVAL;
+    }
+    if (nargs > t->stack_slots) {
+        snprintf(t->err, sizeof t->err, "stack overflow");
+        return MANTRA_ESTATE;
+    }
+    for (size_t i = 0; i < nargs; i++)
+        memcpy(&t->stack[i], &args[i], sizeof args[i]);
+    if (result != NULL)
+        memset(result, 0, sizeof *result);
+    int rc = ip_execute(t, m, result);
+    ip_out_flush(t);
+    mantra_interp_thread_flush(t);
+    return rc;
+}

@@ -1,0 +1,109 @@
+/* test_interp_threads - several threads run one loaded program at once (the program is
+ * immutable; each thread has its own mantra_interp_thread): every thread gets the right result
+ * and output, and with atomic and per-thread counting (the default of the threaded build) no
+ * probe count is lost: the counts are exactly THREADS x RUNS x the single-run counts. */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "check_main.h"
+#include "interp_test_util.h"
+
+#define THREADS 4
+#define RUNS 2000
+
+/* fib(10) = 55 with 177 calls per run; a loop of 10 in main (head 11 per run, see
+ * test_interp_probes.c top_tested for the derivation). */
+static const char text[] = ".module Th 99999999-8888-7777-6666-555555555555\n"
+                           ".method fib int64(int64)\nldarg 0\nldc.i8 2\nbge r\nldarg 0\nret\n"
+                           "r: ldarg 0\nldc.i8 1\nsub\ncall fib\nldarg 0\nldc.i8 2\nsub\ncall fib\nadd\nret\n.end\n"
+                           ".method main int64()\n.locals 2\n"
+                           "head: ldloc 0\nldc.i8 10\nbge done\nldloc 1\nldc.i8 10\ncall fib\nadd\nstloc 1\n"
+                           "ldloc 0\nldc.i8 1\nadd\nstloc 0\nbr head\n"
+                           "done: ldloc 1\ndup\nprint.i\nret\n.end\n";
+
+typedef struct worker {
+    const mantra_interp_program *prog;
+    int ok;
+} worker;
+
+static void *work(void *arg) {
+    worker *w = arg;
+    it_out out;
+    mantra_interp_thread_options to;
+    mantra_interp_thread_options_init(&to);
+    to.write = it_write;
+    to.write_ctx = &out;
+    mantra_interp_thread *t = NULL;
+    if (mantra_interp_thread_create(w->prog, &to, &t) != 0)
+        return NULL;
+    w->ok = 1;
+    for (int i = 0; i < RUNS; i++) {
+        out.len = 0;
+        mantra_interp_value r;
+        if (mantra_interp_thread_run(t, "main", NULL, 0, &r) != 0 || r.i != 550 || out.len != 3 ||
+            memcmp(out.buf, "550", 3) != 0)
+            w->ok = 0;
+    }
+    mantra_interp_thread_free(t);
+    return NULL;
+}
+
+static void run_threads(int mode, uint32_t counting, const char *want) {
+    mantra_interp_module *m = NULL;
+    ck_assert_int_eq(mantra_interp_assemble(text, strlen(text), "th", &m, NULL), 0);
+    mantra_interp_load_options o;
+    mantra_interp_load_options_init(&o);
+    o.pgo_mode = mode;
+    o.counting = counting;
+    mantra_interp_program *p = NULL;
+    ck_assert_int_eq(mantra_interp_load(m, &o, &p), 0);
+    pthread_t th[THREADS];
+    worker w[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        w[i].prog = p;
+        w[i].ok = 0;
+        ck_assert_int_eq(pthread_create(&th[i], NULL, work, &w[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(th[i], NULL);
+        ck_assert_msg(w[i].ok, "thread %d", i);
+    }
+    char got[256], all[512];
+    it_prog ip = {m, p};
+    it_probes(&ip, 0, got, sizeof got);
+    snprintf(all, sizeof all, "%s |", got);
+    it_probes(&ip, 1, got, sizeof got);
+    strncat(all, got, sizeof all - strlen(all) - 1);
+    ck_assert_str_eq(all, want);
+    mantra_interp_program_free(p);
+    mantra_interp_module_free(m);
+}
+
+/* Per run: fib is entered 177 * 10 = 1770 times (calls of fib(10): 2*fib(11)-1 = 177). main's
+ * loop head is its first instruction, so entry and loop head share the probe at IL_0000: 1 entry
+ * + 10 back edges = 11. x 4 threads x 2000 runs = x 8000. */
+START_TEST(mode1_no_lost_counts) {
+    run_threads(1, MANTRA_INTERP_COUNT_ATOMIC, "0000:14160000 |0000:88000");
+    run_threads(1, MANTRA_INTERP_COUNT_PER_THREAD, "0000:14160000 |0000:88000");
+    /* mode 2: fib IL_0011 (n < 2: 89 of the 177 calls of fib(10)) and IL_0015 (n >= 2: 88), x 10 x 8000;
+     * main IL_0011 (the loop body: 10 per run) and IL_003b (after the loop: 1 per run), x 8000 */
+    run_threads(2, MANTRA_INTERP_COUNT_PER_THREAD, "0000:14160000 0011:7120000 0015:7040000 |0000:88000 0011:80000 003b:8000");
+}
+END_TEST
+
+START_TEST(mode0_results) {
+    run_threads(0, MANTRA_INTERP_COUNT_DEFAULT, " |");
+}
+END_TEST
+
+static Suite *suite(void) {
+    Suite *s = suite_create("interp_threads");
+    TCase *tc = tcase_create("threads");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, mode0_results);
+    tcase_add_test(tc, mode1_no_lost_counts);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+MANTRA_CHECK_MAIN(suite)

@@ -1,0 +1,267 @@
+/* mantra run - assembles a program of the reference interpreter (docs/interp.md) and runs it:
+ * program output on stdout, assembler errors as FILE:LINE:COL: error: MESSAGE on stderr
+ * (docs/cli.md "mantra run"). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mantra/interp.h"
+#include "mantra/pump.h"
+#include "mantra/session.h"
+#include "tool.h"
+
+#ifdef MANTRA_TOOL_HAVE_DOTNET
+#include "dotnet_registry.h"
+#endif
+
+static const char run_usage[] =
+    "Usage: mantra run PROGRAM [--trace FILE] [--providers SPEC] [--entry METHOD] [--probes] [ARGS...]\n"
+    "\n"
+    "Assembles PROGRAM (interpreter assembly, docs/interp.md; '-' reads standard input) and runs\n"
+    "its entry method with ARGS (int64 or double, as its signature says). The program's output goes\n"
+    "to stdout; assembler errors are printed as FILE:LINE:COL: error: MESSAGE.\n"
+    "\n"
+    "  --entry METHOD    the method to run: Namespace.Name or a unique Name (default main)\n"
+    "  --trace FILE      record a trace of the run in FILE (a session started before the program\n"
+    "                    is loaded and stopped after it returns)\n"
+    "  --providers SPEC  that session's providers, dotnet-trace syntax (default\n"
+    "                    Microsoft-Windows-DotNETRuntime:0x10000000000:5, the JitInstrumentationData\n"
+    "                    keyword under which PGO data is written)\n"
+    "  --probes          after the run, print every probe on stderr:\n"
+    "                    probe METHOD TOKEN IL_OFFSET COUNT (IL offsets in hex, counts in decimal)\n"
+    "\n"
+    "Environment: MANTRA_InterpPgo=0|1|2 (probes: off, method entry and loop heads, every basic\n"
+    "block), MANTRA_InterpPgoMethods=GLOB,... (which methods get probes; * and ?), and the\n"
+    "MANTRA_* startup tracing variables (MANTRA_EnableEventPipe=1, ...).\n"
+    "\n"
+    "Exit status: 0 success, 1 bad program (assembler error, run-time fault, trace failure),\n"
+    "2 usage error.\n";
+
+#define RUN_DEFAULT_PROVIDERS "Microsoft-Windows-DotNETRuntime:0x10000000000:5"
+
+/* Reads the whole file (or stdin for "-"); NULL after reporting. */
+static char *read_all(const char *path, size_t *size) {
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "mantra run: %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    while (buf != NULL) {
+        if (len == cap) {
+            char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            if (nb == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    int bad = buf == NULL || ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (bad) {
+        fprintf(stderr, "mantra run: %s: %s\n", path, buf == NULL ? "out of memory" : "read error");
+        free(buf);
+        return NULL;
+    }
+    *size = len;
+    return buf;
+}
+
+static int parse_arg(const char *s, int is_double, mantra_interp_value *v) {
+    char *end;
+    errno = 0;
+    if (is_double) {
+        v->d = strtod(s, &end);
+    } else {
+        long long x = strtoll(s, &end, 0);
+        v->i = (int64_t)x;
+    }
+    return (errno != 0 || end == s || *end != '\0') ? -1 : 0;
+}
+
+static void print_probes(const mantra_interp_program *p) {
+    const mantra_interp_module *m = mantra_interp_program_module(p);
+    for (size_t i = 0; i < mantra_interp_module_method_count(m); i++) {
+        mantra_interp_method_identity id;
+        mantra_interp_probes pr;
+        mantra_interp_module_method(m, i, &id);
+        mantra_interp_program_probes(p, i, &pr);
+        for (uint32_t k = 0; k < pr.count; k++)
+            fprintf(stderr, "probe %s%s%s 0x%08" PRIx32 " IL_%04" PRIx32 " %" PRIu32 "\n", id.namespace_name,
+                    id.namespace_name[0] ? "." : "", id.name, id.token, pr.il_offsets[k], pr.counters[k]);
+    }
+}
+
+int cmd_run(int argc, char **argv) {
+    const char *program = NULL, *trace = NULL, *providers = RUN_DEFAULT_PROVIDERS, *entry = "main";
+    int probes = 0, dashdash = 0;
+    const char **args = calloc((size_t)argc, sizeof *args);
+    size_t nargs = 0;
+    if (args == NULL) {
+        fprintf(stderr, "mantra run: out of memory\n");
+        return TOOL_BAD_INPUT;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!dashdash && strncmp(a, "--", 2) == 0) {
+            if (strcmp(a, "--") == 0) {
+                dashdash = 1;
+            } else if (strcmp(a, "--help") == 0) {
+                fputs(run_usage, stdout);
+                free(args);
+                return TOOL_OK;
+            } else if (strcmp(a, "--probes") == 0) {
+                probes = 1;
+            } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--providers") == 0 || strcmp(a, "--entry") == 0) {
+                if (i + 1 >= argc) {
+                    free(args);
+                    return tool_usage_error("run", "%s needs a value", a);
+                }
+                const char *v = argv[++i];
+                if (a[2] == 't')
+                    trace = v;
+                else if (a[2] == 'p')
+                    providers = v;
+                else
+                    entry = v;
+            } else {
+                free(args);
+                return tool_usage_error("run", "unknown option '%s'", a);
+            }
+        } else if (!dashdash && strcmp(a, "-h") == 0) {
+            fputs(run_usage, stdout);
+            free(args);
+            return TOOL_OK;
+        } else if (program == NULL) {
+            program = a;
+        } else {
+            args[nargs++] = a;
+        }
+    }
+    if (program == NULL) {
+        free(args);
+        return tool_usage_error("run", "%s", "no PROGRAM given");
+    }
+
+    size_t size = 0;
+    char *text = read_all(program, &size);
+    if (text == NULL) {
+        free(args);
+        return TOOL_BAD_INPUT;
+    }
+    mantra_interp_module *mod = NULL;
+    mantra_interp_diag diag;
+    int rc = mantra_interp_assemble(text, size, strcmp(program, "-") == 0 ? "<stdin>" : program, &mod, &diag);
+    free(text);
+    if (rc != 0) {
+        if (rc == MANTRA_EFORMAT)
+            fprintf(stderr, "%s\n", diag.text);
+        else
+            fprintf(stderr, "mantra run: %s: %s\n", program, mantra_strerror(rc));
+        free(args);
+        return TOOL_BAD_INPUT;
+    }
+    int64_t mi = mantra_interp_module_find(mod, entry);
+    int status = TOOL_OK;
+    mantra_interp_value *values = calloc(nargs + 1, sizeof *values);
+    if (mi < 0) {
+        fprintf(stderr, "mantra run: %s: no method '%s' (or the short name is ambiguous)\n", program, entry);
+        status = TOOL_BAD_INPUT;
+    } else if (values == NULL) {
+        fprintf(stderr, "mantra run: out of memory\n");
+        status = TOOL_BAD_INPUT;
+    } else if ((size_t)mantra_interp_module_arg_count(mod, (size_t)mi) != nargs) {
+        fprintf(stderr, "mantra run: %s: '%s' takes %d argument%s, %zu given\n", program, entry,
+                mantra_interp_module_arg_count(mod, (size_t)mi), mantra_interp_module_arg_count(mod, (size_t)mi) == 1 ? "" : "s",
+                nargs);
+        status = TOOL_BAD_INPUT;
+    } else {
+        for (size_t k = 0; k < nargs; k++) {
+            int dbl = mantra_interp_module_arg_is_double(mod, (size_t)mi, k);
+            if (parse_arg(args[k], dbl, &values[k]) != 0) {
+                fprintf(stderr, "mantra run: argument %zu '%s' is not %s\n", k + 1, args[k],
+                        dbl ? "a number" : "an int64");
+                status = TOOL_BAD_INPUT;
+                break;
+            }
+        }
+    }
+    free(args);
+    if (status != TOOL_OK) {
+        free(values);
+        mantra_interp_module_free(mod);
+        return status;
+    }
+
+    /* sessions: the environment's (startup tracing) and --trace's */
+#ifdef MANTRA_TOOL_HAVE_DOTNET
+    (void)mantra_dotnet_register();
+#endif
+    mantra_session_id sid = 0;
+    if (mantra_init() < 0) {
+        const char *e = mantra_session_last_error();
+        fprintf(stderr, "mantra run: %s\n", e[0] ? e : "startup tracing failed");
+        free(values);
+        mantra_interp_module_free(mod);
+        return TOOL_BAD_INPUT;
+    }
+    if (trace != NULL) {
+        mantra_session_config c;
+        mantra_session_config_init(&c);
+        c.providers = providers;
+        c.output = MANTRA_SESSION_OUTPUT_FILE;
+        c.path = trace;
+        if (mantra_session_start(&sid, &c) < 0) {
+            const char *e = mantra_session_last_error();
+            fprintf(stderr, "mantra run: %s\n", e[0] ? e : "cannot start the session");
+            free(values);
+            mantra_interp_module_free(mod);
+            mantra_shutdown();
+            return TOOL_BAD_INPUT;
+        }
+    }
+
+    mantra_interp_program *prog = NULL;
+    mantra_interp_thread *thr = NULL;
+    rc = mantra_interp_load(mod, NULL, &prog);
+    if (rc == MANTRA_EINVAL) {
+        fprintf(stderr, "mantra run: MANTRA_InterpPgo must be 0, 1 or 2\n");
+        status = TOOL_BAD_INPUT;
+    } else if (rc != 0 || (rc = mantra_interp_thread_create(prog, NULL, &thr)) != 0) {
+        fprintf(stderr, "mantra run: %s\n", mantra_strerror(rc));
+        status = TOOL_BAD_INPUT;
+    } else {
+        rc = mantra_interp_thread_run(thr, entry, values, nargs, NULL);
+        fflush(stdout);
+        if (rc != 0) {
+            fprintf(stderr, "mantra run: %s: %s\n", program, mantra_interp_thread_last_error(thr));
+            status = TOOL_BAD_INPUT;
+        }
+        if (probes)
+            print_probes(prog);
+    }
+    if (sid != 0 && mantra_session_stop(sid) < 0) {
+        const char *e = mantra_session_last_error();
+        fprintf(stderr, "mantra run: %s: %s\n", trace, e[0] ? e : "cannot stop the session");
+        status = TOOL_BAD_INPUT;
+    }
+    mantra_shutdown();
+    if (mantra_threadless())
+        mantra_pump();
+    mantra_interp_thread_free(thr);
+    mantra_interp_program_free(prog);
+    mantra_interp_module_free(mod);
+    free(values);
+    return status;
+}
