@@ -230,6 +230,7 @@ size_t mantra_manifest_map_format(const mantra_manifest_map *map, uint64_t value
 typedef struct mantra_manifest_decode_info {
     size_t consumed;                    /* payload bytes the template covered (up to the failure) */
     const mantra_manifest_field *field; /* SHORT / BAD_STRING: the field that did not fit; else NULL */
+    int stopped;                        /* 1: a callback's negative result ended the walk */
 } mantra_manifest_decode_info;
 
 /* Shows the fields of `tpl` (NULL: an empty payload) in payload[0..size), read with the trace's

@@ -2,6 +2,7 @@
  * mantra_field_visitor (mantra/visit.h), in the shapes the trace decoders show. */
 #include <string.h>
 
+#include "manifest/decode-internal.h"
 #include "manifest/manifest-internal.h"
 
 typedef struct dstate {
@@ -43,9 +44,10 @@ static uint32_t scalar_type(const mantra_manifest_field *f, unsigned pointer_siz
     return f->type;
 }
 
-static void value_init(mantra_value *v, const mantra_manifest_field *f, unsigned depth, uint32_t type,
-                       size_t offset) {
+static void value_init(mantra_value *v, const mantra_manifest_field *f, const mantra_field_desc *desc,
+                       unsigned depth, uint32_t type, size_t offset) {
     memset(v, 0, sizeof *v);
+    v->field = desc;
     v->manifest_field = f;
     v->name = f->name;
     v->type = type;
@@ -54,9 +56,9 @@ static void value_init(mantra_value *v, const mantra_manifest_field *f, unsigned
 }
 
 /* An element of f's array (name "", its index) at the cursor. */
-static void element_init(mantra_value *v, const mantra_manifest_field *f, unsigned depth, uint32_t type,
-                         size_t offset, uint64_t index) {
-    value_init(v, f, depth, type, offset);
+static void element_init(mantra_value *v, const mantra_manifest_field *f, const mantra_field_desc *desc,
+                         unsigned depth, uint32_t type, size_t offset, uint64_t index) {
+    value_init(v, f, desc != NULL ? desc->element : NULL, depth, type, offset);
     v->name = "";
     v->index = index;
 }
@@ -127,14 +129,16 @@ static int read_scalar(dstate *d, const mantra_manifest_field *f, mantra_value *
     return MANTRA_DECODE_OK;
 }
 
-static int decode_fields(dstate *d, const mantra_manifest_field *list, uint32_t n, unsigned depth);
+static int decode_fields(dstate *d, const mantra_manifest_field *list, const mantra_field_desc *descs, uint32_t n,
+                         unsigned depth);
 
 /* A struct: an array (count elements) of objects whose members are f's members. */
-static int decode_struct(dstate *d, const mantra_manifest_field *f, uint64_t count, unsigned depth) {
+static int decode_struct(dstate *d, const mantra_manifest_field *f, const mantra_field_desc *desc, uint64_t count,
+                         unsigned depth) {
     uint32_t type = f->count_kind == MANTRA_MANIFEST_REF_FIELD ? MANTRA_TYPE_ARRAY : MANTRA_TYPE_FIXED_ARRAY;
     size_t start = d->c.pos;
     mantra_value v;
-    value_init(&v, f, depth, type, start);
+    value_init(&v, f, desc, depth, type, start);
     v.count = (size_t)count;
     v.data = d->c.data + start;
     int r = call(d, d->vis->begin_array, &v);
@@ -144,12 +148,12 @@ static int decode_struct(dstate *d, const mantra_manifest_field *f, uint64_t cou
     for (uint64_t e = 0; e < count; e++) {
         size_t before = d->c.pos;
         mantra_value o;
-        element_init(&o, f, depth + 1, MANTRA_TYPE_OBJECT, before, e);
+        element_init(&o, f, desc, depth + 1, MANTRA_TYPE_OBJECT, before, e);
         o.count = f->member_count;
         o.data = d->c.data + before;
         if (call(d, d->vis->begin_object, &o) == STOPPED)
             return STOPPED;
-        int rc = decode_fields(d, f->members, f->member_count, depth + 2);
+        int rc = decode_fields(d, f->members, o.field != NULL ? o.field->fields : NULL, f->member_count, depth + 2);
         if (rc != MANTRA_DECODE_OK)
             return rc;
         o.size = d->c.pos - before;
@@ -165,13 +169,13 @@ static int decode_struct(dstate *d, const mantra_manifest_field *f, uint64_t cou
 }
 
 /* count elements of es bytes each (Binary: Bytes; else scalars of f's type), already checked. */
-static int decode_array(dstate *d, const mantra_manifest_field *f, uint64_t count, size_t es, unsigned depth,
-                        int fixed) {
+static int decode_array(dstate *d, const mantra_manifest_field *f, const mantra_field_desc *desc, uint64_t count,
+                        size_t es, unsigned depth, int fixed) {
     size_t start = d->c.pos;
     mantra_array a;
     MANTRA_TRY(mantra_cursor_array(&d->c, count, es, &a));
     mantra_value v;
-    value_init(&v, f, depth, fixed ? MANTRA_TYPE_FIXED_ARRAY : MANTRA_TYPE_ARRAY, start);
+    value_init(&v, f, desc, depth, fixed ? MANTRA_TYPE_FIXED_ARRAY : MANTRA_TYPE_ARRAY, start);
     v.count = (size_t)count;
     v.data = a.data;
     v.size = (size_t)count * es;
@@ -185,7 +189,7 @@ static int decode_array(dstate *d, const mantra_manifest_field *f, uint64_t coun
         d->c = (mantra_cursor){a.data, (size_t)count * es, 0, saved.pointer_size};
         for (uint64_t e = 0; e < count; e++) {
             mantra_value x;
-            element_init(&x, f, depth + 1, etype, start + d->c.pos, e);
+            element_init(&x, f, desc, depth + 1, etype, start + d->c.pos, e);
             if (binary) {
                 x.data = a.data + e;
                 x.size = 1;
@@ -208,10 +212,12 @@ static int decode_array(dstate *d, const mantra_manifest_field *f, uint64_t coun
 }
 
 /* Fields list[0..n) at the cursor; slots: values of the fields others take counts/lengths from. */
-static int decode_fields(dstate *d, const mantra_manifest_field *list, uint32_t n, unsigned depth) {
+static int decode_fields(dstate *d, const mantra_manifest_field *list, const mantra_field_desc *descs, uint32_t n,
+                         unsigned depth) {
     uint64_t slots[MANTRA_MANIFEST_MAX_SLOTS];
     for (uint32_t i = 0; i < n; i++) {
         const mantra_manifest_field *f = &list[i];
+        const mantra_field_desc *desc = descs != NULL ? &descs[i] : NULL;
         uint64_t count = 1;
         if (f->count_kind == MANTRA_MANIFEST_REF_FIXED)
             count = f->count;
@@ -220,16 +226,16 @@ static int decode_fields(dstate *d, const mantra_manifest_field *list, uint32_t 
         d->failed = f;
         int rc;
         if (f->type == MANTRA_TYPE_OBJECT) {
-            rc = decode_struct(d, f, count, depth);
+            rc = decode_struct(d, f, desc, count, depth);
         } else if (f->type == MANTRA_TYPE_BINARY) {
             uint64_t length = f->length_kind == MANTRA_MANIFEST_REF_FIELD ? slots[list[f->length].slot] : f->length;
-            rc = decode_array(d, f, length, 1, depth, f->length_kind == MANTRA_MANIFEST_REF_FIXED);
+            rc = decode_array(d, f, desc, length, 1, depth, f->length_kind == MANTRA_MANIFEST_REF_FIXED);
         } else if (f->count_kind != MANTRA_MANIFEST_REF_NONE) {
-            rc = decode_array(d, f, count, elem_size(f, d->c.pointer_size), depth,
+            rc = decode_array(d, f, desc, count, elem_size(f, d->c.pointer_size), depth,
                               f->count_kind == MANTRA_MANIFEST_REF_FIXED);
         } else if (f->type == MANTRA_TYPE_STRING || f->type == MANTRA_TYPE_STRING8) {
             mantra_value v;
-            value_init(&v, f, depth, f->type, d->c.pos);
+            value_init(&v, f, desc, depth, f->type, d->c.pos);
             if (f->type == MANTRA_TYPE_STRING8) {
                 mantra_str8 s;
                 MANTRA_TRY(mantra_cursor_str8(&d->c, &s));
@@ -246,7 +252,7 @@ static int decode_fields(dstate *d, const mantra_manifest_field *list, uint32_t 
         } else {
             mantra_value v;
             uint64_t raw;
-            value_init(&v, f, depth, scalar_type(f, d->c.pointer_size), d->c.pos);
+            value_init(&v, f, desc, depth, scalar_type(f, d->c.pointer_size), d->c.pos);
             MANTRA_TRY(read_scalar(d, f, &v, &raw));
             if (f->slot != MANTRA_MANIFEST_NO_SLOT)
                 slots[f->slot] = raw;
@@ -258,9 +264,9 @@ static int decode_fields(dstate *d, const mantra_manifest_field *list, uint32_t 
     return MANTRA_DECODE_OK;
 }
 
-int mantra_manifest_decode(const mantra_manifest_template *tpl, const uint8_t *payload, size_t size,
-                           unsigned pointer_size, const mantra_field_visitor *visitor, void *ctx,
-                           mantra_manifest_decode_info *info) {
+int mf_decode_described(const mantra_manifest_template *tpl, const mantra_field_desc *descs, const uint8_t *payload,
+                        size_t size, unsigned pointer_size, const mantra_field_visitor *visitor, void *ctx,
+                        mantra_manifest_decode_info *info) {
     static const mantra_field_visitor none = {0};
     dstate d;
     d.c.data = payload != NULL ? payload : (const uint8_t *)"";
@@ -274,12 +280,19 @@ int mantra_manifest_decode(const mantra_manifest_template *tpl, const uint8_t *p
     d.failed = NULL;
     int rc = MANTRA_DECODE_OK;
     if (tpl != NULL)
-        rc = decode_fields(&d, tpl->fields, tpl->field_count, 0);
+        rc = decode_fields(&d, tpl->fields, descs, tpl->field_count, 0);
     if (rc == MANTRA_DECODE_OK)
         rc = mantra_cursor_finish(&d.c);
     if (info != NULL) {
         info->consumed = d.c.pos;
         info->field = rc < 0 ? d.failed : NULL;
+        info->stopped = rc == STOPPED;
     }
     return rc == STOPPED ? d.stopped : rc;
+}
+
+int mantra_manifest_decode(const mantra_manifest_template *tpl, const uint8_t *payload, size_t size,
+                           unsigned pointer_size, const mantra_field_visitor *visitor, void *ctx,
+                           mantra_manifest_decode_info *info) {
+    return mf_decode_described(tpl, NULL, payload, size, pointer_size, visitor, ctx, info);
 }

@@ -1,9 +1,10 @@
 /* Events decoded with a manifest loaded at run time (mantra_reader_add_manifest): the field
- * descriptions shown for a manifest template, and the manifest decoder (mantra/manifest.h) with those
- * descriptions added to the values it shows. */
+ * descriptions shown for a manifest template, and the manifest decoder (mantra/manifest.h) walking
+ * them beside the template. */
 #include <string.h>
 
 #include "mantra/decode.h"
+#include "manifest/decode-internal.h"
 #include "mantra/manifest.h"
 #include "reader-internal.h"
 
@@ -105,82 +106,15 @@ int rd_manifest_fields(cm_arena *a, const mantra_manifest_event *e, uint32_t poi
 
 /* ---- decoding ------------------------------------------------------------------------------ */
 
-/* mantra_manifest_decode shows values in the trace's shapes already; the reader adds the
- * descriptions of metadata->fields (mantra_value.field), found from the manifest field and the
- * arrays and objects open around the value. Depths: a template field 0, array elements and struct
- * elements 1, struct members 2, elements of a member's array 3 (no structs in structs). */
-#define MAX_DEPTH 4
-
-typedef struct adapter {
-    const mantra_field_visitor *v;
-    void *ctx;
-    const mantra_manifest_template *tpl;
-    const mantra_field_desc *fields; /* descriptions of the template's fields */
-    const mantra_manifest_field *open_mf[MAX_DEPTH];
-    const mantra_field_desc *open_desc[MAX_DEPTH];
-    int stopped; /* a callback returned a negative value */
-} adapter;
-
-static const mantra_field_desc *desc_of(const adapter *ad, const mantra_value *v) {
-    if (v->depth == 0)
-        return &ad->fields[v->manifest_field - ad->tpl->fields];
-    const mantra_field_desc *parent = ad->open_desc[v->depth - 1];
-    if (parent->type != MANTRA_TYPE_OBJECT)
-        return parent->element; /* an element of the array open around it */
-    return &parent->fields[v->manifest_field - ad->open_mf[v->depth - 1]->members];
-}
-
-static int forward(adapter *ad, int (*fn)(void *, const mantra_value *), const mantra_value *v, int open) {
-    if (v->depth >= MAX_DEPTH)
-        return MANTRA_EFORMAT; /* never: the loader admits no deeper shapes */
-    mantra_value w = *v;
-    w.field = desc_of(ad, v);
-    if (open) {
-        ad->open_mf[v->depth] = v->manifest_field;
-        ad->open_desc[v->depth] = w.field;
-    }
-    int rc = fn ? fn(ad->ctx, &w) : 0;
-    if (rc < 0)
-        ad->stopped = 1;
-    return rc;
-}
-
-static int on_scalar(void *ctx, const mantra_value *v) {
-    adapter *ad = ctx;
-    return forward(ad, ad->v->scalar, v, 0);
-}
-static int on_begin_object(void *ctx, const mantra_value *v) {
-    adapter *ad = ctx;
-    return forward(ad, ad->v->begin_object, v, 1);
-}
-static int on_end_object(void *ctx, const mantra_value *v) {
-    adapter *ad = ctx;
-    return forward(ad, ad->v->end_object, v, 0);
-}
-static int on_begin_array(void *ctx, const mantra_value *v) {
-    adapter *ad = ctx;
-    return forward(ad, ad->v->begin_array, v, 1);
-}
-static int on_end_array(void *ctx, const mantra_value *v) {
-    adapter *ad = ctx;
-    return forward(ad, ad->v->end_array, v, 0);
-}
-
-static const mantra_field_visitor adapter_visitor = {on_scalar, on_begin_object, on_end_object, on_begin_array,
-                                                     on_end_array};
-
+/* The manifest decoder walks the template with the descriptions of metadata->fields beside it (they
+ * have the template's shape), so the values it shows carry the reader's descriptions. */
 int rd_manifest_decode(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx) {
     const mantra_trace_metadata *m = ev->metadata;
-    adapter ad;
-    memset(&ad, 0, sizeof ad);
-    ad.v = visitor;
-    ad.ctx = ctx;
-    ad.tpl = m->manifest_event->tpl;
-    ad.fields = m->fields;
-    int rc = mantra_manifest_decode(ad.tpl, ev->payload, ev->payload_size, ev->pointer_size ? ev->pointer_size : 8,
-                                    visitor ? &adapter_visitor : NULL, &ad, NULL);
-    if (ad.stopped)
-        return rc;
+    mantra_manifest_decode_info info;
+    int rc = mf_decode_described(m->manifest_event->tpl, m->fields, ev->payload, ev->payload_size,
+                                 ev->pointer_size ? ev->pointer_size : 8, visitor, ctx, &info);
+    if (info.stopped)
+        return rc; /* a callback's negative result */
     switch (rc) {
     case MANTRA_DECODE_OK:
         return 0;
@@ -190,6 +124,7 @@ int rd_manifest_decode(const mantra_trace_event *ev, const mantra_field_visitor 
         return MANTRA_EFORMAT;
     }
 }
+
 int rd_manifest_check(const mantra_trace_event *ev) {
     return mantra_manifest_decode(ev->metadata->manifest_event->tpl, ev->payload, ev->payload_size,
                                   ev->pointer_size ? ev->pointer_size : 8, NULL, NULL, NULL);
