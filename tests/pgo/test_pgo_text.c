@@ -297,6 +297,21 @@ START_TEST(parse_long_line_and_unknown_kind) {
     ck_assert_str_eq(mantra_pgo_text_error(t, 0),
                      "p.txt:5: unknown element type in InstrumentationKind; the method is dropped");
     mantra_pgo_text_free(t);
+
+    /* found by fuzz_pgo_text: a NUL inside a handle line hid the difference between "NULL\0\0" (a name
+     * the writer wrote back as the null handle) and NULL; the CLR reads the line as a C string without
+     * its newline and drops the method */
+    static const char nul_text[] = "*** START PGO Data, max index = 1 ***\n"
+                                   "@@@ codehash 0x1 methodhash 0x2 ilSize 0x3 records 0x1\n"
+                                   "x\ny\n"
+                                   "Schema InstrumentationKind 195 ILOffset 0 Count 1 Other 0\n"
+                                   "TypeHandle: NULL\0\0\n";
+    ck_assert_int_eq(mantra_pgo_text_parse(nul_text, sizeof nul_text - 1, "p.txt", &t), MANTRA_OK);
+    ck_assert_uint_eq(mantra_pgo_text_method_count(t), 0);
+    ck_assert_str_eq(mantra_pgo_text_error(t, 0),
+                     "p.txt:6: a handle line holds a NUL byte, which hides its newline from the CLR; the method is "
+                     "dropped");
+    mantra_pgo_text_free(t);
 }
 END_TEST
 

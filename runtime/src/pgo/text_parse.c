@@ -232,6 +232,15 @@ static int read_method(mantra_pgo_text *t, line_reader *r, const char *path, uin
                 }
                 size_t nl = l.len - pl;
                 const char *n = l.s + pl;
+                /* The CLR sees the line as a C string, so a NUL byte hides the newline after it and
+                 * the CLR drops the method (its newline check fails); so do we. */
+                if (memchr(n, 0, nl) != NULL) {
+                    add_error(t, path, r->number,
+                              "a handle line holds a NUL byte, which hides its newline from the CLR; the method is "
+                              "dropped%s",
+                              NULL);
+                    return 1;
+                }
                 if (!(nl == 4 && memcmp(n, "NULL", 4) == 0) && !(nl == 7 && memcmp(n, "UNKNOWN", 7) == 0)) {
                     name = cm_arena_strdup(&t->arena, n, nl);
                     if (name == NULL)
