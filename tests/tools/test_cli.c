@@ -100,7 +100,7 @@ START_TEST(stats_json_exact) {
     run_tool_result r;
     run(&r, "stats", "--json", p, NULL);
     ck_assert_int_eq(r.status, 0);
-    ck_assert_str_eq(r.out, "{\"format_version\":4,\"complete\":true,\"events\":3,\"metadata\":1,\"stacks\":1,"
+    ck_assert_str_eq(r.out, "{\"format_version\":4,\"complete\":true,\"pointer_size\":8,\"events\":3,\"metadata\":1,\"stacks\":1,"
                             "\"sequence_points\":1,\"dropped\":0,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{\"Microsoft-Windows-DotNETRuntimeRundown/"
                             "300/v0\":3},\"errors\":[]}\n");
     ck_assert_str_eq(r.err, "");
@@ -112,7 +112,7 @@ START_TEST(stats_json_exact) {
         return;
     run(&r, "stats", "--json", p, NULL);
     ck_assert_int_eq(r.status, 0);
-    ck_assert_str_eq(r.out, "{\"format_version\":6,\"complete\":true,\"events\":7,\"metadata\":2,\"stacks\":0,"
+    ck_assert_str_eq(r.out, "{\"format_version\":6,\"complete\":true,\"pointer_size\":8,\"events\":7,\"metadata\":2,\"stacks\":0,"
                             "\"sequence_points\":0,\"dropped\":3,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{\"TestProvider/15/v0\":3,"
                             "\"TestProvider/16/v0\":4},\"errors\":[]}\n");
     run_tool_free(&r);
@@ -127,7 +127,7 @@ START_TEST(stats_truncated_and_netperf) {
     run_tool_result r;
     run(&r, "stats", "--json", p, NULL);
     ck_assert_int_eq(r.status, 0); /* every complete block was read */
-    ck_assert_msg(strncmp(r.out, "{\"format_version\":4,\"complete\":false,\"events\":19842,\"metadata\":27,", 66) == 0,
+    ck_assert_msg(strncmp(r.out, "{\"format_version\":4,\"complete\":false,\"pointer_size\":8,\"events\":19842,\"metadata\":27,", 83) == 0,
                   "%s", r.out);
     const char *msg = "offset 4170673: EventBlock truncated: it declares 5488 content bytes ending at offset 4176192, "
                       "the input ends at offset 4174144 (incomplete trace)";
@@ -147,7 +147,7 @@ START_TEST(stats_truncated_and_netperf) {
     msg = "offset 0: NetPerf format (version 3, no \\\"Nettrace\\\" magic) is not supported: mantra reads nettrace V4, "
           "V5 and V6 traces (.NET Core 3.0 and later)";
     snprintf(want, sizeof want,
-             "{\"format_version\":3,\"complete\":false,\"events\":0,\"metadata\":0,\"stacks\":0,\"sequence_points\":0,"
+             "{\"format_version\":3,\"complete\":false,\"pointer_size\":0,\"events\":0,\"metadata\":0,\"stacks\":0,\"sequence_points\":0,"
              "\"dropped\":0,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{},\"errors\":[\"%s\"]}\n",
              msg);
     ck_assert_str_eq(r.out, want);

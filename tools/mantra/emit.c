@@ -11,8 +11,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +18,7 @@
 #include <time.h>
 
 #include "emit_cmd.h"
+#include "emit_threads.h"
 #include "tool.h"
 
 #ifdef MANTRA_TOOL_HAVE_DOTNET
@@ -41,7 +40,7 @@ static const char emit_usage[] =
     "write_seconds: wall time while the threads write; total_seconds: from the start to every trace\n"
     "closed; events_per_second: N*M / write_seconds.\n"
     "\n"
-    "  --threads N       writing threads (default 2, at most 1024)\n"
+    "  --threads N       writing threads (default 2, at most 1024; the WASI build: 1, its loop pumps)\n"
     "  --events M        events written by EACH thread (default 100000)\n"
     "  --trace FILE      the trace of mantra emit's own session (default emit.nettrace; see below)\n"
     "  --providers SPEC  providers of that session, dotnet-trace syntax (default Mantra-Demo:0xF:5)\n"
@@ -52,6 +51,9 @@ static const char emit_usage[] =
     "                    refused by the threadless build\n"
     "  --mix all|tick    all (default): per 64 indexes of a thread, index%64 == 1 Scalars, 2 Strings\n"
     "                    (non-ASCII text), 3 Arrays, the other 61 Tick; tick: only Tick events\n"
+    "  --no-pump         threadless build: the loop never pumps the job queue while writing, so the\n"
+    "                    sessions keep what fits under their cap, count the rest as dropped, and are\n"
+    "                    drained at shutdown (a host that never pumps); default: pump every 100 ms\n"
     "\n"
     "Environment: the MANTRA_* startup variables (MANTRA_EnableEventPipe=1, MANTRA_EventPipeConfig,\n"
     "MANTRA_EventPipeOutputPath, MANTRA_EventPipeCircularMB) start a session of their own first; it\n"
@@ -62,12 +64,6 @@ static const char emit_usage[] =
 
 #define EMIT_MAX_THREADS 1024u
 #define EMIT_PERIOD 64u /* --mix all: one Scalars, Strings and Arrays event per 64 indexes */
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Parses a decimal unsigned integer in [min, max]; 0 or -1. */
 static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
@@ -109,46 +105,8 @@ typedef struct emit_options {
     int block;
     int mix;
     int session_opts; /* --providers/--buffer-mb/--rotate/--block given */
+    int no_pump;      /* --no-pump */
 } emit_options;
-
-typedef struct emit_thread {
-    pthread_t handle;
-    uint32_t number;
-    uint64_t events;
-    int mix;
-    double end; /* now_seconds() after the last write */
-} emit_thread;
-
-/* The start gate: each thread checks in and waits until the main thread opens the gate for all at
- * once (a barrier, but one that also lets the main thread call the run off when a thread cannot be
- * created). */
-static pthread_mutex_t g_gate_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_gate_cond = PTHREAD_COND_INITIALIZER;
-static uint32_t g_ready;
-static int g_gate; /* 0 closed, 1 open: write, -1 open: write nothing */
-static atomic_uint g_finished;
-
-/* Thread side: 1 when the thread is to write. */
-static int gate_wait(void) {
-    pthread_mutex_lock(&g_gate_lock);
-    g_ready++;
-    pthread_cond_broadcast(&g_gate_cond);
-    while (g_gate == 0)
-        pthread_cond_wait(&g_gate_cond, &g_gate_lock);
-    int go = g_gate > 0;
-    pthread_mutex_unlock(&g_gate_lock);
-    return go;
-}
-
-/* Main side: waits for n threads to check in, then opens the gate (go: 1 write, -1 abort). */
-static void gate_open(uint32_t n, int go) {
-    pthread_mutex_lock(&g_gate_lock);
-    while (g_ready < n)
-        pthread_cond_wait(&g_gate_cond, &g_gate_lock);
-    g_gate = go;
-    pthread_cond_broadcast(&g_gate_cond);
-    pthread_mutex_unlock(&g_gate_lock);
-}
 
 /* ---- the events (values derive from (t, i) only) ----------------------------------------- */
 
@@ -209,13 +167,16 @@ static void emit_arrays(uint32_t t, uint64_t i) {
     (void)mantra_Demo_Arrays_write(n, values, size, blob, count, items, off);
 }
 
-static void *emit_main(void *arg) {
-    emit_thread *w = arg;
+static void emit_write(emit_thread *w) {
     const uint32_t t = w->number;
-    const uint64_t m = gate_wait() ? w->events : 0;
+    const uint64_t m = w->events;
+    void (*tick)(void) = w->tick;
     if (w->mix == MIX_TICK) {
-        for (uint64_t i = 0; i < m; i++)
+        for (uint64_t i = 0; i < m; i++) {
             (void)mantra_Demo_Tick_write(t, i);
+            if (tick != NULL && (i & (EMIT_TICK_EVENTS - 1u)) == EMIT_TICK_EVENTS - 1u)
+                tick();
+        }
     } else {
         for (uint64_t i = 0; i < m; i++) {
             switch (i % EMIT_PERIOD) {
@@ -232,11 +193,11 @@ static void *emit_main(void *arg) {
                 (void)mantra_Demo_Tick_write(t, i);
                 break;
             }
+            if (tick != NULL && (i & (EMIT_TICK_EVENTS - 1u)) == EMIT_TICK_EVENTS - 1u)
+                tick();
         }
     }
-    w->end = now_seconds();
-    atomic_fetch_add(&g_finished, 1);
-    return NULL;
+    w->end = emit_now();
 }
 
 /* ---- arguments ----------------------------------------------------------------------------- */
@@ -277,9 +238,13 @@ static int parse_args(int argc, char **argv, emit_options *o) {
         if (strcmp(a, "--block") == 0) {
             o->block = 1;
             o->session_opts = 1;
+        } else if (strcmp(a, "--no-pump") == 0) {
+            o->no_pump = 1;
         } else if ((v = opt_value("--threads", argc, argv, &i, &missing)) != NULL || missing) {
             if (missing || parse_u64(v, 1, EMIT_MAX_THREADS, &n) < 0)
                 return tool_usage_error("emit", "--threads needs a number from 1 to 1024 (got '%s')", missing ? "" : v);
+            if (n > emit_max_threads())
+                return tool_usage_error("emit", "%s", "--threads: this build has no threads (WASI): only 1 writer");
             o->threads = (uint32_t)n;
         } else if ((v = opt_value("--events", argc, argv, &i, &missing)) != NULL || missing) {
             if (missing || parse_u64(v, 0, UINT64_C(1) << 40, &n) < 0)
@@ -366,13 +331,15 @@ static int stop_session(emit_session *s) {
     return TOOL_OK;
 }
 
+static void pump_jobs(void) { (void)mantra_pump(); }
+
 int cmd_emit(int argc, char **argv) {
-    emit_options o = {2, 100000, NULL, "Mantra-Demo:0xF:5", 256, 0, 0, MIX_ALL, 0};
+    emit_options o = {emit_max_threads() < 2 ? 1u : 2u, 100000, NULL, "Mantra-Demo:0xF:5", 256, 0, 0, MIX_ALL, 0, 0};
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
         return rc;
 
-    double t_start = now_seconds();
+    double t_start = emit_now();
     if (mantra_dotnet_register() != 0) {
         fprintf(stderr, "mantra emit: cannot register the providers of manifest/dotnet.yaml\n");
         return TOOL_BAD_INPUT;
@@ -420,38 +387,22 @@ int cmd_emit(int argc, char **argv) {
         return TOOL_BAD_INPUT;
     }
     int status = TOOL_OK;
-    uint32_t started = 0;
-    for (; started < o.threads; started++) {
-        ws[started].number = started;
-        ws[started].events = o.events;
-        ws[started].mix = o.mix;
-        if (pthread_create(&ws[started].handle, NULL, emit_main, &ws[started]) != 0) {
-            fprintf(stderr, "mantra emit: cannot start thread %" PRIu32 " of %" PRIu32 "\n", started + 1, o.threads);
-            status = TOOL_BAD_INPUT;
-            break;
-        }
+    for (uint32_t k = 0; k < o.threads; k++) {
+        ws[k].number = k;
+        ws[k].events = o.events;
+        ws[k].mix = o.mix;
     }
-    gate_open(started, status == TOOL_OK ? 1 : -1);
-    double t_write = now_seconds(), t_end = t_write;
+    double t_write = emit_now(), t_end = t_write;
     /* The threadless build has no drain thread: the host (this thread) pumps the job queue, every
      * 100 ms like the threaded build's drain (flush_interval_ms), so both builds drop alike. */
-    if (mantra_threadless()) {
-        const struct timespec ms = {0, 1000000};
-        double last = t_write;
-        while (atomic_load(&g_finished) < started) {
-            nanosleep(&ms, NULL);
-            double t = now_seconds();
-            if (t - last >= 0.1) {
-                mantra_pump();
-                last = t;
-            }
-        }
+    uint32_t started = emit_threads_run(ws, o.threads, emit_write, mantra_threadless() && !o.no_pump ? pump_jobs : NULL, 0.1);
+    if (started < o.threads) {
+        fprintf(stderr, "mantra emit: cannot start thread %" PRIu32 " of %" PRIu32 "\n", started + 1, o.threads);
+        status = TOOL_BAD_INPUT;
     }
-    for (uint32_t k = 0; k < started; k++) {
-        pthread_join(ws[k].handle, NULL);
+    for (uint32_t k = 0; k < started; k++)
         if (ws[k].end > t_end)
             t_end = ws[k].end;
-    }
     free(ws);
 
     /* own session first (it started last), then the environment's, then whatever else runs */
@@ -459,7 +410,7 @@ int cmd_emit(int argc, char **argv) {
         if (stop_session(&ss[k]) != TOOL_OK)
             status = TOOL_BAD_INPUT;
     mantra_shutdown();
-    double t_done = now_seconds();
+    double t_done = emit_now();
     double write_s = t_end - t_write;
     if (started == o.threads)
         print_json(&o, write_s, t_done - t_start, ss, nss);

@@ -12,6 +12,7 @@ static const char stats_usage[] =
     "Reads a whole nettrace trace and prints its counts. With --json, one JSON object:\n"
     "  format_version  3, 4 or 6 as the file says (V5 files say 4)\n"
     "  complete        whether the end-of-stream marker was seen\n"
+    "  pointer_size    the trace header's pointer size in bytes (4: a 32-bit process such as WASI)\n"
     "  events, metadata, stacks, sequence_points\n"
     "  dropped         events lost, from per-thread sequence-number gaps\n"
     "  decode_errors   events whose payload does not match their manifest template\n"
@@ -196,11 +197,12 @@ int cmd_stats(int argc, char **argv) {
     const mantra_trace_info *info = mantra_reader_info(r);
     const char *err = rc < 0 ? mantra_reader_last_error(r) : "";
     if (json) {
-        printf("{\"format_version\":%d,\"complete\":%s,\"events\":%" PRIu64 ",\"metadata\":%" PRIu64
-               ",\"stacks\":%" PRIu64 ",\"sequence_points\":%" PRIu64 ",\"dropped\":%" PRIu64
-               ",\"manifest_events\":%" PRIu64 ",\"decode_errors\":%" PRIu64 ",\"by_event\":{",
-               info->format_version, mantra_reader_complete(r) ? "true" : "false", s->events, s->metadata, s->stacks,
-               s->sequence_points, s->dropped, s->manifest_events, s->decode_errors);
+        printf("{\"format_version\":%d,\"complete\":%s,\"pointer_size\":%" PRIu32 ",\"events\":%" PRIu64
+               ",\"metadata\":%" PRIu64 ",\"stacks\":%" PRIu64 ",\"sequence_points\":%" PRIu64
+               ",\"dropped\":%" PRIu64 ",\"manifest_events\":%" PRIu64 ",\"decode_errors\":%" PRIu64
+               ",\"by_event\":{",
+               info->format_version, mantra_reader_complete(r) ? "true" : "false", info->pointer_size, s->events,
+               s->metadata, s->stacks, s->sequence_points, s->dropped, s->manifest_events, s->decode_errors);
         for (size_t i = 0; i < c.nb; i++) {
             if (i)
                 putchar(',');
@@ -212,11 +214,11 @@ int cmd_stats(int argc, char **argv) {
             json_string(stdout, err, strlen(err));
         fputs("]}\n", stdout);
     } else {
-        printf("format version   %d\ncomplete         %s\nevents           %" PRIu64 "\nmetadata         %" PRIu64
-               "\nstacks           %" PRIu64 "\nsequence points  %" PRIu64 "\ndropped          %" PRIu64
-               "\nmanifest events  %" PRIu64 "\ndecode errors    %" PRIu64 "\n",
-               info->format_version, mantra_reader_complete(r) ? "yes" : "no", s->events, s->metadata, s->stacks,
-               s->sequence_points, s->dropped, s->manifest_events, s->decode_errors);
+        printf("format version   %d\ncomplete         %s\npointer size     %" PRIu32 "\nevents           %" PRIu64
+               "\nmetadata         %" PRIu64 "\nstacks           %" PRIu64 "\nsequence points  %" PRIu64
+               "\ndropped          %" PRIu64 "\nmanifest events  %" PRIu64 "\ndecode errors    %" PRIu64 "\n",
+               info->format_version, mantra_reader_complete(r) ? "yes" : "no", info->pointer_size, s->events,
+               s->metadata, s->stacks, s->sequence_points, s->dropped, s->manifest_events, s->decode_errors);
         for (size_t i = 0; i < c.nb; i++)
             printf("%10" PRIu64 "  %s\n", c.b[i].count, c.b[i].key);
         if (err[0])

@@ -34,7 +34,6 @@
 #define MANTRA_LISTENER_BIT (UINT64_C(1) << 63)
 #define MANTRA_SESSION_BITS (~MANTRA_LISTENER_BIT)
 
-#define REC_HDR 32u
 #define MAX_HOOKS 16u
 #define KEY_CACHE 256u /* drain: direct-mapped cache of nettrace event keys */
 /* Sequence numbers of a (thread, session) start at 2, so that "1" can stand for "before the first
@@ -56,7 +55,10 @@ typedef struct rec_hdr {
     const mantra_provider_desc *provider;
     uint32_t seq, size;
 } rec_hdr;
-_Static_assert(sizeof(rec_hdr) == REC_HDR, "record header");
+/* A record in a buffer: the header, then the payload, each 8-byte aligned (32 bytes with 64-bit
+ * pointers, 24 with 32-bit ones). */
+#define REC_HDR ((uint32_t)((sizeof(rec_hdr) + 7u) & ~(size_t)7u))
+_Static_assert(sizeof(rec_hdr) % 8u == 0, "record header keeps payloads 8-byte aligned");
 
 typedef struct thread_rec {
     struct thread_rec *next;

@@ -146,6 +146,7 @@ int Stats(string trace)
     var sb = new StringBuilder();
     sb.Append("{\"format_version\":").Append(view.FormatVersion.ToString(CultureInfo.InvariantCulture));
     sb.Append(",\"complete\":").Append(ok ? "true" : "false");
+    sb.Append(",\"pointer_size\":").Append(view.Source.PointerSize.ToString(CultureInfo.InvariantCulture));
     sb.Append(",\"events\":").Append(view.Count.ToString(CultureInfo.InvariantCulture));
     sb.Append(",\"dropped\":").Append(view.Source.EventsLost.ToString(CultureInfo.InvariantCulture));
     sb.Append(",\"error\":");
