@@ -3,13 +3,16 @@
 #   make deps    install what is missing (apt): cmake, pkg-config, check, libyaml-dev, Python
 #                jinja2 + yaml + pytest; with FUZZ=1 also clang + its libFuzzer runtime
 #   make build   configure build/ (RelWithDebInfo) and build
+#   make wasm    deps (WASM=1: clang-14, wasi-libc, lld-14, the wasm32 builtins, node), then the
+#                WASI build in build-wasm/ (cmake/wasm32-wasi.cmake): build-wasm/tools/mantra.wasm
 #   make demo    deps, build, run the generator into build/demo-gen, run the demo program, then
 #                `mantra emit` (4 threads x 250000 events through a real session) into
 #                build/demo-emit.nettrace and `mantra stats` of that trace
 #   make interop check for the .NET SDK (`dotnet --version`) that the TraceEvent interop tests
 #                (tests/interop) build with; without it they are skipped, or with
 #                MANTRA_REQUIRE_INTEROP=1 this fails
-#   make test    deps, interop, then: test-gen (generated/ fresh), test-build (build/ + ctest),
+#   make test    deps, interop, then: test-gen (generated/ fresh), wasm (build-wasm/, whose
+#                mantra.wasm tests/wasm runs under Node), test-build (build/ + ctest),
 #                test-asan (ASan+UBSan build in build-asan/ + ctest), test-tsan (TSan build in
 #                build-tsan/, ctest -L 'threads|session'), test-threadless (MANTRA_THREADLESS build
 #                with ASan/LSan in build-threadless/, ctest -L 'session|threads|unit|startup'), test-downstream
@@ -32,6 +35,7 @@ ASAN_DIR     ?= build-asan
 TSAN_DIR     ?= build-tsan
 THREADLESS_DIR ?= build-threadless
 FUZZ_DIR     ?= build-fuzz
+WASM_DIR     ?= build-wasm
 PREFIX_DIR   ?= $(BUILD_DIR)/prefix
 DOWNSTREAM_DIR ?= $(BUILD_DIR)/downstream
 JOBS         ?= 2
@@ -52,7 +56,7 @@ CTEST = ctest --output-on-failure --no-tests=error -j $(CTEST_JOBS)
 
 say = printf '\n==> %s\n' "$(1)"
 
-.PHONY: deps interop build demo test test-gen test-build test-asan test-tsan test-threadless test-downstream \
+.PHONY: deps interop build demo wasm test test-gen test-build test-asan test-tsan test-threadless test-downstream \
         bench fuzz clean help
 
 help:
@@ -73,6 +77,14 @@ deps:
 	if [ -n "$(FUZZ)" ]; then \
 	  command -v clang >/dev/null 2>&1 || command -v clang-14 >/dev/null 2>&1 || missing+=(clang); \
 	  ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev); \
+	fi; \
+	if [ -n "$(WASM)" ]; then \
+	  command -v clang-14 >/dev/null 2>&1 || missing+=(clang-14); \
+	  [ -e /usr/lib/wasm32-wasi/libc.a ] || missing+=(wasi-libc); \
+	  command -v wasm-ld-14 >/dev/null 2>&1 || [ -x /usr/lib/llvm-14/bin/wasm-ld ] || missing+=(lld-14); \
+	  ls /usr/lib/llvm-14/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a >/dev/null 2>&1 \
+	    || missing+=(libclang-rt-14-dev-wasm32); \
+	  command -v node >/dev/null 2>&1 || missing+=(nodejs); \
 	fi; \
 	if [ $${#missing[@]} -eq 0 ]; then \
 	  echo "deps: all present"; \
@@ -108,6 +120,15 @@ demo: deps
 	@$(call say,mantra stats $(BUILD_DIR)/demo-emit.nettrace)
 	$(BUILD_DIR)/tools/mantra stats $(BUILD_DIR)/demo-emit.nettrace
 
+# The WASI build: libmantra (threadless), the interpreter and the CLI as the WASI command
+# $(WASM_DIR)/tools/mantra.wasm (cmake/wasm32-wasi.cmake; run it with tools/wasm/mantra-wasi.mjs).
+wasm:
+	@$(MAKE) deps WASM=1
+	@$(call say,WASI build in $(WASM_DIR)/ (clang-14 --target=wasm32-wasi, wasi-libc, lld))
+	@$(call configure,$(WASM_DIR),-DCMAKE_TOOLCHAIN_FILE=$(abspath cmake/wasm32-wasi.cmake) -DCMAKE_BUILD_TYPE=Release)
+	cmake --build $(WASM_DIR) -j $(JOBS)
+	@ls -l $(WASM_DIR)/tools/mantra.wasm | awk '{ printf "  %s  %d bytes\n", $$9, $$5 }'
+
 # The TraceEvent interop harness (tests/interop) is built by CMake with dotnet (NuGet restore of
 # TraceEvent and dotnet-trace on first use); this only reports whether dotnet is there.
 interop:
@@ -123,6 +144,7 @@ interop:
 # ---------------------------------------------------------------------------------------------
 test: deps interop
 	@$(MAKE) test-gen
+	@$(MAKE) wasm
 	@$(MAKE) test-build
 	@$(MAKE) test-asan
 	@$(MAKE) test-tsan
@@ -217,4 +239,4 @@ fuzz:
 
 # ---------------------------------------------------------------------------------------------
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(THREADLESS_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(THREADLESS_DIR) $(FUZZ_DIR) $(WASM_DIR)

@@ -394,8 +394,12 @@ int cmd_emit(int argc, char **argv) {
     }
     double t_write = emit_now(), t_end = t_write;
     /* The threadless build has no drain thread: the host (this thread) pumps the job queue, every
-     * 100 ms like the threaded build's drain (flush_interval_ms), so both builds drop alike. */
-    uint32_t started = emit_threads_run(ws, o.threads, emit_write, mantra_threadless() && !o.no_pump ? pump_jobs : NULL, 0.1);
+     * 100 ms like the threaded build's drain (flush_interval_ms), so both builds drop alike; where
+     * the one writer is this thread (WASI), it pumps every EMIT_TICK_EVENTS events instead, as a
+     * host loop that writes faster than a 100 ms drain could keep under the cap must. */
+    double pump_s = emit_max_threads() == 1 ? 0.0 : 0.1;
+    uint32_t started =
+        emit_threads_run(ws, o.threads, emit_write, mantra_threadless() && !o.no_pump ? pump_jobs : NULL, pump_s);
     if (started < o.threads) {
         fprintf(stderr, "mantra emit: cannot start thread %" PRIu32 " of %" PRIu32 "\n", started + 1, o.threads);
         status = TOOL_BAD_INPUT;
