@@ -1,0 +1,94 @@
+// browser_pgo.mjs - the browser page of examples/browser in a real browser (Debian's chromium,
+// headless, driven by playwright-core): serves the page from a local static server, calls
+// mantra.collectPgoTrace() from the page's JavaScript, waits for each download, and writes what
+// it saw as JSON for check_browser.py (which converts the traces with `mantra pgo` and checks the
+// counts). Also saves a screenshot of the page.
+//
+//   node browser_pgo.mjs --web DIR --wasm FILE --out DIR [--chromium PATH] [--modules DIR]
+//
+// Output: OUT/result.json { collections: [{ file, fileName, size, runsAtStop, steps, ms }],
+// concurrent: {...}, big: {...} }, OUT/*.nettrace, OUT/page.png. Exit 0, or 1 with the reason.
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { extname, join, resolve } from 'node:path';
+import process from 'node:process';
+
+const opt = {};
+for (let i = 2; i < process.argv.length; i += 2) opt[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
+for (const k of ['web', 'wasm', 'out']) {
+  if (!opt[k]) {
+    console.error(`browser_pgo.mjs: --${k} is required`);
+    process.exit(2);
+  }
+}
+const require = createRequire(join(resolve(opt.modules || '.'), 'node_modules') + '/');
+const { chromium } = require('playwright-core');
+
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.masm': 'text/plain' };
+const server = createServer(async (req, res) => {
+  const name = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
+  if (name === 'favicon.ico') {
+    res.writeHead(204).end();
+    return;
+  }
+  const path = name === 'mantra_web.wasm' ? opt.wasm : join(opt.web, name);
+  if (name.includes('..')) {
+    res.writeHead(403).end();
+    return;
+  }
+  try {
+    const body = await readFile(path);
+    res.writeHead(200, { 'content-type': types[extname(path)] || 'application/octet-stream' }).end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const url = `http://127.0.0.1:${server.address().port}/index.html`;
+await mkdir(opt.out, { recursive: true });
+
+const browser = await chromium.launch({ executablePath: opt.chromium || '/usr/bin/chromium', args: ['--no-sandbox'] });
+const result = { collections: [] };
+try {
+  const page = await browser.newPage({ acceptDownloads: true });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url);
+  await page.waitForFunction(() => window.mantra && window.mantra.stats().runs > 5, null, { timeout: 30000 });
+
+  // two collections in a row, from the page's JavaScript, each downloaded
+  for (let k = 1; k <= 2; k++) {
+    const t0 = Date.now();
+    const [download, r] = await Promise.all([
+      page.waitForEvent('download', { timeout: 60000 }),
+      page.evaluate(async () => {
+        const r = await window.mantra.collectPgoTrace({ seconds: 2 });
+        return { fileName: r.fileName, size: r.size, runsAtStop: r.runsAtStop, steps: window.mantra.stats().steps };
+      }),
+    ]);
+    const file = join(opt.out, `pgo-${k}.nettrace`);
+    await download.saveAs(file);
+    result.collections.push({ ...r, file, suggested: download.suggestedFilename(), ms: Date.now() - t0 });
+  }
+
+  // overlapping collections: a long one started first, a short one after; each stops only itself
+  const ov = await page.evaluate(async () => {
+    const t0 = performance.now();
+    const long = window.mantra.collectTrace({ providers: 'Microsoft-Windows-DotNETRuntime:0x10000000018:5', seconds: 3, download: false });
+    const short = window.mantra.collectTrace({ providers: 'Microsoft-Windows-DotNETRuntime:0x10000000018:5', seconds: 1, download: false });
+    const [a, b] = await Promise.all([long, short]);
+    return { longMs: a.stoppedAt - t0, shortMs: b.stoppedAt - t0, longSize: a.size, shortSize: b.size,
+      longHandle: a.handle, shortHandle: b.handle };
+  });
+  result.concurrent = ov;
+  await page.screenshot({ path: join(opt.out, 'page.png') });
+  result.errors = errors;
+  result.stats = await page.evaluate(() => window.mantra.stats());
+} finally {
+  await browser.close();
+  server.close();
+}
+await writeFile(join(opt.out, 'result.json'), JSON.stringify(result, null, 1));
+console.log(JSON.stringify(result));
