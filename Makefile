@@ -3,7 +3,8 @@
 #   make deps    install what is missing (apt): cmake, pkg-config, check, libyaml-dev, Python
 #                jinja2 + yaml + pytest; with FUZZ=1 also clang + its libFuzzer runtime
 #   make build   configure build/ (RelWithDebInfo) and build
-#   make wasm    deps (WASM=1: clang-14, wasi-libc, lld-14, the wasm32 builtins, node), then the
+#   make wasm    deps (WASM=1: clang-14, wasi-libc, lld-14, the wasm32 builtins, node, chromium,
+#                and playwright-core from npm into build-node/), then the
 #                WASI build in build-wasm/ (cmake/wasm32-wasi.cmake): build-wasm/tools/mantra.wasm
 #   make demo    deps, build, run the generator into build/demo-gen, run the demo program, then
 #                `mantra emit` (4 threads x 250000 events through a real session) into
@@ -36,6 +37,8 @@ TSAN_DIR     ?= build-tsan
 THREADLESS_DIR ?= build-threadless
 FUZZ_DIR     ?= build-fuzz
 WASM_DIR     ?= build-wasm
+NODE_DIR     ?= build-node
+PLAYWRIGHT_VERSION ?= 1.65.1
 PREFIX_DIR   ?= $(BUILD_DIR)/prefix
 DOWNSTREAM_DIR ?= $(BUILD_DIR)/downstream
 JOBS         ?= 2
@@ -85,6 +88,8 @@ deps:
 	  ls /usr/lib/llvm-14/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a >/dev/null 2>&1 \
 	    || missing+=(libclang-rt-14-dev-wasm32); \
 	  command -v node >/dev/null 2>&1 || missing+=(nodejs); \
+	  command -v npm >/dev/null 2>&1 || missing+=(npm); \
+	  command -v chromium >/dev/null 2>&1 || missing+=(chromium); \
 	fi; \
 	if [ $${#missing[@]} -eq 0 ]; then \
 	  echo "deps: all present"; \
@@ -94,6 +99,11 @@ deps:
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  $$sudo apt-get update -qq </dev/null; \
 	  $$sudo apt-get install -y -qq --no-install-recommends "$${missing[@]}" </dev/null; \
+	fi
+	@if [ -n "$(WASM)" ] && [ ! -e $(NODE_DIR)/node_modules/playwright-core/package.json ]; then \
+	  echo "deps: npm install playwright-core@$(PLAYWRIGHT_VERSION) into $(NODE_DIR)/ (drives chromium in tests/browser)"; \
+	  mkdir -p $(NODE_DIR); \
+	  npm install --prefix $(NODE_DIR) --no-audit --no-fund --loglevel=error playwright-core@$(PLAYWRIGHT_VERSION) </dev/null; \
 	fi
 
 # configure DIR ARGS: runs cmake quietly (log in DIR/configure.log), shows mantra's summary
@@ -239,4 +249,4 @@ fuzz:
 
 # ---------------------------------------------------------------------------------------------
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(THREADLESS_DIR) $(FUZZ_DIR) $(WASM_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(THREADLESS_DIR) $(FUZZ_DIR) $(WASM_DIR) $(NODE_DIR)
