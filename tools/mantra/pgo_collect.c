@@ -40,6 +40,8 @@ typedef struct module_info {
 typedef struct type_info {
     char *name;
     uint64_t module_id;
+    uint64_t *params; /* type arguments of a generic instantiation */
+    uint32_t nparams;
 } type_info;
 
 typedef struct trace_state {
@@ -66,6 +68,9 @@ typedef struct trace_state {
     char **assemblies;
     size_t nassemblies, capassemblies;
     pgo_strmap seen; /* identities of this trace's methods */
+    pgo_strmap nested_of; /* "ModuleID|Inner" -> index in nested */
+    char **nested;        /* "Outer+Inner" (NULL: two types of the module end in "+Inner") */
+    size_t nnested, capnested;
 } trace_state;
 
 static uint64_t warnings;
@@ -108,6 +113,8 @@ static void *push(void **arr, size_t *n, size_t *cap, size_t sz) {
  * on every 64-bit target the runtime supports, so the instance id takes the top byte. */
 static uint64_t chunk_key(uint16_t clr, uint64_t method_id) { return method_id ^ ((uint64_t)clr << 56); }
 
+static int learn_nested(trace_state *t, uint64_t module_id, const char *ns);
+
 static int on_instr(trace_state *t, const mantra_trace_event *ev, uint64_t index, int verbose) {
     pgo_instr_event e;
     const char *why = NULL;
@@ -131,6 +138,8 @@ static int on_instr(trace_state *t, const mantra_trace_event *ev, uint64_t index
             pgo_instr_event_free(&e);
             return -2;
         }
+        if (learn_nested(t, e.module_id, e.name_space) < 0)
+            return -2;
         o->method_id = e.method_id;
         o->module_id = e.module_id;
         o->token = e.token;
@@ -190,6 +199,34 @@ static int on_assembly(trace_state *t, const mantra_trace_event *ev) {
     return 0;
 }
 
+/* Learns the full name of a nested type from a method's namespace ("Outer+Inner" or
+ * "Outer+Inner[args]"): BulkType names a nested type by its own name only. */
+static int learn_nested(trace_state *t, uint64_t module_id, const char *ns) {
+    const char *plus = ns ? strrchr(ns, '+') : NULL;
+    const char *bracket = ns ? strchr(ns, '[') : NULL;
+    if (plus == NULL || (bracket && bracket < plus))
+        return 0;
+    size_t full = bracket ? (size_t)(bracket - ns) : strlen(ns);
+    char *key = pgo_strf("%" PRIx64 "|%.*s", module_id, (int)(full - (size_t)(plus + 1 - ns)), plus + 1);
+    if (key == NULL)
+        return -2;
+    size_t at = pgo_strmap_get(&t->nested_of, key);
+    int rc = 0;
+    if (at != (size_t)-1) {
+        if (t->nested[at] && (strlen(t->nested[at]) != full || strncmp(t->nested[at], ns, full) != 0)) {
+            free(t->nested[at]);
+            t->nested[at] = NULL;
+        }
+    } else {
+        char **slot = PUSH(t, nested);
+        if (slot == NULL || (*slot = pgo_strf("%.*s", (int)full, ns)) == NULL ||
+            pgo_strmap_put(&t->nested_of, key, t->nnested - 1) < 0)
+            rc = -2;
+    }
+    free(key);
+    return rc;
+}
+
 static int on_method(trace_state *t, const mantra_trace_event *ev, int jitting) {
     pgo_method_event m;
     if ((jitting ? pgo_parse_jitting_started : pgo_parse_method_verbose)(ev->payload, ev->payload_size, &m) < 0)
@@ -202,7 +239,8 @@ static int on_method(trace_state *t, const mantra_trace_event *ev, int jitting) 
         return 0;
     }
     pgo_method_event *d = PUSH(t, methods);
-    if (d == NULL || pgo_u64map_put(&t->method_of, m.method_id, t->nmethods - 1) < 0) {
+    if (d == NULL || pgo_u64map_put(&t->method_of, m.method_id, t->nmethods - 1) < 0 ||
+        learn_nested(t, m.module_id, m.name_space) < 0) {
         pgo_method_event_free(&m);
         return -2;
     }
@@ -227,7 +265,8 @@ static int on_details(trace_state *t, const mantra_trace_event *ev) {
     return 0;
 }
 
-static int on_type(void *ctx, uint64_t type_id, uint64_t module_id, const char *name) {
+static int on_type(void *ctx, uint64_t type_id, uint64_t module_id, const char *name, const uint64_t *params,
+                   uint32_t nparams) {
     trace_state *t = ctx;
     if (name == NULL || name[0] == '\0' || pgo_u64map_get(&t->type_of, type_id))
         return 0;
@@ -235,6 +274,12 @@ static int on_type(void *ctx, uint64_t type_id, uint64_t module_id, const char *
     if (ti == NULL || pgo_u64map_put(&t->type_of, type_id, t->ntypes - 1) < 0 || (ti->name = pgo_strdup(name)) == NULL)
         return -1;
     ti->module_id = module_id;
+    if (nparams) {
+        if ((ti->params = malloc(nparams * sizeof *ti->params)) == NULL)
+            return -1;
+        memcpy(ti->params, params, nparams * sizeof *params);
+        ti->nparams = nparams;
+    }
     return 0;
 }
 
@@ -289,29 +334,74 @@ static const module_info *module_at(const trace_state *t, uint64_t module_id) {
     return i ? &t->modules[*i] : NULL;
 }
 
-/* A type handle's name as the runtime's dump writes it (TypeString with the assembly): BulkType's
- * name, ", " and the FullyQualifiedAssemblyName of the AssemblyLoad event of its module's assembly
- * (the simple name from the module's path when no AssemblyLoad event names it). BulkType carries
- * names only when the keyword GCHeapAndTypeNames (0x1000000) is on (eventtrace.cpp,
- * BulkTypeEventLogger::LogSingleType); without it every handle is unnamed. The name of a generic
- * instantiation is not assembly-qualified inside its brackets as the dump's is (docs/cli.md).
- * NULL when not named. */
-static char *type_name(const trace_state *t, uint64_t type_id) {
-    uint64_t *i = pgo_u64map_get(&t->type_of, type_id);
-    if (i == NULL)
-        return NULL;
-    const type_info *ti = &t->types[*i];
+/* The assembly part of a type's name: the FullyQualifiedAssemblyName of the AssemblyLoad event of
+ * its module's assembly, else the simple name from the module's path; NULL when unknown. */
+static char *type_assembly(const trace_state *t, const type_info *ti) {
     const module_info *mi = module_at(t, ti->module_id);
     uint64_t *ai = mi ? pgo_u64map_get(&t->assembly_of, mi->assembly_id) : NULL;
     if (ai && t->assemblies[*ai] && t->assemblies[*ai][0])
-        return pgo_strf("%s, %s", ti->name, t->assemblies[*ai]);
+        return pgo_strdup(t->assemblies[*ai]);
     if (mi == NULL || mi->il_path == NULL || mi->il_path[0] == '\0')
-        return pgo_strdup(ti->name);
-    char *a = assembly_name(mi->il_path);
-    char *s = a ? pgo_strf("%s, %s", ti->name, a) : NULL;
+        return NULL;
+    return assembly_name(mi->il_path);
+}
+
+#define TYPE_DEPTH_MAX 16
+
+/* A type handle's name as the runtime's dump writes it (TypeString, assembly-qualified):
+ * "NAME[[ARG1],[ARG2]], ASSEMBLY" with each type argument itself assembly-qualified, from
+ * BulkType's Name and TypeParameters and the assembly of the type's module. BulkType carries
+ * names only when the keyword GCHeapAndTypeNames (0x1000000) is on (eventtrace.cpp,
+ * BulkTypeEventLogger::LogSingleType); without it every handle is unnamed. A nested type's
+ * BulkType name lacks its enclosing type ("Inner" for the dump's "Outer+Inner"): counted
+ * difference, docs/cli.md. NULL when not named. */
+static char *type_name_at(const trace_state *t, uint64_t type_id, int depth) {
+    uint64_t *i = pgo_u64map_get(&t->type_of, type_id);
+    if (i == NULL || depth > TYPE_DEPTH_MAX)
+        return NULL;
+    const type_info *ti = &t->types[*i];
+    char *s = pgo_strdup(ti->name);
+    if (s && strchr(s, '+') == NULL && strchr(s, '.') == NULL) {
+        /* a nested type (BulkType gives only its own name): its full name from the methods' namespaces */
+        char *br = strchr(s, '[');
+        char *key = pgo_strf("%" PRIx64 "|%.*s", ti->module_id, (int)(br ? (size_t)(br - s) : strlen(s)), s);
+        size_t at = key ? pgo_strmap_get(&t->nested_of, key) : (size_t)-1;
+        free(key);
+        if (at != (size_t)-1 && t->nested[at]) {
+            char *n = pgo_strf("%s%s", t->nested[at], br ? br : "");
+            free(s);
+            s = n;
+        }
+    }
+    /* BulkType's name of a generic instantiation has its arguments unqualified ("List`1[System.Int32]"):
+     * they are rebuilt from TypeParameters. Arrays, pointers and byrefs also have a type parameter
+     * (the element type) and keep their name ("System.Byte[]"). */
+    char *inst = s && ti->nparams ? strchr(s, '[') : NULL;
+    size_t len = s ? strlen(s) : 0;
+    int array = len >= 2 && s[len - 1] == ']' && (s[len - 2] == '[' || s[len - 2] == ',' || s[len - 2] == '*');
+    uint32_t nparams = 0;
+    if (inst && !array && memchr(s, '`', (size_t)(inst - s))) {
+        *inst = '\0';
+        nparams = ti->nparams;
+    }
+    for (uint32_t k = 0; s && k < nparams; k++) {
+        char *arg = type_name_at(t, ti->params[k], depth + 1);
+        char *n = arg ? pgo_strf("%s%s[%s]%s", s, k ? "," : "[", arg, k + 1 == nparams ? "]" : "") : NULL;
+        free(arg);
+        free(s);
+        s = n;
+    }
+    char *a = s ? type_assembly(t, ti) : NULL;
+    if (a) {
+        char *n = pgo_strf("%s, %s", s, a);
+        free(s);
+        s = n;
+    }
     free(a);
     return s;
 }
+
+static char *type_name(const trace_state *t, uint64_t type_id) { return type_name_at(t, type_id, 0); }
 
 /* A method handle's name, "method|@|type" as the runtime's dump writes it. */
 static char *method_handle_name(const trace_state *t, uint64_t method_id) {
@@ -483,8 +573,10 @@ static void trace_state_free(trace_state *t) {
         free(t->modules[i].il_path);
     for (size_t i = 0; i < t->nmethods; i++)
         pgo_method_event_free(&t->methods[i]);
-    for (size_t i = 0; i < t->ntypes; i++)
+    for (size_t i = 0; i < t->ntypes; i++) {
         free(t->types[i].name);
+        free(t->types[i].params);
+    }
     for (size_t i = 0; i < t->ndetails; i++)
         free(t->details[i].type_parameters);
     for (size_t i = 0; i < t->nassemblies; i++)
@@ -492,6 +584,10 @@ static void trace_state_free(trace_state *t) {
     free(t->assemblies);
     pgo_u64map_free(&t->assembly_of);
     pgo_strmap_free(&t->seen);
+    for (size_t i = 0; i < t->nnested; i++)
+        free(t->nested[i]);
+    free(t->nested);
+    pgo_strmap_free(&t->nested_of);
     free(t->owners);
     free(t->modules);
     free(t->methods);

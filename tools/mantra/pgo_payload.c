@@ -268,8 +268,14 @@ int pgo_parse_bulk_type(const uint8_t *p, size_t n, pgo_type_fn fn, void *ctx) {
         char *name = NULL;
         rd_str(&c, &name);
         uint32_t params = RD32(&c);
-        skip(&c, (uint64_t)params * 8);
-        int rc = c.bad ? 0 : fn(ctx, type_id, module_id, name);
+        uint64_t *tp = NULL;
+        if (!c.bad && params && (uint64_t)params * 8 <= c.n - c.off && (tp = malloc((size_t)params * 8)) != NULL)
+            for (uint32_t k = 0; k < params; k++)
+                tp[k] = RD64(&c);
+        else
+            skip(&c, (uint64_t)params * 8);
+        int rc = c.bad ? 0 : fn(ctx, type_id, module_id, name, tp, tp ? params : 0);
+        free(tp);
         free(name);
         if (rc < 0)
             return -2;

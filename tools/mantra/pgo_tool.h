@@ -99,7 +99,8 @@ int pgo_parse_method_details(const uint8_t *p, size_t n, pgo_details_event *out)
 
 /* BulkType (15): calls fn for every type of the event. 0 or -1 (bad payload; the types before the
  * damage have been given). */
-typedef int (*pgo_type_fn)(void *ctx, uint64_t type_id, uint64_t module_id, const char *name);
+typedef int (*pgo_type_fn)(void *ctx, uint64_t type_id, uint64_t module_id, const char *name,
+                           const uint64_t *type_parameters, uint32_t type_parameter_count);
 int pgo_parse_bulk_type(const uint8_t *p, size_t n, pgo_type_fn fn, void *ctx);
 
 /* ---- pgo_collect.c / pgo_profile.c ----------------------------------------------------------- */
