@@ -380,7 +380,7 @@ static char *type_name_at(const trace_state *t, uint64_t type_id, int depth) {
     size_t len = s ? strlen(s) : 0;
     int array = len >= 2 && s[len - 1] == ']' && (s[len - 2] == '[' || s[len - 2] == ',' || s[len - 2] == '*');
     uint32_t nparams = 0;
-    if (inst && !array && memchr(s, '`', (size_t)(inst - s))) {
+    if (inst && !array) {
         *inst = '\0';
         nparams = ti->nparams;
     }
