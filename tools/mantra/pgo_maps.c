@@ -75,20 +75,21 @@ void pgo_u64map_free(pgo_u64map *m) {
 size_t pgo_strmap_get(const pgo_strmap *m, const char *key) {
     if (m->cap == 0)
         return (size_t)-1;
-    size_t i = hash_str(key) & (m->cap - 1);
+    size_t h = hash_str(key), i = h & (m->cap - 1);
     while (m->keys[i]) {
-        if (strcmp(m->keys[i], key) == 0)
+        if (m->hashes[i] == h && strcmp(m->keys[i], key) == 0)
             return m->vals[i];
         i = (i + 1) & (m->cap - 1);
     }
     return (size_t)-1;
 }
 
-static void strmap_insert(pgo_strmap *m, char *key, size_t val) {
-    size_t i = hash_str(key) & (m->cap - 1);
+static void strmap_insert(pgo_strmap *m, char *key, size_t hash, size_t val) {
+    size_t i = hash & (m->cap - 1);
     while (m->keys[i])
         i = (i + 1) & (m->cap - 1);
     m->keys[i] = key;
+    m->hashes[i] = hash;
     m->vals[i] = val;
     m->count++;
 }
@@ -96,23 +97,25 @@ static void strmap_insert(pgo_strmap *m, char *key, size_t val) {
 int pgo_strmap_put(pgo_strmap *m, const char *key, size_t val) {
     if ((m->count + 1) * 2 > m->cap) {
         size_t ncap = m->cap ? m->cap * 2 : 256;
-        pgo_strmap n = {calloc(ncap, sizeof(char *)), calloc(ncap, sizeof(size_t)), ncap, 0};
-        if (n.keys == NULL || n.vals == NULL) {
+        pgo_strmap n = {calloc(ncap, sizeof(char *)), calloc(ncap, sizeof(size_t)), calloc(ncap, sizeof(size_t)), ncap, 0};
+        if (n.keys == NULL || n.vals == NULL || n.hashes == NULL) {
             free(n.keys);
             free(n.vals);
+            free(n.hashes);
             return -1;
         }
         for (size_t i = 0; i < m->cap; i++)
             if (m->keys[i])
-                strmap_insert(&n, m->keys[i], m->vals[i]);
+                strmap_insert(&n, m->keys[i], m->hashes[i], m->vals[i]);
         free(m->keys);
         free(m->vals);
+        free(m->hashes);
         *m = n;
     }
     char *k = pgo_strdup(key);
     if (k == NULL)
         return -1;
-    strmap_insert(m, k, val);
+    strmap_insert(m, k, hash_str(k), val);
     return 0;
 }
 
@@ -121,6 +124,7 @@ void pgo_strmap_free(pgo_strmap *m) {
         free(m->keys[i]);
     free(m->keys);
     free(m->vals);
+    free(m->hashes);
     memset(m, 0, sizeof *m);
 }
 

@@ -34,6 +34,7 @@ void pgo_u64map_free(pgo_u64map *m);
 typedef struct pgo_strmap {
     char **keys;
     size_t *vals;
+    size_t *hashes;
     size_t cap, count;
 } pgo_strmap;
 /* Index stored for key, or (size_t)-1. */
