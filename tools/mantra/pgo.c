@@ -124,23 +124,32 @@ static char *read_all(const char *path, size_t *size) {
     return buf;
 }
 
-static int cmd_check(const char *path) {
+/* Reads and parses a text profile; its errors are printed (PATH:LINE: message). NULL (reported)
+ * when it cannot be read or parsed. */
+static mantra_pgo_text *parse_profile(const char *path) {
     size_t size = 0;
     char *text = read_all(path, &size);
     if (text == NULL) {
         fprintf(stderr, "mantra pgo: %s: cannot read the profile\n", path);
-        return TOOL_BAD_INPUT;
+        return NULL;
     }
     mantra_pgo_text *t = NULL;
     int rc = mantra_pgo_text_parse(text, size, path, &t);
     free(text);
     if (rc < 0) {
         fprintf(stderr, "mantra pgo: %s: %s\n", path, mantra_strerror(rc));
-        return TOOL_BAD_INPUT;
+        return NULL;
     }
-    size_t errors = mantra_pgo_text_error_count(t);
     for (size_t i = 0; mantra_pgo_text_error(t, i); i++)
         fprintf(stderr, "%s\n", mantra_pgo_text_error(t, i));
+    return t;
+}
+
+static int cmd_check(const char *path) {
+    mantra_pgo_text *t = parse_profile(path);
+    if (t == NULL)
+        return TOOL_BAD_INPUT;
+    size_t errors = mantra_pgo_text_error_count(t);
     printf("%s: %zu methods, %zu errors, %zu lines skipped\n", path, mantra_pgo_text_method_count(t), errors,
            mantra_pgo_text_skipped_lines(t));
     mantra_pgo_text_free(t);
@@ -155,21 +164,9 @@ static char *after_prefix(const char *line, const char *prefix) {
 
 /* A text profile as a pgo_profile (for --top). */
 static int load_text_profile(const char *path, pgo_profile *p) {
-    size_t size = 0;
-    char *text = read_all(path, &size);
-    if (text == NULL) {
-        fprintf(stderr, "mantra pgo: %s: cannot read the profile\n", path);
+    mantra_pgo_text *t = parse_profile(path);
+    if (t == NULL)
         return TOOL_BAD_INPUT;
-    }
-    mantra_pgo_text *t = NULL;
-    int rc = mantra_pgo_text_parse(text, size, path, &t);
-    free(text);
-    if (rc < 0) {
-        fprintf(stderr, "mantra pgo: %s: %s\n", path, mantra_strerror(rc));
-        return TOOL_BAD_INPUT;
-    }
-    for (size_t i = 0; mantra_pgo_text_error(t, i); i++)
-        fprintf(stderr, "%s\n", mantra_pgo_text_error(t, i));
     for (size_t i = 0; i < mantra_pgo_text_method_count(t); i++) {
         const mantra_pgo_text_entry *e = mantra_pgo_text_entry_at(t, i);
         pgo_method m;

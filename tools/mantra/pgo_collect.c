@@ -109,6 +109,22 @@ static void *push(void **arr, size_t *n, size_t *cap, size_t sz) {
 }
 #define PUSH(t, name) push((void **)&(t)->name, &(t)->n##name, &(t)->cap##name, sizeof *(t)->name)
 
+/* A new entry of a table indexed by id (map: id -> index): the entry, or NULL with *status 0 when
+ * the id is known already (the first event wins) or -2 when out of memory. */
+static void *add_entry(pgo_u64map *map, uint64_t id, void **arr, size_t *n, size_t *cap, size_t sz, int *status) {
+    *status = 0;
+    if (pgo_u64map_get(map, id))
+        return NULL;
+    void *e = push(arr, n, cap, sz);
+    if (e == NULL || pgo_u64map_put(map, id, *n - 1) < 0) {
+        *status = -2;
+        return NULL;
+    }
+    return e;
+}
+#define ADD(t, map, name, id, status) \
+    add_entry(&(t)->map, (id), (void **)&(t)->name, &(t)->n##name, &(t)->cap##name, sizeof *(t)->name, (status))
+
 /* The reassembly key of (ClrInstanceID, MethodID): MethodIDs are MethodDesc addresses, below 2^56
  * on every 64-bit target the runtime supports, so the instance id takes the top byte. */
 static uint64_t chunk_key(uint16_t clr, uint64_t method_id) { return method_id ^ ((uint64_t)clr << 56); }
@@ -167,14 +183,11 @@ static int on_module(trace_state *t, const mantra_trace_event *ev) {
     pgo_module_event m;
     if (pgo_parse_module(ev->payload, ev->payload_size, &m) < 0)
         return 0;
-    if (pgo_u64map_get(&t->module_of, m.module_id)) {
+    int status;
+    module_info *mi = ADD(t, module_of, modules, m.module_id, &status);
+    if (mi == NULL) {
         free(m.il_path);
-        return 0;
-    }
-    module_info *mi = PUSH(t, modules);
-    if (mi == NULL || pgo_u64map_put(&t->module_of, m.module_id, t->nmodules - 1) < 0) {
-        free(m.il_path);
-        return -2;
+        return status;
     }
     mi->il_path = m.il_path;
     mi->guid = m.pdb_guid;
@@ -186,14 +199,11 @@ static int on_assembly(trace_state *t, const mantra_trace_event *ev) {
     pgo_assembly_event a;
     if (pgo_parse_assembly(ev->payload, ev->payload_size, &a) < 0)
         return 0;
-    if (pgo_u64map_get(&t->assembly_of, a.assembly_id)) {
+    int status;
+    char **slot = ADD(t, assembly_of, assemblies, a.assembly_id, &status);
+    if (slot == NULL) {
         free(a.name);
-        return 0;
-    }
-    char **slot = PUSH(t, assemblies);
-    if (slot == NULL || pgo_u64map_put(&t->assembly_of, a.assembly_id, t->nassemblies - 1) < 0) {
-        free(a.name);
-        return -2;
+        return status;
     }
     *slot = a.name;
     return 0;
@@ -252,14 +262,11 @@ static int on_details(trace_state *t, const mantra_trace_event *ev) {
     pgo_details_event d;
     if (pgo_parse_method_details(ev->payload, ev->payload_size, &d) < 0)
         return 0;
-    if (pgo_u64map_get(&t->details_of, d.method_id)) {
+    int status;
+    pgo_details_event *e = ADD(t, details_of, details, d.method_id, &status);
+    if (e == NULL) {
         free(d.type_parameters);
-        return 0;
-    }
-    pgo_details_event *e = PUSH(t, details);
-    if (e == NULL || pgo_u64map_put(&t->details_of, d.method_id, t->ndetails - 1) < 0) {
-        free(d.type_parameters);
-        return -2;
+        return status;
     }
     *e = d;
     return 0;
@@ -268,10 +275,13 @@ static int on_details(trace_state *t, const mantra_trace_event *ev) {
 static int on_type(void *ctx, uint64_t type_id, uint64_t module_id, const char *name, const uint64_t *params,
                    uint32_t nparams) {
     trace_state *t = ctx;
-    if (name == NULL || name[0] == '\0' || pgo_u64map_get(&t->type_of, type_id))
+    if (name == NULL || name[0] == '\0')
         return 0;
-    type_info *ti = PUSH(t, types);
-    if (ti == NULL || pgo_u64map_put(&t->type_of, type_id, t->ntypes - 1) < 0 || (ti->name = pgo_strdup(name)) == NULL)
+    int status;
+    type_info *ti = ADD(t, type_of, types, type_id, &status);
+    if (ti == NULL)
+        return status < 0 ? -1 : 0;
+    if ((ti->name = pgo_strdup(name)) == NULL)
         return -1;
     ti->module_id = module_id;
     if (nparams) {

@@ -158,12 +158,15 @@ int pgo_parse_instr(const uint8_t *p, size_t n, int verbose, pgo_instr_event *e,
     return 0;
 }
 
-void pgo_instr_event_free(pgo_instr_event *e) {
-    free(e->name_space);
-    free(e->name);
-    free(e->signature);
-    e->name_space = e->name = e->signature = NULL;
+/* Frees the three name strings of an event and clears the pointers. */
+static void free_names(char **name_space, char **name, char **signature) {
+    free(*name_space);
+    free(*name);
+    free(*signature);
+    *name_space = *name = *signature = NULL;
 }
+
+void pgo_instr_event_free(pgo_instr_event *e) { free_names(&e->name_space, &e->name, &e->signature); }
 
 int pgo_parse_module(const uint8_t *p, size_t n, pgo_module_event *out) {
     cur c = {p, n, 0, 0};
@@ -217,12 +220,7 @@ int pgo_parse_jitting_started(const uint8_t *p, size_t n, pgo_method_event *out)
     return method_tail(&c, out);
 }
 
-void pgo_method_event_free(pgo_method_event *e) {
-    free(e->name_space);
-    free(e->name);
-    free(e->signature);
-    e->name_space = e->name = e->signature = NULL;
-}
+void pgo_method_event_free(pgo_method_event *e) { free_names(&e->name_space, &e->name, &e->signature); }
 
 int pgo_parse_assembly(const uint8_t *p, size_t n, pgo_assembly_event *out) {
     cur c = {p, n, 0, 0};
