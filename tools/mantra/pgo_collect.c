@@ -35,6 +35,7 @@ typedef struct module_info {
     char *il_path;
     mantra_guid guid;
     uint64_t assembly_id;
+    char *name, *guid_text; /* the module's identity, made on first use (module_identity) */
 } module_info;
 
 typedef struct type_info {
@@ -455,6 +456,18 @@ static int name_handles(trace_state *t, pgo_method *m) {
     return 0;
 }
 
+/* The assembly name and GUID text of a module (computed once); -2 when out of memory. */
+static int module_identity(module_info *mi) {
+    if (mi->name)
+        return 0;
+    const mantra_guid *g = &mi->guid;
+    mi->name = assembly_name(mi->il_path);
+    mi->guid_text = pgo_strf("%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g->data1, g->data2, g->data3,
+                             g->data4[0], g->data4[1], g->data4[2], g->data4[3], g->data4[4], g->data4[5],
+                             g->data4[6], g->data4[7]);
+    return mi->name && mi->guid_text ? 0 : -2;
+}
+
 static int fill_identity(const trace_state *t, const chunk_owner *o, pgo_method *m) {
     uint64_t module_id = o->module_id;
     uint32_t token = o->token;
@@ -471,15 +484,14 @@ static int fill_identity(const trace_state *t, const chunk_owner *o, pgo_method 
             sig = me->signature;
         }
     }
-    const module_info *mod = module_at(t, module_id);
+    module_info *mod = (module_info *)module_at(t, module_id);
     m->token = token;
     if (mod && mod->il_path && mod->il_path[0]) {
-        m->module = assembly_name(mod->il_path);
+        if (module_identity(mod) < 0)
+            return -2;
+        m->module = pgo_strdup(mod->name);
         m->module_path = pgo_strdup(mod->il_path);
-        const mantra_guid *g = &mod->guid;
-        m->pdb_guid = pgo_strf("%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g->data1, g->data2, g->data3,
-                               g->data4[0], g->data4[1], g->data4[2], g->data4[3], g->data4[4], g->data4[5],
-                               g->data4[6], g->data4[7]);
+        m->pdb_guid = pgo_strdup(mod->guid_text);
     } else {
         m->module = pgo_strf("module@0x%" PRIx64, module_id);
         m->module_path = pgo_strdup("");
@@ -579,8 +591,11 @@ static void trace_state_free(trace_state *t) {
         free(t->owners[i].name);
         free(t->owners[i].signature);
     }
-    for (size_t i = 0; i < t->nmodules; i++)
+    for (size_t i = 0; i < t->nmodules; i++) {
         free(t->modules[i].il_path);
+        free(t->modules[i].name);
+        free(t->modules[i].guid_text);
+    }
     for (size_t i = 0; i < t->nmethods; i++)
         pgo_method_event_free(&t->methods[i]);
     for (size_t i = 0; i < t->ntypes; i++) {

@@ -137,15 +137,20 @@ char *pgo_strdup(const char *s) {
 }
 
 char *pgo_strf(const char *fmt, ...) {
+    char small[256]; /* one formatting pass for short strings (identities, names) */
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     if (n < 0)
         return NULL;
     char *s = malloc((size_t)n + 1);
     if (s == NULL)
         return NULL;
+    if ((size_t)n < sizeof small) {
+        memcpy(s, small, (size_t)n + 1);
+        return s;
+    }
     va_start(ap, fmt);
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
