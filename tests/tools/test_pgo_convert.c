@@ -378,6 +378,65 @@ START_TEST(usage) {
 }
 END_TEST
 
+/* JitInstrumentationData (297) has no names: they come from MethodLoadVerbose (143) of the same
+ * MethodID, the IL size from MethodJittingStarted (145). */
+static size_t put_utf16(uint8_t *p, const char *s) {
+    size_t n = 0;
+    for (; *s; s++) {
+        p[n++] = (uint8_t)*s;
+        p[n++] = 0;
+    }
+    p[n++] = 0;
+    p[n++] = 0;
+    return n;
+}
+
+START_TEST(event_297_named_by_method_events) {
+    char *trace = path_of("e297.nettrace"), *json = path_of("e297.json");
+    pgo_trace *t = open_app(trace);
+    static const uint8_t blob[] = {0x0c, 0x80, 0x82, 0x02, 0x0a, 0x04, 0xbf, 0x7f};
+    uint8_t p[256];
+    size_t n = 0;
+    uint16_t clr = 0;
+    uint32_t flags = 0x80000000u, size = sizeof blob;
+    uint64_t method = 0x42, module = 0x1000, start = 0x9000;
+    uint32_t msize = 10, token = 0x06000042, mflags = 8, il = 28;
+#define PUT(v) (memcpy(p + n, &(v), sizeof(v)), n += sizeof(v))
+    PUT(clr), PUT(flags), PUT(size), PUT(method);
+    memcpy(p + n, blob, sizeof blob);
+    n += sizeof blob;
+    pgo_trace_event(t, 297, 0, p, n);
+    n = 0; /* MethodLoadVerbose V1 */
+    PUT(method), PUT(module), PUT(start), PUT(msize), PUT(token), PUT(mflags);
+    n += put_utf16(p + n, "Ns.C");
+    n += put_utf16(p + n, "Named");
+    n += put_utf16(p + n, "void ()");
+    PUT(clr);
+    pgo_trace_event(t, 143, 1, p, n);
+    n = 0; /* MethodJittingStarted V1 */
+    PUT(method), PUT(module), PUT(token), PUT(il);
+    n += put_utf16(p + n, "Ns.C");
+    n += put_utf16(p + n, "Named");
+    n += put_utf16(p + n, "void ()");
+    PUT(clr);
+    pgo_trace_event(t, 145, 1, p, n);
+#undef PUT
+    pgo_trace_close(t);
+    run_tool_result r;
+    run(&r, (const char *[]){trace, "-o", json, "--format", "json", NULL});
+    ck_assert_int_eq(r.status, 0);
+    char *out = slurp(json);
+    ck_assert_msg(strstr(out, "{\"module\":\"app\",\"module_path\":\"/app/app.dll\",\"pdb_guid\":\"11223344-5566-7788-0102-"
+                              "030405060708\",\"token\":100663362,\"namespace\":\"Ns.C\",\"name\":\"Named\",\"signature\":"
+                              "\"void ()\",\"il_size\":28,\"runs\":1,\"records\":[" REC("0", "5") "]}") != NULL,
+                  "%.3000s", out);
+    run_tool_free(&r);
+    free(out);
+    free(trace);
+    free(json);
+}
+END_TEST
+
 /* Regression (issue 10 item 7): event 298 with the runtime's empty metadata used to be reported as
  * "has bytes after the last field of the registered provider's template", without its Data. */
 START_TEST(dump_shows_data_of_event_298) {
@@ -412,6 +471,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, truncated_and_unreadable);
     tcase_add_test(tc, usage);
     tcase_add_test(tc, dump_shows_data_of_event_298);
+    tcase_add_test(tc, event_297_named_by_method_events);
     suite_add_tcase(s, tc);
     return s;
 }
