@@ -114,7 +114,7 @@ START_TEST(chunk_rules_as_dotnet_pgo) {
                                                                      "the method's data is discarded (dotnet-pgo's rule)"),
                   "%.3000s", r.err);
     ck_assert_msg(strstr(r.err, "method 0xc: chunk 1 comes after the final chunk"), "%.3000s", r.err);
-    ck_assert_msg(strstr(r.err, "rules.nettrace: 1 method without their final chunk: not converted\n"), "%.3000s", r.err);
+    ck_assert_msg(strstr(r.err, "rules.nettrace: 1 method without a final chunk: not converted\n"), "%.3000s", r.err);
     ck_assert_msg(strstr(r.err, "mantra pgo: 3 methods from 1 trace (11 instrumentation events, 3 methods read, 0 merged); "
                                 "dropped: 3 out of order, 1 after the final chunk (6 chunks), 1 incomplete, 0 bad payloads, "
                                 "0 undecodable; 0 merge conflicts; 0 of 0 handles unnamed\n"),
@@ -437,6 +437,73 @@ START_TEST(event_297_named_by_method_events) {
 }
 END_TEST
 
+/* Handles named as the runtime's dump names them: BulkType names rebuilt assembly-qualified
+ * (generic arguments from TypeParameters), a nested type's enclosing type from a method namespace,
+ * a method handle from MethodDetails + MethodLoadVerbose; 0 is NULL, 1..33 and unnamed UNKNOWN. */
+START_TEST(handles_named_like_the_runtime) {
+    char *trace = path_of("handles.nettrace"), *txt = path_of("handles.txt");
+    pgo_trace *t = open_app(trace);
+    uint8_t p[512];
+    size_t n = 0;
+    uint16_t clr = 0;
+    uint8_t cor = 0x12;
+    uint32_t zero = 0, one = 1, count = 3, token = 0x06000010, mflags = 8, msize = 4;
+    uint64_t list = 0x7000, i32 = 0x7001, inner = 0x7002, module = 0x1000, method = 0xA000, start = 0x9000;
+#define PUT(v) (memcpy(p + n, &(v), sizeof(v)), n += sizeof(v))
+    PUT(count), PUT(clr); /* BulkType */
+    PUT(list), PUT(module), PUT(zero), PUT(zero), PUT(cor);
+    n += put_utf16(p + n, "System.Collections.Generic.List`1[System.Int32]");
+    PUT(one), PUT(i32);
+    PUT(i32), PUT(module), PUT(zero), PUT(zero), PUT(cor);
+    n += put_utf16(p + n, "System.Int32");
+    PUT(zero);
+    PUT(inner), PUT(module), PUT(zero), PUT(zero), PUT(cor);
+    n += put_utf16(p + n, "Inner");
+    PUT(zero);
+    pgo_trace_event(t, 15, 0, p, n);
+    n = 0; /* MethodDetails of method 0xA000: type Inner */
+    PUT(method), PUT(inner), PUT(token), PUT(zero), PUT(module);
+    pgo_trace_event(t, 72, 0, p, n);
+    n = 0; /* MethodLoadVerbose V1 of 0xA000: Ns.Outer+Inner.Run */
+    PUT(method), PUT(module), PUT(start), PUT(msize), PUT(token), PUT(mflags);
+    n += put_utf16(p + n, "Ns.Outer+Inner");
+    n += put_utf16(p + n, "Run");
+    n += put_utf16(p + n, "void ()");
+    PUT(clr);
+    pgo_trace_event(t, 143, 1, p, n);
+#undef PUT
+    mantra_pgo_schema s[] = {{MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, 5, 1, 0},
+                             {MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, 5, 5, 0},
+                             {MANTRA_PGO_HANDLE_HISTOGRAM_METHODS, 9, 2, 0}};
+    int64_t v[] = {10, 0x7000, 0x7002, 0, 7, 0x7777, 0xA000, 0}; /* 7: an "unknown" handle (1..33) */
+    pgo_trace_method(t, 0x50, 0x1000, 0x06000050, "Ns.C", "Calls", "void ()", s, 3, v, 8);
+    pgo_trace_close(t);
+    run_tool_result r;
+    run(&r, (const char *[]){trace, "-o", txt, NULL});
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(strstr(r.err, "; 1 of 4 handles unnamed\n") != NULL, "%.3000s", r.err);
+    char *out = slurp(txt);
+#define APP ", app, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null"
+    ck_assert_str_eq(out, "*** START PGO Data, max index = 1 ***\n"
+                          "@@@ codehash 0x00000000 methodhash 0x00000000 ilSize 0x00000000 records 0x00000003\n"
+                          "MethodName: Ns.C.Calls\nSignature: void ()\n"
+                          "Schema InstrumentationKind 177 ILOffset 5 Count 1 Other 0\n10\n"
+                          "Schema InstrumentationKind 195 ILOffset 5 Count 5 Other 0\n"
+                          "TypeHandle: System.Collections.Generic.List`1[[System.Int32" APP "]]" APP "\n"
+                          "TypeHandle: Ns.Outer+Inner" APP "\n"
+                          "TypeHandle: NULL\nTypeHandle: UNKNOWN\nTypeHandle: UNKNOWN\n"
+                          "Schema InstrumentationKind 196 ILOffset 9 Count 2 Other 0\n"
+                          "MethodHandle: Run|@|Ns.Outer+Inner" APP "\n"
+                          "MethodHandle: NULL\n"
+                          "*** END PGO Data ***\n");
+#undef APP
+    run_tool_free(&r);
+    free(out);
+    free(trace);
+    free(txt);
+}
+END_TEST
+
 /* Regression (issue 10 item 7): event 298 with the runtime's empty metadata used to be reported as
  * "has bytes after the last field of the registered provider's template", without its Data. */
 START_TEST(dump_shows_data_of_event_298) {
@@ -472,6 +539,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, usage);
     tcase_add_test(tc, dump_shows_data_of_event_298);
     tcase_add_test(tc, event_297_named_by_method_events);
+    tcase_add_test(tc, handles_named_like_the_runtime);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -214,11 +214,11 @@ static int is_text_profile(const char *path) {
 static void summary(const pgo_profile *p) {
     const pgo_counts *c = &p->counts;
     fprintf(stderr,
-            "mantra pgo: %zu methods from %" PRIu64 " trace%s (%" PRIu64 " instrumentation events, %" PRIu64
+            "mantra pgo: %zu method%s from %" PRIu64 " trace%s (%" PRIu64 " instrumentation events, %" PRIu64
             " methods read, %" PRIu64 " merged); dropped: %" PRIu64 " out of order, %" PRIu64 " after the final chunk (%" PRIu64
             " chunks), %" PRIu64 " incomplete, %" PRIu64 " bad payloads, %" PRIu64 " undecodable; %" PRIu64
             " merge conflicts; %" PRIu64 " of %" PRIu64 " handles unnamed\n",
-            p->count, c->traces, c->traces == 1 ? "" : "s", c->events, c->methods_read, c->merged,
+            p->count, p->count == 1 ? "" : "s", c->traces, c->traces == 1 ? "" : "s", c->events, c->methods_read, c->merged,
             c->discard_out_of_order, c->discard_after_final, c->chunks_dropped, c->incomplete, c->bad_payloads,
             c->undecodable, c->merge_conflicts, c->handles_unnamed, c->handles);
 }

@@ -549,7 +549,7 @@ static int resolve(trace_state *t) {
     c->discard_after_final += st.discard_after_final;
     c->incomplete += st.incomplete;
     if (st.incomplete)
-        fprintf(stderr, "mantra pgo: %s: %" PRIu64 " method%s without their final chunk: not converted\n", t->path,
+        fprintf(stderr, "mantra pgo: %s: %" PRIu64 " method%s without a final chunk: not converted\n", t->path,
                 st.incomplete, st.incomplete == 1 ? "" : "s");
     for (size_t i = 0; i < n; i++) {
         uint64_t key;
