@@ -51,6 +51,13 @@ static char *slurp(const char *path) {
     return s;
 }
 
+/* `mantra pgo TRACE -o JSON --format json`, which must succeed; the JSON document. */
+static char *convert_json(run_tool_result *r, const char *trace, const char *json) {
+    run(r, (const char *[]){trace, "-o", json, "--format", "json", NULL});
+    ck_assert_msg(r->status == 0, "%.3000s", r->err);
+    return slurp(json);
+}
+
 static const mantra_guid GUID_A = {0x11223344, 0x5566, 0x7788, {1, 2, 3, 4, 5, 6, 7, 8}};
 #define BB MANTRA_PGO_BASIC_BLOCK_INT_COUNT
 
@@ -98,9 +105,7 @@ START_TEST(chunk_rules_as_dotnet_pgo) {
     pgo_trace_close(t);
 
     run_tool_result r;
-    run(&r, (const char *[]){trace, "-o", json, "--format", "json", NULL});
-    ck_assert_int_eq(r.status, 0);
-    char *out = slurp(json);
+    char *out = convert_json(&r, trace, json);
     ck_assert_msg(strstr(out, "\"stats\":{\"traces\":1,\"truncated_traces\":0,\"unreadable_traces\":0,\"events\":11,"
                               "\"bad_payloads\":0,\"chunks_dropped\":6,\"discard_out_of_order\":3,"
                               "\"discard_after_final\":1,\"incomplete\":1,\"undecodable\":0,\"methods_read\":3,"
@@ -143,9 +148,7 @@ START_TEST(multi_chunk_method) {
     pgo_trace_method(t, 0x77, 0x1000, 0x06000077, "Ns.C", "Big", "void ()", s, N, v, N);
     pgo_trace_close(t);
     run_tool_result r;
-    run(&r, (const char *[]){trace, "-o", json, "--format", "json", NULL});
-    ck_assert_int_eq(r.status, 0);
-    char *out = slurp(json);
+    char *out = convert_json(&r, trace, json);
     ck_assert_msg(strstr(out, "\"events\":3,") && strstr(out, "\"methods_read\":1,") && strstr(out, "\"chunks_dropped\":0,"),
                   "%.300s", out);
     /* every record and value came back */
@@ -306,9 +309,7 @@ START_TEST(bad_payloads_counted_never_crash) {
     }
     two_blocks(t, 0x10, 0x06000001, "Loop", 5, 1000);
     pgo_trace_close(t);
-    run(&r, (const char *[]){trace, "-o", json, "--format", "json", NULL});
-    ck_assert_int_eq(r.status, 0);
-    char *out = slurp(json);
+    char *out = convert_json(&r, trace, json);
     ck_assert_msg(strstr(out, "\"name\":\"Loop\"") != NULL, "%.3000s", out);
     ck_assert_msg(strstr(out, "\"bad_payloads\":") && !strstr(out, "\"bad_payloads\":0,"), "%.3000s", out);
     ck_assert_msg(strstr(r.err, "more warnings are only counted (see the summary)\n"), "%.3000s", r.err);
@@ -423,9 +424,7 @@ START_TEST(event_297_named_by_method_events) {
 #undef PUT
     pgo_trace_close(t);
     run_tool_result r;
-    run(&r, (const char *[]){trace, "-o", json, "--format", "json", NULL});
-    ck_assert_int_eq(r.status, 0);
-    char *out = slurp(json);
+    char *out = convert_json(&r, trace, json);
     ck_assert_msg(strstr(out, "{\"module\":\"app\",\"module_path\":\"/app/app.dll\",\"pdb_guid\":\"11223344-5566-7788-0102-"
                               "030405060708\",\"token\":100663362,\"namespace\":\"Ns.C\",\"name\":\"Named\",\"signature\":"
                               "\"void ()\",\"il_size\":28,\"runs\":1,\"records\":[" REC("0", "5") "]}") != NULL,
