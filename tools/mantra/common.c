@@ -12,6 +12,22 @@
 
 #ifdef MANTRA_TOOL_HAVE_DOTNET
 #include "dotnet_registry.h"
+
+/* manifest/dotnet.yaml, embedded at build time (tools/embed_file.cmake) */
+extern const unsigned char mantra_tool_dotnet_manifest[];
+extern const size_t mantra_tool_dotnet_manifest_size;
+
+/* The manifest the registry was generated from, loaded once (NULL without YAML support). */
+static const mantra_manifest *registry_manifest(void) {
+    static mantra_manifest *m;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        m = mantra_manifest_load_memory(mantra_tool_dotnet_manifest, mantra_tool_dotnet_manifest_size,
+                                        "manifest/dotnet.yaml", NULL);
+    }
+    return m;
+}
 #endif
 
 mantra_reader *tool_reader(const char *cmd, unsigned flags, const tool_manifests *ms) {
@@ -30,6 +46,8 @@ mantra_reader *tool_reader(const char *cmd, unsigned flags, const tool_manifests
 #ifdef MANTRA_TOOL_HAVE_DOTNET
     for (size_t i = 0; i < MANTRA_DOTNET_PROVIDER_COUNT; i++)
         mantra_reader_add_provider(r, mantra_dotnet_providers[i]);
+    if (registry_manifest())
+        mantra_reader_add_provider_manifest(r, registry_manifest());
 #endif
     return r;
 }

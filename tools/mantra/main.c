@@ -13,6 +13,7 @@ static const char usage[] =
     "  stats [--json] [--manifest FILE]... TRACE            counts of a trace (events, metadata, stacks, ...)\n"
     "  emit [--threads N] [--events M] [--trace FILE] ...   write Mantra-Demo events through sessions\n"
     "  run PROGRAM [--trace FILE] [--entry METHOD] [ARGS]  assemble and run an interpreter program\n"
+    "  pgo TRACE... -o PROFILE [--format text|json]        traces' PGO data -> profile (--check, --top)\n"
     "\n"
     "Options:\n"
     "  --help      show this help (also: mantra COMMAND --help)\n"
@@ -42,6 +43,8 @@ int main(int argc, char **argv) {
         return cmd_emit(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "pgo") == 0)
+        return cmd_pgo(argc - 1, argv + 1);
     fprintf(stderr, "mantra: unknown command '%s'\nTry 'mantra --help'.\n", cmd);
     return TOOL_USAGE;
 }

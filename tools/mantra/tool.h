@@ -18,6 +18,7 @@ enum { TOOL_OK = 0, TOOL_BAD_INPUT = 1, TOOL_USAGE = 2 };
 int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_run(int argc, char **argv); /* run.c */
+int cmd_pgo(int argc, char **argv); /* pgo.c */
 
 /* common.c */
 /* Manifests given with --manifest FILE (in order), then those of MANTRA_MANIFEST_PATH. */

@@ -162,6 +162,16 @@ int mantra_reader_add_provider(mantra_reader *r, const mantra_provider_desc *pro
  * outlive the reader (it is not copied, and may be shared by several readers). */
 int mantra_reader_add_manifest(mantra_reader *r, const struct mantra_manifest *manifest);
 
+/* Attaches the manifest that the providers of mantra_reader_add_provider() were generated from.
+ * A provider description holds each event's nettrace metadata, which cannot express a counted
+ * array, a length-field binary, a struct or an AnsiString: for those events
+ * (MANTRA_EVENT_PARTIAL_METADATA) it describes only the leading fields, e.g. not the Data of
+ * JitInstrumentationDataVerbose (298). An event of a registered provider whose description is partial
+ * and whose trace metadata has no field list is decoded with this manifest's template instead, as
+ * with mantra_reader_add_manifest() (fields_from_manifest). Call before opening; the manifest must
+ * outlive the reader. */
+int mantra_reader_add_provider_manifest(mantra_reader *r, const struct mantra_manifest *manifest);
+
 /* Opens the input and reads the stream header and the Trace object/block. One open per reader.
  * The fd is not closed by the reader; the memory must stay valid while the reader is used. */
 int mantra_reader_open_file(mantra_reader *r, const char *path);

@@ -28,15 +28,17 @@ static int is_partial_of(const mantra_trace_metadata *m, const rd_mfields *mf) {
     return 1;
 }
 
-static int apply_manifest(mantra_reader *r, mantra_trace_metadata *m) {
+/* Applies the first of manifests[0..n) that defines the event (1 when applied). */
+static int apply_manifest_from(mantra_reader *r, mantra_trace_metadata *m, const struct mantra_manifest *const *manifests,
+                               size_t n) {
     if (m->fields_invalid)
         return 0;
-    for (size_t i = 0; i < r->nmanifests; i++) {
+    for (size_t i = 0; i < n; i++) {
         const mantra_manifest_provider *p = NULL;
         if (m->has_provider_guid)
-            p = mantra_manifest_find_provider_by_guid(r->manifests[i], &m->provider_guid);
+            p = mantra_manifest_find_provider_by_guid(manifests[i], &m->provider_guid);
         if (p == NULL)
-            p = mantra_manifest_find_provider(r->manifests[i], m->provider);
+            p = mantra_manifest_find_provider(manifests[i], m->provider);
         const mantra_manifest_event *e = p ? mantra_manifest_find_event(p, m->event_id, m->version) : NULL;
         if (e == NULL)
             continue;
@@ -58,14 +60,24 @@ static int apply_manifest(mantra_reader *r, mantra_trace_metadata *m) {
         m->field_count = mf->count;
         m->manifest_event = e;
         m->fields_from_manifest = 1;
-        return 0;
+        return 1;
     }
     return 0;
 }
 
-static void apply_registry(mantra_reader *r, mantra_trace_metadata *m) {
+static int apply_manifest(mantra_reader *r, mantra_trace_metadata *m) {
+    return apply_manifest_from(r, m, r->manifests, r->nmanifests);
+}
+
+/* Fields from a registered provider description. A description flagged
+ * MANTRA_EVENT_PARTIAL_METADATA holds only the fields before the first one that nettrace metadata
+ * cannot express (a counted array, a length-field binary such as JitInstrumentationDataVerbose's
+ * Data, a struct, an AnsiString): taken alone it would leave the rest of every payload undecoded and
+ * reported as trailing bytes. Such an event takes its template from the manifest the providers were
+ * generated from (mantra_reader_add_provider_manifest) when one was given. */
+static int apply_registry(mantra_reader *r, mantra_trace_metadata *m) {
     if (m->field_count != 0 || m->fields_invalid || m->fields_from_manifest)
-        return;
+        return 0;
     for (size_t i = 0; i < r->nproviders; i++) {
         const mantra_provider_desc *p = r->providers[i];
         if (p->name == NULL || strcmp(p->name, m->provider) != 0)
@@ -74,6 +86,11 @@ static void apply_registry(mantra_reader *r, mantra_trace_metadata *m) {
             const mantra_event_desc *d = &p->events[j];
             if (d->id != m->event_id || d->version != m->version || d->metadata == NULL)
                 continue;
+            if (d->flags & MANTRA_EVENT_PARTIAL_METADATA) {
+                int rc = apply_manifest_from(r, m, r->provider_manifests, r->nprovider_manifests);
+                if (rc != 0)
+                    return rc < 0 ? rc : 0;
+            }
             mantra_trace_metadata tmp;
             memset(&tmp, 0, sizeof tmp);
             const char *what = NULL;
@@ -83,9 +100,10 @@ static void apply_registry(mantra_reader *r, mantra_trace_metadata *m) {
                 m->field_count = tmp.field_count;
                 m->fields_from_registry = 1;
             }
-            return;
+            return 0;
         }
     }
+    return 0;
 }
 
 int rd_add_metadata(mantra_reader *r, mantra_trace_metadata *m, uint64_t off) {
@@ -93,9 +111,8 @@ int rd_add_metadata(mantra_reader *r, mantra_trace_metadata *m, uint64_t off) {
         return rd_fail(r, MANTRA_EFORMAT, off, "metadata record defines id 0");
     if (r->v6 && cm_map_get(&r->meta, m->id))
         return rd_fail(r, MANTRA_EFORMAT, off, "metadata id %u defined twice", m->id);
-    if (apply_manifest(r, m) < 0)
+    if (apply_manifest(r, m) < 0 || apply_registry(r, m) < 0)
         return rd_fail(r, MANTRA_ENOMEM, off, "out of memory");
-    apply_registry(r, m);
     if (cm_map_put(&r->meta, m->id, (uint64_t)(uintptr_t)m) < 0)
         return rd_fail(r, MANTRA_ENOMEM, off, "out of memory");
     r->stats.metadata++;

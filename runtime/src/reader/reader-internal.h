@@ -80,6 +80,9 @@ struct mantra_reader {
     /* manifests loaded at run time, and the field descriptions made for their events */
     const struct mantra_manifest **manifests;
     size_t nmanifests;
+    /* manifests that complete the registered providers' partial descriptions */
+    const struct mantra_manifest **provider_manifests;
+    size_t nprovider_manifests;
     cm_map manifest_fields; /* manifest event -> rd_mfields* */
     /* metadata: id -> mantra_trace_metadata* (kept until free) */
     cm_arena arena;

@@ -58,6 +58,7 @@ void mantra_reader_free(mantra_reader *r) {
     free(r->label_lists);
     free(r->providers);
     free(r->manifests);
+    free(r->provider_manifests);
     cm_map_free(&r->manifest_fields);
     rd_order_free(r->order);
     free(r);
@@ -82,6 +83,17 @@ int mantra_reader_add_manifest(mantra_reader *r, const struct mantra_manifest *m
         return MANTRA_ENOMEM;
     p[r->nmanifests++] = manifest;
     r->manifests = p;
+    return 0;
+}
+
+int mantra_reader_add_provider_manifest(mantra_reader *r, const struct mantra_manifest *manifest) {
+    if (r == NULL || manifest == NULL)
+        return MANTRA_EINVAL;
+    const struct mantra_manifest **p = realloc(r->provider_manifests, (r->nprovider_manifests + 1) * sizeof *p);
+    if (p == NULL)
+        return MANTRA_ENOMEM;
+    p[r->nprovider_manifests++] = manifest;
+    r->provider_manifests = p;
     return 0;
 }
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# pgo-real.sh - `mantra pgo` on a real .NET trace against the runtime's own PGO dump of the same run.
+#
+#   pgo-real.sh MANTRA PYTHON DOTNET TE_DLL FIXTURE OUTDIR
+#
+# The workload is a real .NET 10 program, the TraceEvent harness (TE_DLL) reading FIXTURE, run as a
+# child with tiered PGO instrumenting every method (DOTNET_TieredPGO=1
+# DOTNET_TieredPGO_InstrumentOnlyHotCode=0 DOTNET_ReadyToRun=0), its text dump
+# (DOTNET_WritePGOData=1 DOTNET_PGODataPath=OUTDIR/RUN.txt) and EventPipe startup tracing of
+# Microsoft-Windows-DotNETRuntime (DOTNET_EventPipeOutputPath=OUTDIR/RUN.nettrace). Two runs:
+#   plain  keywords 0x14000080018 (Loader, Jit, Type, MethodDiagnostic, JitInstrumentationData):
+#          BulkType has no type names, so every named handle of the dump is UNKNOWN in ours
+#   names  the same plus GCHeapAndTypeNames 0x1000000, which makes BulkType carry names
+# Then per run: `mantra pgo RUN.nettrace -o RUN.out.txt`, pgo_compare.py (every difference explained
+# and counted), `mantra pgo --check` on both files, and `mantra stats` of the trace (no event may be
+# reported as not matching its template: the regression test of event 298's Data field).
+# Everything is written under OUTDIR (in the build tree).
+set -euo pipefail
+[ $# -eq 6 ] || { echo "usage: $0 MANTRA PYTHON DOTNET TE_DLL FIXTURE OUTDIR" >&2; exit 2; }
+mantra=$1 python=$2 dotnet=$3 te_dll=$4 fixture=$5 out=$6
+here=$(cd "$(dirname "$0")" && pwd)
+if [ ! -r "$fixture" ]; then
+  if [ "${MANTRA_REQUIRE_INTEROP:-}" = 1 ]; then
+    echo "pgo-real: fixture $fixture is required (MANTRA_REQUIRE_INTEROP=1)" >&2; exit 1
+  fi
+  echo "SKIP: pgo-real: fixture $fixture not found"; exit 0
+fi
+rm -rf "$out"
+mkdir -p "$out"
+status=0
+for run in plain names; do
+  keywords=0x14000080018
+  names=no
+  if [ $run = names ]; then keywords=0x14001080018; names=yes; fi
+  env DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 \
+      DOTNET_TieredPGO=1 DOTNET_TieredPGO_InstrumentOnlyHotCode=0 DOTNET_ReadyToRun=0 \
+      DOTNET_WritePGOData=1 DOTNET_PGODataPath="$out/$run.txt" \
+      DOTNET_EnableEventPipe=1 DOTNET_EventPipeConfig="Microsoft-Windows-DotNETRuntime:$keywords:5" \
+      DOTNET_EventPipeOutputPath="$out/$run.nettrace" \
+      "$dotnet" "$te_dll" stats "$fixture" > "$out/$run.child.out"
+  [ -s "$out/$run.txt" ] && [ -s "$out/$run.nettrace" ] || { echo "pgo-real: $run: the runtime wrote no dump or no trace" >&2; exit 1; }
+  "$mantra" pgo "$out/$run.nettrace" -o "$out/$run.out.txt" 2> "$out/$run.pgo.err" || { cat "$out/$run.pgo.err" >&2; exit 1; }
+  echo "pgo-real: $run: $(cat "$out/$run.pgo.err")"
+  # nothing dropped, nothing unnamed beyond what the run explains
+  grep -q "dropped: 0 out of order, 0 after the final chunk (0 chunks), 0 incomplete, 0 bad payloads, 0 undecodable" \
+    "$out/$run.pgo.err" || { echo "pgo-real: $run: the converter dropped data" >&2; status=1; }
+  echo "pgo-real: $run: $("$python" "$here/pgo_compare.py" "$out/$run.txt" "$out/$run.out.txt" --names $names | tail -1)"
+  "$python" "$here/pgo_compare.py" "$out/$run.txt" "$out/$run.out.txt" --names $names > "$out/$run.compare" || {
+    cat "$out/$run.compare" >&2; status=1; }
+  for f in "$out/$run.txt" "$out/$run.out.txt"; do
+    "$mantra" pgo --check "$f" > "$out/$run.check" 2>&1 || { cat "$out/$run.check" >&2; status=1; }
+  done
+  # event 298 (and every other runtime event) decodes with the manifest's template: no warnings
+  "$mantra" stats "$out/$run.nettrace" > "$out/$run.stats" 2> "$out/$run.stats.err" || status=1
+  if [ -s "$out/$run.stats.err" ]; then
+    echo "pgo-real: $run: mantra stats reports payloads that do not match their template:" >&2
+    head -5 "$out/$run.stats.err" >&2
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""pgo_compare.py - `mantra pgo`'s text profile against the .NET runtime's own DOTNET_WritePGOData
+dump of the same run (tests/interop/pgo-real.sh).
+
+    pgo_compare.py RUNTIME_DUMP OURS --names yes|no
+
+Both files are read as the CLR reader reads them (docs/pgo.md): the START line, then per method an
+`@@@` header, `MethodName:`, `Signature:`, and per schema record a `Schema ...` line followed by
+Count data lines. Required to be identical: the number of methods and their order, every
+MethodName and Signature line, the ilSize and records of every header, every Schema line and
+every count (non-handle data line). Differences that are explained, each counted and each with an
+exact expectation:
+
+  hashes    codehash and methodhash are not in any event (pgo-format.md §7): ours are 0.
+            Expected: one per method.
+  unnamed   (--names no: the trace was taken without GCHeapAndTypeNames 0x1000000, so BulkType
+            has no names) our handle line says UNKNOWN where the runtime names the handle.
+            Expected: every named handle line of the dump, none other.
+  nested    (--names yes) a nested type whose enclosing type no event names: BulkType gives only
+            "Inner"; ours is the runtime's name with "Outer+" prefixes missing. Expected: only
+            handle lines of the dump that contain '+'.
+
+Anything else is an unexplained difference: the first 20 are printed and the exit status is 1.
+Prints one line of counts: `pgo_compare: methods=N handles=H hashes=.. unnamed=.. nested=..
+unexplained=0`.
+"""
+import re
+import sys
+
+
+def parse(path):
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        lines = f.read().split("\n")
+    if not lines or not lines[0].startswith("*** START PGO Data"):
+        sys.exit(f"pgo_compare: {path}: no START line")
+    methods, i = [], 1
+    hdr = re.compile(r"@@@ codehash 0x([0-9A-F]{8}) methodhash 0x([0-9A-F]{8}) ilSize 0x([0-9A-F]{8}) records 0x([0-9A-F]{8})$")
+    sch = re.compile(r"Schema InstrumentationKind (\d+) ILOffset (\d+) Count (\d+) Other (\d+)$")
+    while i < len(lines):
+        m = hdr.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        meth = {"line": i + 1, "codehash": m.group(1), "methodhash": m.group(2), "il_size": int(m.group(3), 16),
+                "name": lines[i + 1], "sig": lines[i + 2], "records": []}
+        i += 3
+        for _ in range(int(m.group(4), 16)):
+            s = sch.match(lines[i])
+            if not s:
+                sys.exit(f"pgo_compare: {path}:{i + 1}: expected a Schema line")
+            count = int(s.group(3))
+            meth["records"].append((lines[i], lines[i + 1:i + 1 + count]))
+            i += 1 + count
+        methods.append(meth)
+    return methods
+
+
+def strip_enclosing(name):
+    """The name with every enclosing-type prefix ("Outer+") removed."""
+    return re.sub(r"[^\[\],|@ ]*\+", "", name)
+
+
+def main():
+    if len(sys.argv) != 5 or sys.argv[3] != "--names" or sys.argv[4] not in ("yes", "no"):
+        sys.exit(__doc__)
+    theirs, ours, names = parse(sys.argv[1]), parse(sys.argv[2]), sys.argv[4] == "yes"
+    counts = {"hashes": 0, "unnamed": 0, "nested": 0, "unexplained": 0}
+    expect_unnamed = 0
+    handles = 0
+    shown = []
+
+    def bad(what):
+        counts["unexplained"] += 1
+        if len(shown) < 20:
+            shown.append(what)
+
+    if len(theirs) != len(ours):
+        bad(f"{len(theirs)} methods in the runtime's dump, {len(ours)} in ours")
+    for t, o in zip(theirs, ours):
+        where = f"dump line {t['line']} / ours line {o['line']}"
+        if (t["codehash"], t["methodhash"]) != (o["codehash"], o["methodhash"]):
+            if (o["codehash"], o["methodhash"]) == ("00000000", "00000000"):
+                counts["hashes"] += 1
+            else:
+                bad(f"{where}: hashes {o['codehash']}/{o['methodhash']}")
+        for k in ("il_size", "name", "sig"):
+            if t[k] != o[k]:
+                bad(f"{where}: {k}: {t[k]!r} != {o[k]!r}")
+        if len(t["records"]) != len(o["records"]):
+            bad(f"{where}: {len(t['records'])} records != {len(o['records'])}")
+            continue
+        for (ts, td), (os_, od) in zip(t["records"], o["records"]):
+            if ts != os_ or len(td) != len(od):
+                bad(f"{where}: {ts!r} != {os_!r}")
+                continue
+            for a, b in zip(td, od):
+                is_handle = a.startswith(("TypeHandle: ", "MethodHandle: "))
+                named = is_handle and not a.endswith((": NULL", ": UNKNOWN"))
+                if named:
+                    handles += 1
+                    expect_unnamed += 1
+                if a == b:
+                    continue
+                prefix = a.split(": ", 1)[0] + ": "
+                if not names and named and b == prefix + "UNKNOWN":
+                    counts["unnamed"] += 1
+                elif names and named and "+" in a and b.startswith(prefix) and \
+                        strip_enclosing(a) == strip_enclosing(b):
+                    counts["nested"] += 1
+                else:
+                    bad(f"{where}: {ts}: {a!r} != {b!r}")
+    if counts["hashes"] != len(theirs):
+        bad(f"hashes: {counts['hashes']} methods with 0 hashes, expected {len(theirs)}")
+    if not names and counts["unnamed"] != expect_unnamed:
+        bad(f"unnamed: {counts['unnamed']} UNKNOWN handle lines, expected {expect_unnamed}")
+    for s in shown:
+        print("pgo_compare: " + s)
+    print(f"pgo_compare: methods={len(theirs)} handles={handles} " +
+          " ".join(f"{k}={v}" for k, v in counts.items()))
+    return 1 if counts["unexplained"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

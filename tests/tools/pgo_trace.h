@@ -1,0 +1,38 @@
+/* pgo_trace.h - writes nettrace files shaped like a .NET runtime's PGO trace, for the tests of
+ * `mantra pgo` (test_pgo_convert.c) and its benchmark (bench/pgo_convert_trace.c).
+ *
+ * Events of Microsoft-Windows-DotNETRuntime are defined with empty metadata (an id and no field
+ * list), as the runtime writes them (dotnet/runtime src/native/eventpipe/ep-event.c); payloads are
+ * laid out by the ClrEtwAll.man templates (tools/mantra/pgo_payload.c cites them). Aborts on any
+ * failure of the writer (test helper). */
+#ifndef MANTRA_TESTS_PGO_TRACE_H
+#define MANTRA_TESTS_PGO_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mantra/event.h"
+#include "mantra/pgo.h"
+
+typedef struct pgo_trace pgo_trace;
+
+pgo_trace *pgo_trace_open(const char *path);
+/* Finishes the trace (end-of-stream tag) and frees it. */
+void pgo_trace_close(pgo_trace *t);
+
+/* Any runtime event with payload[0..size). */
+void pgo_trace_event(pgo_trace *t, uint32_t event_id, uint32_t version, const void *payload, size_t size);
+/* ModuleLoad V2 (152) and AssemblyLoad V1 (154). */
+void pgo_trace_module(pgo_trace *t, uint64_t module_id, uint64_t assembly_id, const char *il_path,
+                      const mantra_guid *pdb);
+void pgo_trace_assembly(pgo_trace *t, uint64_t assembly_id, const char *full_name);
+/* One JitInstrumentationDataVerbose (298) chunk. */
+void pgo_trace_chunk(pgo_trace *t, uint16_t clr, uint32_t method_flags, uint64_t method_id, uint64_t module_id,
+                     uint32_t token, const char *ns, const char *name, const char *sig, const void *data,
+                     uint32_t size);
+/* A method's schema and values encoded (mantra_pgo_encode) and written as its chunks, in order. */
+void pgo_trace_method(pgo_trace *t, uint64_t method_id, uint64_t module_id, uint32_t token, const char *ns,
+                      const char *name, const char *sig, const mantra_pgo_schema *schema, size_t records,
+                      const int64_t *values, size_t value_count);
+
+#endif

@@ -1,0 +1,293 @@
+/* mantra pgo - traces -> PGO profile (docs/cli.md "mantra pgo"): the JitInstrumentationData events
+ * of one or more traces, reassembled, decoded, merged and written in the CLR's text format
+ * (DOTNET_WritePGOData) or as JSON; --check reads a text profile back, --top prints the hottest
+ * methods. The work is in pgo_collect.c, pgo_profile.c and pgo_write.c. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgo_tool.h"
+#include "tool.h"
+
+static const char pgo_usage[] =
+    "Usage: mantra pgo TRACE... -o PROFILE [--format text|json]\n"
+    "       mantra pgo --top N TRACE...|PROFILE [-o PROFILE [--format text|json]]\n"
+    "       mantra pgo --check PROFILE\n"
+    "\n"
+    "Converts the PGO data of .NET traces (JitInstrumentationDataVerbose 298 and JitInstrumentationData\n"
+    "297 events of Microsoft-Windows-DotNETRuntime, as the runtime writes them at shutdown with\n"
+    "DOTNET_TieredPGO and the keyword 0x10000000000) into a profile. Chunks are reassembled by\n"
+    "dotnet-pgo's rules (an out-of-order chunk or one after the final chunk discards the method's\n"
+    "data), methods are identified by module (IL file name + PDB GUID) and token, and the same method\n"
+    "met twice (several traces) is merged by summing its counts (PgoFormat.cs Merge rules).\n"
+    "\n"
+    "  -o PROFILE          where the profile goes ('-': standard output)\n"
+    "  --format text|json  text: the CLR's DOTNET_WritePGOData format (default); json: one document\n"
+    "                      {\"methods\":[...],\"stats\":{...}} (docs/cli.md)\n"
+    "  --top N             print the N hottest methods (sum of block counts) and their hottest blocks;\n"
+    "                      reads traces, or a text profile (a file starting with '*** START PGO Data')\n"
+    "  --check PROFILE     parse a text profile as the CLR reader does; errors as PATH:LINE: message\n"
+    "\n"
+    "A summary of what was converted and what was dropped (with reasons) goes to standard error.\n"
+    "Exit status: 0 success (a truncated trace gives what was complete), 1 unreadable trace, profile\n"
+    "errors (--check) or an output that cannot be written, 2 usage error.\n";
+
+typedef struct pgo_args {
+    const char **inputs;
+    size_t ninputs;
+    const char *output;
+    int json;
+    const char *check;
+    size_t top;
+    int have_top;
+} pgo_args;
+
+static int parse_args(int argc, char **argv, pgo_args *a) {
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            fputs(pgo_usage, stdout);
+            return TOOL_OK;
+        }
+        if (strcmp(s, "--version") == 0) {
+            printf("mantra %s\n", MANTRA_VERSION_STRING);
+            return TOOL_OK;
+        }
+        if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) {
+            if (next == NULL || next[0] == '\0')
+                return tool_usage_error("pgo", "%s needs a PROFILE", s);
+            a->output = argv[++i];
+        } else if (strcmp(s, "--format") == 0) {
+            if (next == NULL || (strcmp(next, "text") != 0 && strcmp(next, "json") != 0))
+                return tool_usage_error("pgo", "--format needs 'text' or 'json'%s", "");
+            a->json = strcmp(argv[++i], "json") == 0;
+        } else if (strcmp(s, "--check") == 0) {
+            if (next == NULL)
+                return tool_usage_error("pgo", "--check needs a PROFILE%s", "");
+            a->check = argv[++i];
+        } else if (strcmp(s, "--top") == 0) {
+            char *end = NULL;
+            unsigned long long n = next ? strtoull(next, &end, 10) : 0;
+            if (next == NULL || end == next || *end != '\0' || next[0] == '-')
+                return tool_usage_error("pgo", "--top needs a number N%s", "");
+            a->top = (size_t)n;
+            a->have_top = 1;
+            i++;
+        } else if (s[0] == '-' && s[1] != '\0') {
+            return tool_usage_error("pgo", "unknown option '%s'", s);
+        } else {
+            a->inputs[a->ninputs++] = s;
+        }
+    }
+    if (a->check) {
+        if (a->ninputs || a->output || a->have_top)
+            return tool_usage_error("pgo", "--check takes one PROFILE and no other argument%s", "");
+        return -1;
+    }
+    if (a->ninputs == 0)
+        return tool_usage_error("pgo", "no trace given%s", "");
+    if (a->output == NULL && !a->have_top)
+        return tool_usage_error("pgo", "no output given (-o PROFILE)%s", "");
+    return -1;
+}
+
+static char *read_all(const char *path, size_t *size) {
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (b == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    int err = ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (err) {
+        free(buf);
+        return NULL;
+    }
+    *size = n;
+    return buf;
+}
+
+/* Reads and parses a text profile; its errors are printed (PATH:LINE: message). NULL (reported)
+ * when it cannot be read or parsed. */
+static mantra_pgo_text *parse_profile(const char *path) {
+    size_t size = 0;
+    char *text = read_all(path, &size);
+    if (text == NULL) {
+        fprintf(stderr, "mantra pgo: %s: cannot read the profile\n", path);
+        return NULL;
+    }
+    mantra_pgo_text *t = NULL;
+    int rc = mantra_pgo_text_parse(text, size, path, &t);
+    free(text);
+    if (rc < 0) {
+        fprintf(stderr, "mantra pgo: %s: %s\n", path, mantra_strerror(rc));
+        return NULL;
+    }
+    for (size_t i = 0; mantra_pgo_text_error(t, i); i++)
+        fprintf(stderr, "%s\n", mantra_pgo_text_error(t, i));
+    return t;
+}
+
+static int cmd_check(const char *path) {
+    mantra_pgo_text *t = parse_profile(path);
+    if (t == NULL)
+        return TOOL_BAD_INPUT;
+    size_t errors = mantra_pgo_text_error_count(t);
+    printf("%s: %zu methods, %zu errors, %zu lines skipped\n", path, mantra_pgo_text_method_count(t), errors,
+           mantra_pgo_text_skipped_lines(t));
+    mantra_pgo_text_free(t);
+    return errors ? TOOL_BAD_INPUT : TOOL_OK;
+}
+
+/* "Class.Method" of a MethodName line: everything after the prefix. */
+static char *after_prefix(const char *line, const char *prefix) {
+    size_t n = strlen(prefix);
+    return pgo_strdup(line && strncmp(line, prefix, n) == 0 ? line + n : (line ? line : ""));
+}
+
+/* A text profile as a pgo_profile (for --top). */
+static int load_text_profile(const char *path, pgo_profile *p) {
+    mantra_pgo_text *t = parse_profile(path);
+    if (t == NULL)
+        return TOOL_BAD_INPUT;
+    for (size_t i = 0; i < mantra_pgo_text_method_count(t); i++) {
+        const mantra_pgo_text_entry *e = mantra_pgo_text_entry_at(t, i);
+        pgo_method m;
+        memset(&m, 0, sizeof m);
+        m.module = pgo_strf("%s:%zu", path, e->line);
+        m.module_path = pgo_strdup("");
+        m.pdb_guid = pgo_strdup("");
+        m.name_space = pgo_strdup("");
+        m.name = after_prefix(e->method_line, "MethodName: ");
+        m.signature = after_prefix(e->signature_line, "Signature: ");
+        m.il_size = e->il_size;
+        m.runs = 1;
+        size_t nv = e->data.value_count, nr = e->data.records;
+        m.data.schema = malloc((nr ? nr : 1) * sizeof *m.data.schema);
+        m.data.values = malloc((nv ? nv : 1) * sizeof *m.data.values);
+        if (m.data.schema && m.data.values) {
+            memcpy(m.data.schema, e->data.schema, nr * sizeof *m.data.schema);
+            memcpy(m.data.values, e->data.values, nv * sizeof *m.data.values);
+            m.data.records = nr;
+            m.data.value_count = nv;
+        }
+        if (!m.module || !m.module_path || !m.pdb_guid || !m.name_space || !m.name || !m.signature ||
+            !m.data.schema || !m.data.values || pgo_profile_add(p, &m, m.module) < 0) {
+            pgo_method_free(&m);
+            mantra_pgo_text_free(t);
+            fprintf(stderr, "mantra pgo: out of memory\n");
+            return TOOL_BAD_INPUT;
+        }
+    }
+    mantra_pgo_text_free(t);
+    return TOOL_OK;
+}
+
+static int is_text_profile(const char *path) {
+    static const char start[] = "*** START PGO Data";
+    char buf[sizeof start] = {0};
+    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    size_t n = fread(buf, 1, sizeof start - 1, f);
+    fclose(f);
+    return n == sizeof start - 1 && memcmp(buf, start, n) == 0;
+}
+
+static void summary(const pgo_profile *p) {
+    const pgo_counts *c = &p->counts;
+    fprintf(stderr,
+            "mantra pgo: %zu method%s from %" PRIu64 " trace%s (%" PRIu64 " instrumentation events, %" PRIu64
+            " methods read, %" PRIu64 " merged); dropped: %" PRIu64 " out of order, %" PRIu64 " after the final chunk (%" PRIu64
+            " chunks), %" PRIu64 " incomplete, %" PRIu64 " bad payloads, %" PRIu64 " undecodable; %" PRIu64
+            " merge conflicts; %" PRIu64 " of %" PRIu64 " handles unnamed\n",
+            p->count, p->count == 1 ? "" : "s", c->traces, c->traces == 1 ? "" : "s", c->events, c->methods_read, c->merged,
+            c->discard_out_of_order, c->discard_after_final, c->chunks_dropped, c->incomplete, c->bad_payloads,
+            c->undecodable, c->merge_conflicts, c->handles_unnamed, c->handles);
+}
+
+static int write_output(const pgo_args *a, const pgo_profile *p) {
+    int to_stdout = strcmp(a->output, "-") == 0;
+    FILE *out = to_stdout ? stdout : fopen(a->output, "wb");
+    if (out == NULL) {
+        fprintf(stderr, "mantra pgo: %s: cannot create the profile\n", a->output);
+        return TOOL_BAD_INPUT;
+    }
+    int rc = a->json ? pgo_write_json(out, p) : pgo_write_text(out, p);
+    if (fflush(out) != 0 || ferror(out))
+        rc = -1;
+    if (!to_stdout && fclose(out) != 0)
+        rc = -1;
+    if (rc != 0) {
+        fprintf(stderr, "mantra pgo: %s: the profile could not be written%s\n", a->output,
+                rc == MANTRA_EINVAL ? " (a name with a newline cannot be written in the text format)" : "");
+        return TOOL_BAD_INPUT;
+    }
+    return TOOL_OK;
+}
+
+int cmd_pgo(int argc, char **argv) {
+    pgo_args a;
+    memset(&a, 0, sizeof a);
+    a.inputs = calloc((size_t)argc, sizeof *a.inputs);
+    if (a.inputs == NULL)
+        return TOOL_BAD_INPUT;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0) {
+        free(a.inputs);
+        return rc;
+    }
+    if (a.check) {
+        free(a.inputs);
+        return cmd_check(a.check);
+    }
+    pgo_profile p;
+    memset(&p, 0, sizeof p);
+    int status = TOOL_OK;
+    for (size_t i = 0; i < a.ninputs && status != -2; i++) {
+        if (a.have_top && is_text_profile(a.inputs[i])) {
+            if (load_text_profile(a.inputs[i], &p) != TOOL_OK)
+                status = TOOL_BAD_INPUT;
+            continue;
+        }
+        int r = pgo_collect_trace(&p, a.inputs[i]);
+        if (r == -2) {
+            fprintf(stderr, "mantra pgo: out of memory\n");
+            status = -2;
+        } else if (r < 0) {
+            status = TOOL_BAD_INPUT;
+        }
+    }
+    if (status == -2) {
+        pgo_profile_free(&p);
+        free(a.inputs);
+        return TOOL_BAD_INPUT;
+    }
+    if (p.counts.traces || p.counts.unreadable_traces)
+        summary(&p);
+    int opened_all = p.counts.unreadable_traces == 0 || p.counts.traces > 0;
+    if (a.output && opened_all && write_output(&a, &p) != TOOL_OK)
+        status = TOOL_BAD_INPUT;
+    if (a.have_top)
+        pgo_write_top(stdout, &p, a.top);
+    pgo_profile_free(&p);
+    free(a.inputs);
+    return status;
+}

@@ -1,0 +1,161 @@
+/* Shared declarations of `mantra pgo` (tools/mantra/pgo*.c): the converter from
+ * JitInstrumentationData events to a profile (docs/cli.md "mantra pgo", docs/pgo.md).
+ *
+ *   pgo.c          the command: arguments, --check, --top, the summary
+ *   pgo_maps.c     hash maps (uint64 -> uint64, string -> index) and string helpers
+ *   pgo_payload.c  the payloads of the runtime events the converter reads (layouts cited there)
+ *   pgo_collect.c  one trace: events -> reassembled, decoded, named methods
+ *   pgo_profile.c  the merged profile: method identity and the merge rules of PgoFormat.cs
+ *   pgo_write.c    text (CLR format), JSON and the --top table
+ */
+#ifndef MANTRA_TOOL_PGO_H
+#define MANTRA_TOOL_PGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mantra/pgo.h"
+#include "mantra/reader.h"
+
+/* ---- pgo_maps.c ------------------------------------------------------------------------------ */
+typedef struct pgo_u64map {
+    uint64_t *keys;
+    uint64_t *vals;
+    unsigned char *used;
+    size_t cap, count;
+} pgo_u64map;
+/* 0, or -1 when out of memory. */
+int pgo_u64map_put(pgo_u64map *m, uint64_t key, uint64_t val);
+/* Pointer to the value, NULL when absent. */
+uint64_t *pgo_u64map_get(const pgo_u64map *m, uint64_t key);
+void pgo_u64map_free(pgo_u64map *m);
+
+typedef struct pgo_strmap {
+    char **keys;
+    size_t *vals;
+    size_t *hashes;
+    size_t cap, count;
+} pgo_strmap;
+/* Index stored for key, or (size_t)-1. */
+size_t pgo_strmap_get(const pgo_strmap *m, const char *key);
+/* Stores key (copied) -> val; 0 or -1 when out of memory. */
+int pgo_strmap_put(pgo_strmap *m, const char *key, size_t val);
+void pgo_strmap_free(pgo_strmap *m);
+
+char *pgo_strdup(const char *s);
+/* printf into a new string (NULL when out of memory). */
+char *pgo_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- pgo_payload.c: event payloads --------------------------------------------------------- */
+/* JitInstrumentationDataVerbose (298) and JitInstrumentationData (297). Strings are UTF-8 copies
+ * (NULL for 297); data points into the payload. */
+typedef struct pgo_instr_event {
+    uint16_t clr_instance;
+    uint32_t method_flags;
+    uint32_t data_size;
+    uint64_t method_id;
+    uint64_t module_id;
+    uint32_t token;
+    char *name_space, *name, *signature;
+    const uint8_t *data;
+} pgo_instr_event;
+/* 0, or -1 with *why set (the payload does not have the layout). verbose: 298, else 297. */
+int pgo_parse_instr(const uint8_t *p, size_t n, int verbose, pgo_instr_event *out, const char **why);
+void pgo_instr_event_free(pgo_instr_event *e);
+
+/* ModuleLoad V2 (152) / ModuleDCStart/End V2 (rundown): what identifies a module. */
+typedef struct pgo_module_event {
+    uint64_t module_id, assembly_id;
+    char *il_path;
+    mantra_guid pdb_guid;
+} pgo_module_event;
+int pgo_parse_module(const uint8_t *p, size_t n, pgo_module_event *out);
+
+/* MethodLoadVerbose V0-V2 (143) / MethodJittingStarted (145): names of a MethodID. */
+typedef struct pgo_method_event {
+    uint64_t method_id, module_id;
+    uint32_t token, il_size; /* il_size: MethodJittingStarted only (else 0) */
+    char *name_space, *name, *signature;
+} pgo_method_event;
+int pgo_parse_method_verbose(const uint8_t *p, size_t n, pgo_method_event *out);
+int pgo_parse_jitting_started(const uint8_t *p, size_t n, pgo_method_event *out);
+void pgo_method_event_free(pgo_method_event *e);
+
+/* AssemblyLoad V1 (154) / AssemblyDCStart/End V1 (rundown 155/156): an assembly's full name. */
+typedef struct pgo_assembly_event {
+    uint64_t assembly_id;
+    char *name; /* FullyQualifiedAssemblyName */
+} pgo_assembly_event;
+int pgo_parse_assembly(const uint8_t *p, size_t n, pgo_assembly_event *out);
+
+/* MethodDetails (72): MethodID -> its type, token and method instantiation. */
+typedef struct pgo_details_event {
+    uint64_t method_id, type_id, loader_module;
+    uint32_t token;
+    uint32_t type_parameter_count;
+    uint64_t *type_parameters; /* malloc'd */
+} pgo_details_event;
+int pgo_parse_method_details(const uint8_t *p, size_t n, pgo_details_event *out);
+
+/* BulkType (15): calls fn for every type of the event. 0 or -1 (bad payload; the types before the
+ * damage have been given). */
+typedef int (*pgo_type_fn)(void *ctx, uint64_t type_id, uint64_t module_id, const char *name,
+                           const uint64_t *type_parameters, uint32_t type_parameter_count);
+int pgo_parse_bulk_type(const uint8_t *p, size_t n, pgo_type_fn fn, void *ctx);
+
+/* ---- pgo_collect.c / pgo_profile.c ----------------------------------------------------------- */
+/* Counts of a conversion (the JSON "stats" object and the summary line). */
+typedef struct pgo_counts {
+    uint64_t traces, truncated_traces, unreadable_traces;
+    uint64_t events;           /* 297 + 298 events read */
+    uint64_t bad_payloads;     /* 297/298 events whose payload does not have the layout */
+    uint64_t chunks_dropped, discard_out_of_order, discard_after_final, incomplete;
+    uint64_t undecodable;      /* reassembled methods whose data does not decode */
+    uint64_t methods_read;     /* decoded methods, over every trace */
+    uint64_t merged;           /* methods met again (same identity) and merged */
+    uint64_t merge_conflicts;  /* records that could not be merged (kept from the first) */
+    uint64_t handles, handles_unnamed; /* non-null, non-unknown handle values; without a name */
+} pgo_counts;
+
+/* One method of the profile. */
+typedef struct pgo_method {
+    char *module;       /* identity of the module: IL file name (or "module#ID" when unknown) */
+    char *module_path;  /* ModuleILPath ("" when unknown) */
+    char *pdb_guid;     /* ManagedPdbSignature, "" when unknown */
+    uint32_t token;
+    char *name_space, *name, *signature;
+    uint32_t il_size;
+    mantra_pgo_data data;
+    char **handle_names; /* per value: a handle's name, NULL when none (or not a handle) */
+    unsigned runs;       /* occurrences merged */
+} pgo_method;
+
+typedef struct pgo_profile {
+    pgo_method *methods;
+    size_t count, cap;
+    pgo_strmap by_identity;
+    pgo_counts counts;
+} pgo_profile;
+
+/* Adds one decoded method under identity (pgo_collect.c says what it is made of; takes ownership
+ * of m's strings and data on success and on failure): a new identity is appended, a known one
+ * merged into it. 0, or -1 when out of memory. */
+int pgo_profile_add(pgo_profile *p, pgo_method *m, const char *identity);
+void pgo_profile_free(pgo_profile *p);
+void pgo_method_free(pgo_method *m);
+
+/* Reads one trace into p (warnings on stderr, counts in p->counts). Returns 0 (read to its end),
+ * 1 (truncated: what was complete is kept), -1 (unreadable: open failed or bad bytes; message
+ * printed), -2 out of memory. */
+int pgo_collect_trace(pgo_profile *p, const char *path);
+
+/* ---- pgo_write.c ----------------------------------------------------------------------------- */
+int pgo_write_text(FILE *out, const pgo_profile *p);
+int pgo_write_json(FILE *out, const pgo_profile *p);
+/* The --top table of the n hottest methods. */
+void pgo_write_top(FILE *out, const pgo_profile *p, size_t n);
+/* Name of a kind ("BasicBlockIntCount"), NULL when not a known one. */
+const char *pgo_kind_name(int32_t kind);
+
+#endif
