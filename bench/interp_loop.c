@@ -101,6 +101,10 @@ int main(int argc, char **argv) {
         o.pgo_mode = modes[v];
         o.pgo_methods = "";
         o.counting = counting[v];
+        /* mode 1 counts in the PGO store (the default); one method has one probe layout in the
+         * store, so mode 2 takes program-private counters */
+        if (modes[v] == 2)
+            o.allocator = mantra_interp_private_counters();
         if (mantra_interp_load(m, &o, &p[v]) != 0 || mantra_interp_thread_create(p[v], &to, &t[v]) != 0) {
             fprintf(stderr, "interp_loop: load failed\n");
             return 1;

@@ -97,9 +97,15 @@ static void print_probes(const mantra_interp_program *p) {
         mantra_interp_probes pr;
         mantra_interp_module_method(m, i, &id);
         mantra_interp_program_probes(p, i, &pr);
+        uint32_t *counts = calloc(pr.count ? pr.count : 1, sizeof *counts);
+        if (counts == NULL || mantra_interp_program_counts(p, i, counts) != 0) {
+            free(counts);
+            continue;
+        }
         for (uint32_t k = 0; k < pr.count; k++)
             fprintf(stderr, "probe %s%s%s 0x%08" PRIx32 " IL_%04" PRIx32 " %" PRIu32 "\n", id.namespace_name,
-                    id.namespace_name[0] ? "." : "", id.name, id.token, pr.il_offsets[k], pr.counters[k]);
+                    id.namespace_name[0] ? "." : "", id.name, id.token, pr.il_offsets[k], counts[k]);
+        free(counts);
     }
 }
 

@@ -25,6 +25,7 @@ struct mantra_pgo_method {
     uint32_t token, il_size, index;
     char *name_space, *name, *signature;
     _Atomic(const pg_instr *) instr; /* NULL until instrumented */
+    _Atomic uint32_t code_hash;      /* mantra_pgo_method_set_code_hash (0 until set) */
 };
 
 static mantra_pal_mutex g_lock;
@@ -168,6 +169,12 @@ void mantra_pgo_method_describe(const mantra_pgo_method *method, mantra_pgo_meth
     out->signature = method->signature;
     out->il_size = method->il_size;
     out->index = method->index;
+    out->code_hash = atomic_load_explicit(&((mantra_pgo_method *)method)->code_hash, memory_order_relaxed);
+}
+
+void mantra_pgo_method_set_code_hash(mantra_pgo_method *method, uint32_t code_hash) {
+    if (method != NULL)
+        atomic_store_explicit(&method->code_hash, code_hash, memory_order_relaxed);
 }
 
 const pg_instr *pg_method_instr(const mantra_pgo_method *m) {
