@@ -383,6 +383,7 @@ uint32_t mantra_session_stop_all(void) {
 }
 
 void mantra_shutdown(void) {
+    ss_timers_shutdown();
     mantra_session_stop_all();
     mantra_pump();
 }
