@@ -163,7 +163,7 @@ static mantra_pgo_text *load_env_text(void) {
         return NULL;
     uint64_t size = 0;
     char *text = NULL;
-    if (mantra_pal_file_size(fd, &size) == 0 && size < SIZE_MAX)
+    if (mantra_pal_file_size(fd, &size) == 1 && size < SIZE_MAX)
         text = malloc((size_t)size + 1);
     size_t got = 0;
     while (text != NULL && got < size) {
