@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hashmap-internal.h"
 #include "platform/platform-internal.h"
 #include "pgo-internal.h"
 
@@ -35,6 +36,7 @@ static uint32_t g_module_count;      /* g_lock */
 static _Atomic(mantra_pgo_method *) g_first;
 static mantra_pgo_method *g_last; /* g_lock */
 static uint32_t g_method_count;   /* g_lock */
+static cm_map g_method_by_key;    /* g_lock: (module index << 32 | token) -> method */
 
 int pg_lock(void) {
     for (;;) {
@@ -114,21 +116,22 @@ int mantra_pgo_method_register(mantra_pgo_module *module, uint32_t token, const 
     int rc = pg_lock();
     if (rc != MANTRA_OK)
         return rc;
-    /* the same (module, token): the existing method (a linear walk; registration is rare) */
-    for (mantra_pgo_method *m = atomic_load_explicit(&g_first, memory_order_acquire); m != NULL;
-         m = atomic_load_explicit(&m->next, memory_order_acquire))
-        if (m->module == module && m->token == token) {
-            *out = m;
-            pg_unlock();
-            return MANTRA_OK;
-        }
+    /* the same (module, token): the existing method */
+    uint64_t key = (uint64_t)module->index << 32 | token;
+    const uint64_t *found = cm_map_get(&g_method_by_key, key);
+    if (found != NULL) {
+        *out = (mantra_pgo_method *)(uintptr_t)*found;
+        pg_unlock();
+        return MANTRA_OK;
+    }
     mantra_pgo_method *m = calloc(1, sizeof *m);
     if (m != NULL) {
         m->name_space = dup(name_space);
         m->name = dup(name);
         m->signature = dup(signature);
     }
-    if (m == NULL || m->name_space == NULL || m->name == NULL || m->signature == NULL) {
+    if (m == NULL || m->name_space == NULL || m->name == NULL || m->signature == NULL ||
+        cm_map_put(&g_method_by_key, key, (uint64_t)(uintptr_t)m) != 0) {
         if (m != NULL) {
             free(m->name_space);
             free(m->name);
