@@ -67,12 +67,13 @@ int mantra_pgo_collect_poll(const char *default_path) {
 
 static _Atomic int g_watch_stop;
 
+/* Polls, then ends when unwatched: a request made before the unwatch still starts its collection. */
 static int watch_job(void *data) {
+    (void)mantra_pgo_collect_poll(data);
     if (atomic_load(&g_watch_stop)) {
         free(data);
         return MANTRA_JOB_DONE;
     }
-    (void)mantra_pgo_collect_poll(data);
     return MANTRA_JOB_AGAIN;
 }
 
