@@ -225,9 +225,11 @@ START_TEST(collect_window_and_stale_timer) {
     mantra_interp_program *p = ft_load(prog, 1, NULL, &mod);
     mantra_session_id c1 = 0, c2 = 0;
     ck_assert_int_eq(mantra_pgo_collect_ex(out_path("c1.nettrace"), 1, 0, &c1), 0);
+    int slot1 = mantra_session_bit(c1);
     ck_assert_int_eq(mantra_session_stop(c1), 0);
     ck_assert_int_eq(mantra_pgo_collect_ex(out_path("c2.nettrace"), 3, 0, &c2), 0);
     ck_assert_uint_ne(c1, c2);
+    ck_assert_int_eq(mantra_session_bit(c2), slot1); /* the same slot, another generation */
     ft_run(p, "main", 1);
     ft_pump_for(1600); /* past collection 1's deadline */
     ck_assert_int_ge(mantra_session_bit(c2), 0);
