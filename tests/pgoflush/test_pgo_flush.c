@@ -242,6 +242,7 @@ START_TEST(collect_window_and_stale_timer) {
     ft_read(out_path("c1.nettrace"), &t);
     check_method(&t, "top", "0000:0 000c:0");
     ck_assert_int_eq(mantra_pgo_collect(NULL, 1), MANTRA_EINVAL);
+    mantra_shutdown(); /* joins the timers' threads */
     mantra_interp_program_free(p);
     mantra_interp_module_free(mod);
 }
