@@ -280,6 +280,39 @@ START_TEST(repeated_collections_and_reset) {
 }
 END_TEST
 
+/* The same module loaded twice counts on in the same store counters; another probe layout for
+ * the same methods is refused. */
+START_TEST(reload_counts_on) {
+    setup();
+    mantra_interp_module *m1, *m2, *m3;
+    mantra_interp_program *p1 = ft_load(prog, 1, NULL, &m1);
+    ft_run(p1, "main", 1);
+    mantra_interp_program_free(p1);
+    mantra_interp_program *p2 = ft_load(prog, 1, NULL, &m2);
+    ft_run(p2, "main", 1);
+    uint32_t counts[2];
+    ck_assert_int_eq(mantra_interp_program_counts(p2, 0, counts), 0);
+    ck_assert_uint_eq(counts[0], 2);
+    ck_assert_uint_eq(counts[1], 22);
+    mantra_interp_diag d;
+    ck_assert_int_eq(mantra_interp_assemble(prog, strlen(prog), "t.masm", &m3, &d), 0);
+    mantra_interp_load_options o;
+    mantra_interp_load_options_init(&o);
+    o.pgo_mode = 2;
+    mantra_interp_program *p3 = NULL;
+    ck_assert_int_eq(mantra_interp_load(m3, &o, &p3), MANTRA_ESTATE);
+    mantra_session_id s = start(PGO_PROVIDERS, out_path("reload.nettrace"));
+    ck_assert_int_eq(mantra_session_stop(s), 0);
+    ft_trace t;
+    ft_read(out_path("reload.nettrace"), &t);
+    check_method(&t, "top", "0000:2 000c:22");
+    mantra_interp_program_free(p2);
+    mantra_interp_module_free(m1);
+    mantra_interp_module_free(m2);
+    mantra_interp_module_free(m3);
+}
+END_TEST
+
 /* Several interpreter threads counting in their own cells of the store: no count lost, and a
  * flush taken while they run sees their counts so far. */
 #define THREADS 4
@@ -328,6 +361,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, collect_window_and_stale_timer);
     tcase_add_test(tc, repeated_collections_and_reset);
     tcase_add_test(tc, threads_no_lost_counts);
+    tcase_add_test(tc, reload_counts_on);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -38,12 +38,13 @@ int ip_store_counters(const mantra_interp_module *m, ip_lmethod *lm) {
         s[k].other = 0;
     }
     mantra_pgo_method_set_code_hash(pm, mantra_pgo_hash32(MANTRA_PGO_HASH32_INIT, x->il, x->il_size));
+    size_t had = 0;
+    (void)mantra_pgo_method_schema(pm, &had); /* loaded before: its counters count on */
     rc = mantra_pgo_method_instrument(pm, s, lm->nprobes);
     free(s);
     if (rc != 0)
         return rc;
-    rc = mantra_pgo_read_env_apply(pm);
-    if (rc < 0)
+    if (had == 0 && (rc = mantra_pgo_read_env_apply(pm)) < 0) /* initial values: at the first load only */
         return rc;
     /* BasicBlockIntCount records are 4 bytes aligned to 4: the shared cells are one array */
     lm->counters = mantra_pgo_counters_u32(pm, 0);
