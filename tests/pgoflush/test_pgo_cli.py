@@ -80,6 +80,21 @@ def fnv(data, h=0x811C9DC5):
     return h
 
 
+def wait_handler(pid, sig, timeout=30.0):
+    """Waits until pid has a handler for sig (Linux: SigCgt in /proc/PID/status), else 1 s."""
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("SigCgt:") and int(line.split()[1], 16) & (1 << (int(sig) - 1)):
+                        return
+        except OSError:
+            time.sleep(1.0)
+            return
+        time.sleep(0.01)
+
+
 def main():
     prog = path("loop.masm")
     with open(prog, "w") as f:
@@ -135,7 +150,7 @@ def main():
     p = subprocess.Popen([MANTRA, "run", spin], env=env(MANTRA_InterpPgo="1", MANTRA_PGOCollectPath=sig,
                                                          MANTRA_PGOCollectSeconds="1"),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.3)
+    wait_handler(p.pid, signal.SIGUSR2)
     p.send_signal(signal.SIGUSR2)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 0, err
