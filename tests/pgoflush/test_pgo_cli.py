@@ -137,6 +137,10 @@ def main():
     assert by.get("Microsoft-Windows-DotNETRuntime/298/v0") == 2, by
     assert by.get("Microsoft-Windows-DotNETRuntime/143/v2") == 2, by
     assert by.get("Microsoft-Windows-DotNETRuntime/152/v2") == 1, by
+    # --pgo-deltas: accepted; the collection still holds one complete sequence per method
+    r = run([prog, "--pgo-deltas", "--pgo-collect", trace], MANTRA_InterpPgo="1")
+    assert r.returncode == 0, r.stderr
+    assert stats(trace)["by_event"].get("Microsoft-Windows-DotNETRuntime/298/v0") == 2
     # usage errors
     r = run([prog, "--pgo-collect"])
     assert r.returncode == 2

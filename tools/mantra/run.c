@@ -28,7 +28,7 @@
 
 static const char run_usage[] =
     "Usage: mantra run PROGRAM [--trace FILE] [--providers SPEC] [--entry METHOD] [--probes]\n"
-    "                  [--pgo-collect FILE[:SECONDS]] [ARGS...]\n"
+    "                  [--pgo-collect FILE[:SECONDS]] [--pgo-deltas] [ARGS...]\n"
     "\n"
     "Assembles PROGRAM (interpreter assembly, docs/interp.md; '-' reads standard input) and runs\n"
     "its entry method with ARGS (int64 or double, as its signature says). The program's output goes\n"
@@ -47,6 +47,8 @@ static const char run_usage[] =
     "                    Microsoft-Windows-DotNETRuntime:0x10000000018:5 stopped after SECONDS (default\n"
     "                    10), or when the program ends; its stop writes ModuleLoad, MethodLoadVerbose\n"
     "                    and JitInstrumentationDataVerbose events for every instrumented method\n"
+    "  --pgo-deltas      every PGO flush (sessions, collections) holds the counts since the previous\n"
+    "                    one: the counters restart from 0 as they are read (default: cumulative)\n"
     "\n"
     "Every session whose providers take JitInstrumentationDataVerbose (keyword 0x10000000000) gets\n"
     "the PGO data when it stops (the --trace session with its default providers too). SIGUSR2 starts\n"
@@ -151,7 +153,7 @@ static void *pump_main(void *arg) {
 }
 
 /* --pgo-collect FILE[:SECONDS]: a trailing :DIGITS is the window. */
-static int start_collect(const char *spec) {
+static int start_collect(const char *spec, unsigned flags) {
     char *path = strdup(spec);
     if (path == NULL)
         return MANTRA_ENOMEM;
@@ -161,7 +163,7 @@ static int start_collect(const char *spec) {
         seconds = (uint32_t)strtoul(colon + 1, NULL, 10);
         *colon = '\0';
     }
-    int rc = mantra_pgo_collect(path, seconds);
+    int rc = mantra_pgo_collect_ex(path, seconds, flags, NULL);
     if (rc < 0) {
         const char *e = mantra_session_last_error();
         fprintf(stderr, "mantra run: --pgo-collect %s: %s\n", path, e[0] ? e : mantra_strerror(rc));
@@ -174,7 +176,7 @@ static int start_collect(const char *spec) {
 int cmd_run(int argc, char **argv) {
     const char *program = NULL, *trace = NULL, *providers = RUN_DEFAULT_PROVIDERS, *entry = "main";
     const char *collect = NULL;
-    int probes = 0, dashdash = 0;
+    int probes = 0, dashdash = 0, deltas = 0;
     const char **args = calloc((size_t)argc, sizeof *args);
     size_t nargs = 0;
     if (args == NULL) {
@@ -192,6 +194,8 @@ int cmd_run(int argc, char **argv) {
                 return TOOL_OK;
             } else if (strcmp(a, "--probes") == 0) {
                 probes = 1;
+            } else if (strcmp(a, "--pgo-deltas") == 0) {
+                deltas = 1;
             } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--providers") == 0 || strcmp(a, "--entry") == 0 ||
                        strcmp(a, "--pgo-collect") == 0) {
                 if (i + 1 >= argc) {
@@ -291,14 +295,16 @@ int cmd_run(int argc, char **argv) {
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
     pthread_t pump_thread;
     int pumping = 0;
-    (void)mantra_dotnet_pgo_init(0);
-    if (collect != NULL && start_collect(collect) < 0) {
+    unsigned pgo_flags = deltas ? MANTRA_PGO_FLUSH_DELTAS : 0u;
+    (void)mantra_dotnet_pgo_init(pgo_flags);
+    if (collect != NULL && start_collect(collect, pgo_flags) < 0) {
         free(values);
         mantra_interp_module_free(mod);
         mantra_shutdown();
         return TOOL_BAD_INPUT;
     }
 #else
+    (void)deltas;
     if (collect != NULL) {
         free(values);
         mantra_interp_module_free(mod);
