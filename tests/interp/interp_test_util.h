@@ -37,6 +37,7 @@ static inline it_prog it_load(const char *text, int mode, const char *filter) {
     mantra_interp_load_options_init(&o);
     o.pgo_mode = mode;
     o.pgo_methods = filter;
+    o.allocator = mantra_interp_private_counters(); /* fresh counters per load */
     ck_assert_int_eq(mantra_interp_load(p.mod, &o, &p.prog), 0);
     return p;
 }

@@ -210,6 +210,7 @@ static void check_wrap(uint32_t counting) {
     mantra_interp_load_options_init(&o);
     o.pgo_mode = 1;
     o.counting = counting;
+    o.allocator = mantra_interp_private_counters(); /* the counters written below are the program's */
     mantra_interp_program *p = NULL;
     ck_assert_int_eq(mantra_interp_load(m, &o, &p), 0);
     mantra_interp_probes pr;

@@ -55,6 +55,7 @@ static void run_threads(int mode, uint32_t counting, const char *want) {
     mantra_interp_load_options_init(&o);
     o.pgo_mode = mode;
     o.counting = counting;
+    o.allocator = mantra_interp_private_counters(); /* fresh counters per load */
     mantra_interp_program *p = NULL;
     ck_assert_int_eq(mantra_interp_load(m, &o, &p), 0);
     pthread_t th[THREADS];

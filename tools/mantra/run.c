@@ -1,8 +1,13 @@
 /* mantra run - assembles a program of the reference interpreter (docs/interp.md) and runs it:
  * program output on stdout, assembler errors as FILE:LINE:COL: error: MESSAGE on stderr
  * (docs/cli.md "mantra run"). */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +20,15 @@
 #ifdef MANTRA_TOOL_HAVE_DOTNET
 #include "dotnet_registry.h"
 #endif
+#ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
+#include <pthread.h>
+
+#include "dotnet_pgo.h"
+#endif
 
 static const char run_usage[] =
-    "Usage: mantra run PROGRAM [--trace FILE] [--providers SPEC] [--entry METHOD] [--probes] [ARGS...]\n"
+    "Usage: mantra run PROGRAM [--trace FILE] [--providers SPEC] [--entry METHOD] [--probes]\n"
+    "                  [--pgo-collect FILE[:SECONDS]] [--pgo-deltas] [ARGS...]\n"
     "\n"
     "Assembles PROGRAM (interpreter assembly, docs/interp.md; '-' reads standard input) and runs\n"
     "its entry method with ARGS (int64 or double, as its signature says). The program's output goes\n"
@@ -31,6 +42,20 @@ static const char run_usage[] =
     "                    keyword under which PGO data is written)\n"
     "  --probes          after the run, print every probe on stderr:\n"
     "                    probe METHOD TOKEN IL_OFFSET COUNT (IL offsets in hex, counts in decimal)\n"
+    "  --pgo-collect FILE[:SECONDS]\n"
+    "                    collect PGO data into the trace FILE: a session with\n"
+    "                    Microsoft-Windows-DotNETRuntime:0x10000000018:5 stopped after SECONDS (default\n"
+    "                    10), or when the program ends; its stop writes ModuleLoad, MethodLoadVerbose\n"
+    "                    and JitInstrumentationDataVerbose events for every instrumented method\n"
+    "  --pgo-deltas      every PGO flush (sessions, collections) holds the counts since the previous\n"
+    "                    one: the counters restart from 0 as they are read (default: cumulative)\n"
+    "\n"
+    "Every session whose providers take JitInstrumentationDataVerbose (keyword 0x10000000000) gets\n"
+    "the PGO data when it stops (the --trace session with its default providers too). SIGUSR2 starts\n"
+    "a collection into MANTRA_PGOCollectPath (default pgo-PID.nettrace) for MANTRA_PGOCollectSeconds\n"
+    "(default 10); MANTRA_PGOCollectReset=1 makes collections hold deltas (counters reset after each\n"
+    "snapshot). MANTRA_WritePGOData=1 with MANTRA_PGODataPath writes the CLR text format at exit;\n"
+    "MANTRA_ReadPGOData=1 reads one back into the counters' initial values (docs/pgo.md).\n"
     "\n"
     "Environment: MANTRA_InterpPgo=0|1|2 (probes: off, method entry and loop heads, every basic\n"
     "block), MANTRA_InterpPgoMethods=GLOB,... (which methods get probes; * and ?), and the\n"
@@ -97,15 +122,61 @@ static void print_probes(const mantra_interp_program *p) {
         mantra_interp_probes pr;
         mantra_interp_module_method(m, i, &id);
         mantra_interp_program_probes(p, i, &pr);
+        uint32_t *counts = calloc(pr.count ? pr.count : 1, sizeof *counts);
+        if (counts == NULL || mantra_interp_program_counts(p, i, counts) != 0) {
+            free(counts);
+            continue;
+        }
         for (uint32_t k = 0; k < pr.count; k++)
             fprintf(stderr, "probe %s%s%s 0x%08" PRIx32 " IL_%04" PRIx32 " %" PRIu32 "\n", id.namespace_name,
-                    id.namespace_name[0] ? "." : "", id.name, id.token, pr.il_offsets[k], pr.counters[k]);
+                    id.namespace_name[0] ? "." : "", id.name, id.token, pr.il_offsets[k], counts[k]);
+        free(counts);
     }
 }
 
+#ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
+static void on_sigusr2(int sig) {
+    (void)sig;
+    mantra_pgo_collect_request();
+}
+
+/* The host pump of the threaded build: runs the queued jobs (the SIGUSR2 watch) every 20 ms. */
+static atomic_int g_pump_stop;
+static void *pump_main(void *arg) {
+    (void)arg;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    while (!atomic_load(&g_pump_stop)) {
+        mantra_pump();
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+/* --pgo-collect FILE[:SECONDS]: a trailing :DIGITS is the window. */
+static int start_collect(const char *spec, unsigned flags) {
+    char *path = strdup(spec);
+    if (path == NULL)
+        return MANTRA_ENOMEM;
+    uint32_t seconds = 0;
+    char *colon = strrchr(path, ':');
+    if (colon != NULL && colon[1] != '\0' && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+        seconds = (uint32_t)strtoul(colon + 1, NULL, 10);
+        *colon = '\0';
+    }
+    int rc = mantra_pgo_collect_ex(path, seconds, flags, NULL);
+    if (rc < 0) {
+        const char *e = mantra_session_last_error();
+        fprintf(stderr, "mantra run: --pgo-collect %s: %s\n", path, e[0] ? e : mantra_strerror(rc));
+    }
+    free(path);
+    return rc;
+}
+#endif
+
 int cmd_run(int argc, char **argv) {
     const char *program = NULL, *trace = NULL, *providers = RUN_DEFAULT_PROVIDERS, *entry = "main";
-    int probes = 0, dashdash = 0;
+    const char *collect = NULL;
+    int probes = 0, dashdash = 0, deltas = 0;
     const char **args = calloc((size_t)argc, sizeof *args);
     size_t nargs = 0;
     if (args == NULL) {
@@ -123,13 +194,18 @@ int cmd_run(int argc, char **argv) {
                 return TOOL_OK;
             } else if (strcmp(a, "--probes") == 0) {
                 probes = 1;
-            } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--providers") == 0 || strcmp(a, "--entry") == 0) {
+            } else if (strcmp(a, "--pgo-deltas") == 0) {
+                deltas = 1;
+            } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--providers") == 0 || strcmp(a, "--entry") == 0 ||
+                       strcmp(a, "--pgo-collect") == 0) {
                 if (i + 1 >= argc) {
                     free(args);
                     return tool_usage_error("run", "%s needs a value", a);
                 }
                 const char *v = argv[++i];
-                if (a[2] == 't')
+                if (a[2] == 'p' && a[3] == 'g')
+                    collect = v;
+                else if (a[2] == 't')
                     trace = v;
                 else if (a[2] == 'p')
                     providers = v;
@@ -216,6 +292,25 @@ int cmd_run(int argc, char **argv) {
         mantra_interp_module_free(mod);
         return TOOL_BAD_INPUT;
     }
+#ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
+    pthread_t pump_thread;
+    int pumping = 0;
+    unsigned pgo_flags = deltas ? MANTRA_PGO_FLUSH_DELTAS : 0u;
+    (void)mantra_dotnet_pgo_init(pgo_flags);
+    if (collect != NULL && start_collect(collect, pgo_flags) < 0) {
+        free(values);
+        mantra_interp_module_free(mod);
+        mantra_shutdown();
+        return TOOL_BAD_INPUT;
+    }
+#else
+    (void)deltas;
+    if (collect != NULL) {
+        free(values);
+        mantra_interp_module_free(mod);
+        return tool_usage_error("run", "%s", "--pgo-collect needs the mantra_dotnet_pgo library");
+    }
+#endif
     if (trace != NULL) {
         mantra_session_config c;
         mantra_session_config_init(&c);
@@ -232,6 +327,22 @@ int cmd_run(int argc, char **argv) {
         }
     }
 
+#ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
+    {
+        char default_path[64];
+        snprintf(default_path, sizeof default_path, "pgo-%ld.nettrace", (long)getpid());
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigusr2;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        if (mantra_pgo_collect_watch(default_path) == 0 && sigaction(SIGUSR2, &sa, NULL) == 0 &&
+            !mantra_threadless()) {
+            atomic_store(&g_pump_stop, 0);
+            pumping = pthread_create(&pump_thread, NULL, pump_main, NULL) == 0;
+        }
+    }
+#endif
     mantra_interp_program *prog = NULL;
     mantra_interp_thread *thr = NULL;
     rc = mantra_interp_load(mod, NULL, &prog);
@@ -251,6 +362,15 @@ int cmd_run(int argc, char **argv) {
         if (probes)
             print_probes(prog);
     }
+#ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
+    mantra_pgo_collect_unwatch();
+    if (pumping) {
+        atomic_store(&g_pump_stop, 1);
+        pthread_join(pump_thread, NULL);
+    }
+    if (mantra_threadless())
+        mantra_pump(); /* a SIGUSR2 during the run: its collection starts now and ends at shutdown */
+#endif
     if (sid != 0 && mantra_session_stop(sid) < 0) {
         const char *e = mantra_session_last_error();
         fprintf(stderr, "mantra run: %s: %s\n", trace, e[0] ? e : "cannot stop the session");

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mantra/pgo.h"
 #include "mantra/status.h"
 
 MANTRA_BEGIN_DECLS
@@ -73,7 +74,14 @@ int64_t mantra_interp_module_find(const mantra_interp_module *m, const char *nam
 /* Hands out a method's counters when it is loaded with probes: il_offsets are the probes' IL
  * offsets in IL order (count >= 1). Returns count uint32_t counters (their initial values are the
  * allocator's), or NULL (out of memory: the load fails with MANTRA_ENOMEM). release, when set, is
- * called once per allocation when the program is freed. A later PGO library implements this. */
+ * called once per allocation when the program is freed.
+ *
+ * Without an allocator (the default) the counters live in the PGO store (mantra/pgo.h): the
+ * program's module is registered with its name and GUID, each method with probes with its token,
+ * namespace, name, signature, bytecode size and code hash, and instrumented with one
+ * BasicBlockIntCount (0x41) record per probe at its IL offset. Those counters outlive the program
+ * and every session, mantra_pgo_snapshot sees them, and a method loaded again (same module GUID
+ * and name, same token) counts on in the same counters (another probe layout for it: MANTRA_ESTATE). */
 typedef struct mantra_interp_counter_allocator {
     uint32_t *(*alloc)(void *ctx, const mantra_interp_method_identity *id, const uint32_t *il_offsets,
                        uint32_t count);
@@ -97,11 +105,16 @@ typedef struct mantra_interp_load_options {
     int pgo_mode;             /* -1 (default): MANTRA_InterpPgo (unset: 0); else 0, 1 or 2 */
     const char *pgo_methods;  /* NULL (default): MANTRA_InterpPgoMethods (unset or empty: every
                                * method); else a glob list "A*,Ns.B?,..." ("" = every method) */
-    const mantra_interp_counter_allocator *allocator; /* NULL: the default (plain arrays, 0) */
+    const mantra_interp_counter_allocator *allocator; /* NULL: the PGO store (the default);
+                                                       * mantra_interp_private_counters(): zeroed
+                                                       * arrays owned by the program */
     uint32_t counting;        /* enum mantra_interp_counting */
 } mantra_interp_load_options;
 
 void mantra_interp_load_options_init(mantra_interp_load_options *o);
+/* The allocator of program-private counters: zeroed arrays, freed with the program, seen by no
+ * snapshot (tests that want fresh counters per load, hosts without a PGO store). */
+const mantra_interp_counter_allocator *mantra_interp_private_counters(void);
 /* Loads m (which must outlive the program). o may be NULL (defaults). 0 and *out, MANTRA_EINVAL
  * (bad option: pgo_mode out of range, or MANTRA_InterpPgo not 0/1/2), MANTRA_ENOMEM. */
 int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_options *o,
@@ -119,6 +132,13 @@ typedef struct mantra_interp_probes {
     uint32_t *counters;
 } mantra_interp_probes;
 int mantra_interp_program_probes(const mantra_interp_program *p, size_t method, mantra_interp_probes *out);
+
+/* The current counts of method's probes into out[count] (count from mantra_interp_program_probes):
+ * with the PGO store, each counter's shared cell plus every thread's cell (what a snapshot reads,
+ * counts of runs in progress included); else the counters themselves. 0 or MANTRA_EINVAL. */
+int mantra_interp_program_counts(const mantra_interp_program *p, size_t method, uint32_t *out);
+/* The PGO store's method behind method's probes, or NULL (no probes, or another allocator). */
+mantra_pgo_method *mantra_interp_program_pgo_method(const mantra_interp_program *p, size_t method);
 
 /* Maps an instruction address of the loaded code (a sampled IP) to its method and the IL offset of
  * its instruction (an inserted probe maps to the IL offset of the instruction it precedes).
@@ -158,9 +178,11 @@ void mantra_interp_thread_free(mantra_interp_thread *t);
 int mantra_interp_thread_run(mantra_interp_thread *t, const char *entry, const mantra_interp_value *args,
                              size_t nargs, mantra_interp_value *result);
 const char *mantra_interp_thread_last_error(const mantra_interp_thread *t);
-/* PER_THREAD counting: adds the thread's counts into the program's counters and zeroes its own
- * (done by mantra_interp_thread_run before it returns, and by mantra_interp_thread_free). Call
- * from the thread that runs t, between runs. A no-op for the other countings. */
+/* PER_THREAD counting with an allocator's counters: adds the thread's counts into the program's
+ * counters and zeroes its own (done by mantra_interp_thread_run before it returns, and by
+ * mantra_interp_thread_free). Call from the thread that runs t, between runs. A no-op for the
+ * other countings and for the PGO store, whose PER_THREAD probes count straight into the thread's
+ * mantra_pgo_thread cells (seen by snapshots at once, nothing to merge). */
 void mantra_interp_thread_flush(mantra_interp_thread *t);
 /* The counting the program was loaded with (never DEFAULT). */
 uint32_t mantra_interp_program_counting(const mantra_interp_program *p);

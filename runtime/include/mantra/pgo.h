@@ -128,6 +128,7 @@ typedef struct mantra_pgo_method_info {
     const char *signature;
     uint32_t il_size;     /* bytecode size */
     uint32_t index;       /* 1, 2, ... in registration order over all modules (a MethodID) */
+    uint32_t code_hash;   /* the text format's codehash (mantra_pgo_method_set_code_hash; 0 when unset) */
 } mantra_pgo_method_info;
 
 /* Registers a module (strings are copied). A module with the same GUID, name and path is the same
@@ -140,6 +141,20 @@ int mantra_pgo_method_register(mantra_pgo_module *module, uint32_t token, const 
                                const char *signature, uint32_t il_size, mantra_pgo_method **out);
 void mantra_pgo_module_describe(const mantra_pgo_module *module, mantra_pgo_module_info *out);
 void mantra_pgo_method_describe(const mantra_pgo_method *method, mantra_pgo_method_info *out);
+
+/* ---- the text format's method key (codehash, methodhash) -----------------------------------
+ * The CLR keys DOTNET_ReadPGOData entries by (GetVersionResilientILCodeHashCode, the MethodDesc's
+ * stable hash); mantra has neither, so it defines (docs/pgo.md "Method hashes"):
+ *   codehash   = mantra_pgo_hash32 of the method's bytecode (its own IL, without probes), set by the
+ *                host when it registers the method (mantra_pgo_method_set_code_hash);
+ *   methodhash = mantra_pgo_hash32 of the module GUID's 16 bytes (.NET layout: Data1..Data3
+ *                little-endian, then Data4) followed by the token's 4 bytes little-endian.
+ * mantra_pgo_hash32 is 32-bit FNV-1a (offset basis 0x811C9DC5, prime 0x01000193). */
+#define MANTRA_PGO_HASH32_INIT 0x811C9DC5u
+uint32_t mantra_pgo_hash32(uint32_t hash, const void *bytes, size_t size);
+void mantra_pgo_method_set_code_hash(mantra_pgo_method *method, uint32_t code_hash);
+/* The method's (codehash, methodhash) as defined above (either pointer may be NULL). */
+void mantra_pgo_method_hashes(const mantra_pgo_method *method, uint32_t *codehash, uint32_t *methodhash);
 
 /* Allocates method's instrumentation from schema (copied; immutable from then on): zeroed data laid
  * out by mantra_pgo_layout with the host's pointer size, in memory the library never frees. The
@@ -388,6 +403,24 @@ size_t mantra_pgo_text_error_count(const mantra_pgo_text *t);
 const char *mantra_pgo_text_error(const mantra_pgo_text *t, size_t i);
 /* Lines outside any method that the reader skips (the END trailer included). */
 size_t mantra_pgo_text_skipped_lines(const mantra_pgo_text *t);
+
+/* ---- the text dump and read-back of the environment (MANTRA_WritePGOData, MANTRA_ReadPGOData) --
+ * As the CLR's DOTNET_ ones (pgo.cpp): MANTRA_WritePGOData=1 with MANTRA_PGODataPath writes every
+ * instrumented method in the text format at process shutdown (no file at all when no method has
+ * data); MANTRA_ReadPGOData=1 (with MANTRA_WritePGOData unset or 0) and MANTRA_PGODataPath read
+ * such a file once, and each method then instrumented takes the values of the entry with its
+ * (codehash, methodhash) as initial counter values. */
+
+/* Writes the dump when the environment asks for it: 1 written, 0 nothing asked or no method with
+ * data (no file), or MANTRA_EIO / MANTRA_ENOMEM with the reason in *err (may be NULL). */
+int mantra_pgo_text_dump_env(char *err, size_t errlen);
+/* Writes every instrumented method in the text format to path: the number of methods written (0:
+ * no file was created), MANTRA_EIO / MANTRA_ENOMEM / MANTRA_EINVAL. */
+int mantra_pgo_text_dump(const char *path, char *err, size_t errlen);
+/* Applies the environment's read-back file (parsed on first call) to method, which the host has
+ * just instrumented (and given its code hash): the number of records stored, 0 when nothing
+ * matched or nothing is to be read, or a negative MANTRA_E* code. */
+int mantra_pgo_read_env_apply(mantra_pgo_method *method);
 
 MANTRA_END_DECLS
 

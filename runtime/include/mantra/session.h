@@ -158,6 +158,14 @@ int mantra_session_stop(mantra_session_id id);
 /* The same, and the final counters in *out (NULL accepted). */
 int mantra_session_stop_stats(mantra_session_id id, mantra_session_stats *out);
 
+/* Stops session id when ms milliseconds have passed: a timer thread, or in the threadless build a
+ * job of mantra_pump (mantra/pump.h) that checks the clock, so the stop happens at the first pump
+ * after the deadline. The timer stops by id, and ids are never reused (they carry a generation), so
+ * a timer left from a session stopped earlier never stops a later one; it ends early when its
+ * session is stopped by someone else. mantra_shutdown cancels every timer before it stops the
+ * sessions. MANTRA_OK; MANTRA_EINVAL (no such running session); MANTRA_ENOMEM. */
+int mantra_session_stop_after(mantra_session_id id, uint32_t ms);
+
 /* The session's bit number in mantra_event_state.enabled (0..62), or MANTRA_EINVAL (mantra/status.h)
  * for an unknown id. */
 int mantra_session_bit(mantra_session_id id);

@@ -25,9 +25,12 @@ struct mantra_interp_thread {
     uint32_t stack_slots;
     ip_frame *frames;
     uint32_t max_frames;
-    /* PER_THREAD counting: the thread's own counters and the table the probes go through */
+    /* PER_THREAD counting: the table the probes go through, pointing at the thread's own counters
+     * (local_counts, merged by mantra_interp_thread_flush: an allocator's counters) or at its cells
+     * of the PGO store (pgo: nothing to merge, snapshots read them) */
     uint32_t *local_counts;
     uint32_t **local_table;
+    mantra_pgo_thread *pgo;
     char err[256];
     size_t out_len;
     char out[4096];

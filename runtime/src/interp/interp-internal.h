@@ -193,7 +193,9 @@ typedef struct ip_lmethod {
     uint32_t *code_to_il;     /* per code byte offset: IL offset (NULL: identity, no probes) */
     uint32_t nprobes;
     uint32_t *probe_il;       /* IL offsets of the probes, in IL order */
-    uint32_t *counters;       /* from the allocator */
+    uint32_t *counters;       /* from the allocator, or the PGO store's shared cells */
+    mantra_pgo_method *pgo;   /* the PGO store's method (NULL with an allocator) */
+    uint32_t *pgo_slots;      /* per probe: its per-thread slot in the PGO store (NULL with an allocator) */
 } ip_lmethod;
 
 struct mantra_interp_program {
@@ -207,7 +209,12 @@ struct mantra_interp_program {
     int pgo_mode;
     uint32_t counting;        /* enum mantra_interp_counting, resolved (never DEFAULT) */
     mantra_interp_counter_allocator allocator;
+    int pgo_store;            /* 1: counters from the PGO store (no allocator) */
 };
+
+/* pgo_store.c: registers lm's method in the PGO store and takes its counters and slots from it.
+ * 0, MANTRA_ENOMEM, MANTRA_ESTATE (the method is instrumented with other probes). */
+int ip_store_counters(const mantra_interp_module *m, ip_lmethod *lm);
 
 /* glob.c */
 int ip_glob_one(const char *pat, size_t plen, const char *s);

@@ -30,7 +30,11 @@ static void default_release(void *ctx, const mantra_interp_method_identity *id, 
     free(counters);
 }
 
-static const mantra_interp_counter_allocator g_default_allocator = {default_alloc, default_release, NULL};
+static const mantra_interp_counter_allocator g_private_allocator = {default_alloc, default_release, NULL};
+
+const mantra_interp_counter_allocator *mantra_interp_private_counters(void) {
+    return &g_private_allocator;
+}
 
 /* Marks the probe points of one method in mark[il_size]; returns their number. Mode 1: IL offset 0
  * and every target of a backward branch (target <= the branch's own offset, switch targets
@@ -79,13 +83,14 @@ void mantra_interp_program_free(mantra_interp_program *p) {
         return;
     for (size_t i = 0; i < p->nmethods; i++) {
         ip_lmethod *lm = &p->methods[i];
-        if (lm->counters != NULL && p->allocator.release != NULL) {
+        if (lm->counters != NULL && lm->pgo == NULL && p->allocator.release != NULL) {
             mantra_interp_method_identity id;
             mantra_interp_module_method(p->module, i, &id);
             p->allocator.release(p->allocator.ctx, &id, lm->counters, lm->nprobes);
         }
         free(lm->code_to_il);
         free(lm->probe_il);
+        free(lm->pgo_slots);
     }
     free(p->methods);
     free(p->code);
@@ -212,7 +217,9 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
     p->module = m;
     p->pgo_mode = mode;
     p->counting = counting;
-    p->allocator = o->allocator ? *o->allocator : g_default_allocator;
+    p->pgo_store = o->allocator == NULL;
+    if (o->allocator != NULL)
+        p->allocator = *o->allocator;
     p->methods = calloc(m->nmethods ? m->nmethods : 1, sizeof *p->methods);
     uint32_t max_il = 0;
     for (size_t i = 0; i < m->nmethods; i++)
@@ -278,9 +285,15 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
         if (lm->nprobes == 0) {
             memcpy(dst, x->il, x->il_size);
         } else {
-            mantra_interp_method_identity id;
-            mantra_interp_module_method(m, i, &id);
-            lm->counters = p->allocator.alloc(p->allocator.ctx, &id, lm->probe_il, lm->nprobes);
+            if (p->pgo_store) {
+                rc = ip_store_counters(m, lm);
+                if (rc != 0)
+                    break;
+            } else {
+                mantra_interp_method_identity id;
+                mantra_interp_module_method(m, i, &id);
+                lm->counters = p->allocator.alloc(p->allocator.ctx, &id, lm->probe_il, lm->nprobes);
+            }
             lm->code_to_il = malloc((size_t)lm->code_size * sizeof *lm->code_to_il);
             if (lm->counters == NULL || lm->code_to_il == NULL) {
                 rc = MANTRA_ENOMEM;

@@ -9,6 +9,28 @@ void mantra_interp_thread_options_init(mantra_interp_thread_options *o) {
         memset(o, 0, sizeof *o);
 }
 
+/* PER_THREAD with the PGO store: the probes count in this thread's cells of the store (its
+ * mantra_pgo_thread, every page they need allocated now), so the dispatch loop is the same as
+ * with private per-thread counters and a snapshot sees the counts while the thread runs. */
+static int store_cells(mantra_interp_thread *t) {
+    const mantra_interp_program *p = t->prog;
+    t->pgo = mantra_pgo_thread_attach();
+    if (t->pgo == NULL)
+        return MANTRA_ENOMEM;
+    uint32_t k = 0;
+    for (size_t i = 0; i < p->nmethods; i++) {
+        const ip_lmethod *lm = &p->methods[i];
+        for (uint32_t j = 0; j < lm->nprobes; j++, k++) {
+            uint32_t slot = lm->pgo_slots[j];
+            uint32_t *cells = mantra_pgo_thread_page(t->pgo, slot >> MANTRA_PGO_PAGE_SHIFT);
+            if (cells == NULL)
+                return MANTRA_ENOMEM;
+            t->local_table[k] = &cells[slot & (MANTRA_PGO_PAGE_SLOTS - 1u)];
+        }
+    }
+    return 0;
+}
+
 int mantra_interp_thread_create(const mantra_interp_program *p, const mantra_interp_thread_options *o,
                                 mantra_interp_thread **out) {
     if (p == NULL || out == NULL)
@@ -26,11 +48,16 @@ int mantra_interp_thread_create(const mantra_interp_program *p, const mantra_int
     t->frames = malloc((size_t)t->max_frames * sizeof *t->frames);
     int nomem = t->stack == NULL || t->frames == NULL;
     if (p->counting == MANTRA_INTERP_COUNT_PER_THREAD && p->nprobes > 0) {
-        t->local_counts = calloc(p->nprobes, sizeof *t->local_counts);
         t->local_table = malloc(p->nprobes * sizeof *t->local_table);
-        nomem |= t->local_counts == NULL || t->local_table == NULL;
-        for (uint32_t k = 0; !nomem && k < p->nprobes; k++)
-            t->local_table[k] = &t->local_counts[k];
+        nomem |= t->local_table == NULL;
+        if (!nomem && p->pgo_store)
+            nomem |= store_cells(t) != 0;
+        else if (!nomem) {
+            t->local_counts = calloc(p->nprobes, sizeof *t->local_counts);
+            nomem |= t->local_counts == NULL;
+            for (uint32_t k = 0; !nomem && k < p->nprobes; k++)
+                t->local_table[k] = &t->local_counts[k];
+        }
     }
     if (nomem) {
         mantra_interp_thread_free(t);
@@ -61,6 +88,8 @@ void mantra_interp_thread_free(mantra_interp_thread *t) {
     if (t == NULL)
         return;
     mantra_interp_thread_flush(t);
+    if (t->pgo != NULL)
+        mantra_pgo_thread_detach(t->pgo);
     free(t->local_counts);
     free(t->local_table);
     free(t->stack);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hashmap-internal.h"
 #include "platform/platform-internal.h"
 #include "pgo-internal.h"
 
@@ -25,6 +26,7 @@ struct mantra_pgo_method {
     uint32_t token, il_size, index;
     char *name_space, *name, *signature;
     _Atomic(const pg_instr *) instr; /* NULL until instrumented */
+    _Atomic uint32_t code_hash;      /* mantra_pgo_method_set_code_hash (0 until set) */
 };
 
 static mantra_pal_mutex g_lock;
@@ -34,6 +36,7 @@ static uint32_t g_module_count;      /* g_lock */
 static _Atomic(mantra_pgo_method *) g_first;
 static mantra_pgo_method *g_last; /* g_lock */
 static uint32_t g_method_count;   /* g_lock */
+static cm_map g_method_by_key;    /* g_lock: (module index << 32 | token) -> method */
 
 int pg_lock(void) {
     for (;;) {
@@ -113,21 +116,22 @@ int mantra_pgo_method_register(mantra_pgo_module *module, uint32_t token, const 
     int rc = pg_lock();
     if (rc != MANTRA_OK)
         return rc;
-    /* the same (module, token): the existing method (a linear walk; registration is rare) */
-    for (mantra_pgo_method *m = atomic_load_explicit(&g_first, memory_order_acquire); m != NULL;
-         m = atomic_load_explicit(&m->next, memory_order_acquire))
-        if (m->module == module && m->token == token) {
-            *out = m;
-            pg_unlock();
-            return MANTRA_OK;
-        }
+    /* the same (module, token): the existing method */
+    uint64_t key = (uint64_t)module->index << 32 | token;
+    const uint64_t *found = cm_map_get(&g_method_by_key, key);
+    if (found != NULL) {
+        *out = (mantra_pgo_method *)(uintptr_t)*found;
+        pg_unlock();
+        return MANTRA_OK;
+    }
     mantra_pgo_method *m = calloc(1, sizeof *m);
     if (m != NULL) {
         m->name_space = dup(name_space);
         m->name = dup(name);
         m->signature = dup(signature);
     }
-    if (m == NULL || m->name_space == NULL || m->name == NULL || m->signature == NULL) {
+    if (m == NULL || m->name_space == NULL || m->name == NULL || m->signature == NULL ||
+        cm_map_put(&g_method_by_key, key, (uint64_t)(uintptr_t)m) != 0) {
         if (m != NULL) {
             free(m->name_space);
             free(m->name);
@@ -168,6 +172,12 @@ void mantra_pgo_method_describe(const mantra_pgo_method *method, mantra_pgo_meth
     out->signature = method->signature;
     out->il_size = method->il_size;
     out->index = method->index;
+    out->code_hash = atomic_load_explicit(&((mantra_pgo_method *)method)->code_hash, memory_order_relaxed);
+}
+
+void mantra_pgo_method_set_code_hash(mantra_pgo_method *method, uint32_t code_hash) {
+    if (method != NULL)
+        atomic_store_explicit(&method->code_hash, code_hash, memory_order_relaxed);
 }
 
 const pg_instr *pg_method_instr(const mantra_pgo_method *m) {

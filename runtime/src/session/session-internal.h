@@ -138,6 +138,8 @@ typedef struct session {
 
 /* The session lock of the table, the masks and the callback tables. */
 void ss_ctl_lock(void);
+/* timer.c: cancels every mantra_session_stop_after timer (joins their threads). */
+void ss_timers_shutdown(void);
 void ss_ctl_unlock(void);
 /* What writers see: the running session of each bit (NULL once its stop has begun to wait). */
 extern _Atomic(session *) ss_slots[MANTRA_MAX_SESSIONS];

@@ -273,8 +273,9 @@ int mantra_session_get_stats(mantra_session_id id, mantra_session_stats *out) {
 int mantra_session_bit(mantra_session_id id) {
     ss_ctl_lock();
     session *s = find(id);
+    int bit = s ? (int)s->index : MANTRA_EINVAL; /* read under the lock: a stop may free s */
     ss_ctl_unlock();
-    return s ? (int)s->index : MANTRA_EINVAL;
+    return bit;
 }
 
 
@@ -383,6 +384,7 @@ uint32_t mantra_session_stop_all(void) {
 }
 
 void mantra_shutdown(void) {
+    ss_timers_shutdown();
     mantra_session_stop_all();
     mantra_pump();
 }
