@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dotnet_pgo.h"
 #include "dotnet_registry.h"
 #include "mantra/interp.h"
 #include "mantra/pump.h"
@@ -35,10 +36,14 @@ WEB_EXPORT("mantra_web_alloc") void *web_alloc(size_t size) { return malloc(size
 WEB_EXPORT("mantra_web_free") void web_free(void *p) { free(p); }
 WEB_EXPORT("mantra_web_last_error") const char *web_last_error(void) { return g_error; }
 
-/* Registers the generated providers and reads the MANTRA_* startup variables. 0 or -1. */
+/* Registers the generated providers, installs the PGO flush (every session that takes
+ * JitInstrumentationDataVerbose gets the counters when it stops) and reads the MANTRA_* startup
+ * variables. 0 or -1. */
 WEB_EXPORT("mantra_web_init") int web_init(void) {
     if (mantra_dotnet_register() != 0)
         return set_error("cannot register the .NET runtime providers", NULL), -1;
+    if (mantra_dotnet_pgo_init(0) != 0)
+        return set_error("cannot install the PGO flush", NULL), -1;
     if (mantra_init() < 0)
         return set_error("startup tracing", mantra_session_last_error()), -1;
     return 0;

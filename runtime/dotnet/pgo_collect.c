@@ -2,7 +2,6 @@
  * JitInstrumentationData keyword stopped when its window ends (mantra_session_stop_after: by id,
  * so a timer of an earlier collection never stops a later one), and the request flag a signal
  * handler sets, picked up by a poll or a mantra_pump job. */
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,14 +47,14 @@ int mantra_pgo_collect_ex(const char *path, uint32_t seconds, unsigned flags, ma
 
 int mantra_pgo_collect(const char *path, uint32_t seconds) { return mantra_pgo_collect_ex(path, seconds, 0, NULL); }
 
-static volatile sig_atomic_t g_requested;
+/* lock-free (atomic_int is on every target mantra builds for), so async-signal-safe (C11 7.14.1.1) */
+static atomic_int g_requested;
 
-void mantra_pgo_collect_request(void) { g_requested = 1; }
+void mantra_pgo_collect_request(void) { atomic_store(&g_requested, 1); }
 
 int mantra_pgo_collect_poll(const char *default_path) {
-    if (!g_requested)
+    if (!atomic_exchange(&g_requested, 0))
         return 0;
-    g_requested = 0;
     const char *path = getenv("MANTRA_PGOCollectPath");
     if (path == NULL || path[0] == '\0')
         path = default_path;

@@ -56,7 +56,11 @@ try {
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(url);
-  await page.waitForFunction(() => window.mantra && window.mantra.stats().runs > 5, null, { timeout: 30000 });
+  try {
+    await page.waitForFunction(() => window.mantra && window.mantra.stats().runs > 5, null, { timeout: 30000 });
+  } catch (e) {
+    throw new Error(`the page did not start its work: ${e.message}; page errors: ${JSON.stringify(errors)}`);
+  }
 
   // two collections in a row, from the page's JavaScript, each downloaded
   for (let k = 1; k <= 2; k++) {

@@ -4,10 +4,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <time.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +17,8 @@
 #include "dotnet_registry.h"
 #endif
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
-#include <pthread.h>
-
 #include "dotnet_pgo.h"
+#include "run_host.h"
 #endif
 
 static const char run_usage[] =
@@ -135,23 +130,6 @@ static void print_probes(const mantra_interp_program *p) {
 }
 
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
-static void on_sigusr2(int sig) {
-    (void)sig;
-    mantra_pgo_collect_request();
-}
-
-/* The host pump of the threaded build: runs the queued jobs (the SIGUSR2 watch) every 20 ms. */
-static atomic_int g_pump_stop;
-static void *pump_main(void *arg) {
-    (void)arg;
-    struct timespec ts = {0, 20 * 1000 * 1000};
-    while (!atomic_load(&g_pump_stop)) {
-        mantra_pump();
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
-}
-
 /* --pgo-collect FILE[:SECONDS]: a trailing :DIGITS is the window. */
 static int start_collect(const char *spec, unsigned flags) {
     char *path = strdup(spec);
@@ -293,8 +271,6 @@ int cmd_run(int argc, char **argv) {
         return TOOL_BAD_INPUT;
     }
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
-    pthread_t pump_thread;
-    int pumping = 0;
     unsigned pgo_flags = deltas ? MANTRA_PGO_FLUSH_DELTAS : 0u;
     (void)mantra_dotnet_pgo_init(pgo_flags);
     if (collect != NULL && start_collect(collect, pgo_flags) < 0) {
@@ -330,17 +306,9 @@ int cmd_run(int argc, char **argv) {
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
     {
         char default_path[64];
-        snprintf(default_path, sizeof default_path, "pgo-%ld.nettrace", (long)getpid());
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_sigusr2;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESTART;
-        if (mantra_pgo_collect_watch(default_path) == 0 && sigaction(SIGUSR2, &sa, NULL) == 0 &&
-            !mantra_threadless()) {
-            atomic_store(&g_pump_stop, 0);
-            pumping = pthread_create(&pump_thread, NULL, pump_main, NULL) == 0;
-        }
+        snprintf(default_path, sizeof default_path, "pgo-%ld.nettrace", run_host_pid());
+        if (mantra_pgo_collect_watch(default_path) == 0)
+            (void)run_host_start(mantra_pgo_collect_request, !mantra_threadless());
     }
 #endif
     mantra_interp_program *prog = NULL;
@@ -364,10 +332,7 @@ int cmd_run(int argc, char **argv) {
     }
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
     mantra_pgo_collect_unwatch();
-    if (pumping) {
-        atomic_store(&g_pump_stop, 1);
-        pthread_join(pump_thread, NULL);
-    }
+    run_host_stop();
     if (mantra_threadless())
         mantra_pump(); /* a SIGUSR2 during the run: its collection starts now and ends at shutdown */
 #endif

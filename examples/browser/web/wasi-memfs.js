@@ -59,7 +59,21 @@ export class WasiMemFs {
     this.onClose = onClose || (() => {});
     this.memory = null;
     this.t0 = performance.now();
-    this.imports = { wasi_snapshot_preview1: this.#functions() };
+    // a call the shim does not implement fails with ENOSYS (and is reported once) instead of
+    // making the module impossible to instantiate
+    const fns = this.#functions();
+    const reported = new Set();
+    this.imports = {
+      wasi_snapshot_preview1: new Proxy(fns, {
+        get: (t, name) => t[name] || ((...args) => {
+          if (!reported.has(name)) {
+            reported.add(name);
+            console.warn(`wasi-memfs: ${String(name)} is not implemented (ENOSYS)`);
+          }
+          return ERRNO.NOSYS;
+        }),
+      }),
+    };
   }
 
   // Instantiates a reactor (calls _initialize) or leaves a command for start().
@@ -185,6 +199,38 @@ export class WasiMemFs {
           total += len;
         }
         v.setUint32(writtenPtr, total, true);
+        return ERRNO.SUCCESS;
+      },
+      fd_read: (fd, iovs, n, readPtr) => {
+        const e = this.fds.get(fd);
+        const v = this.#view();
+        if (fd === 0) {
+          v.setUint32(readPtr, 0, true); // stdin: always at its end
+          return ERRNO.SUCCESS;
+        }
+        if (!e || e.kind !== 'file') return ERRNO.BADF;
+        let total = 0;
+        for (let i = 0; i < n; i++) {
+          const ptr = v.getUint32(iovs + 8 * i, true);
+          const len = v.getUint32(iovs + 8 * i + 4, true);
+          const take = Math.max(0, Math.min(len, e.file.size - e.pos));
+          this.#bytes(ptr, take).set(e.file.data.subarray(e.pos, e.pos + take));
+          e.pos += take;
+          total += take;
+          if (take < len) break;
+        }
+        v.setUint32(readPtr, total, true);
+        return ERRNO.SUCCESS;
+      },
+      fd_filestat_get: (fd, ptr) => {
+        const e = this.fds.get(fd);
+        if (!e) return ERRNO.BADF;
+        const v = this.#view();
+        for (let k = 0; k < 64; k += 8) v.setBigUint64(ptr + k, 0n, true);
+        v.setUint8(ptr + 16, e.kind === 'dir' ? FILETYPE.DIRECTORY : e.kind === 'file' ? FILETYPE.REGULAR_FILE
+          : FILETYPE.CHARACTER_DEVICE);
+        v.setBigUint64(ptr + 24, 1n, true); // nlink
+        v.setBigUint64(ptr + 32, BigInt(e.kind === 'file' ? e.file.size : 0), true);
         return ERRNO.SUCCESS;
       },
       path_open: (dirfd, _dirflags, pathPtr, pathLen, oflags, _rb, _ri, fdflags, fdPtr) => {
