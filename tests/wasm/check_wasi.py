@@ -122,9 +122,7 @@ def check_emit_interop():
 def check_run_interop():
     progs = os.path.join(SRC, "examples", "programs")
     trace = os.path.join(SCRATCH, "run.nettrace")
-    r = wasi(["run", os.path.join(progs, "loop.masm"), "--trace", trace,
-              "--providers", "Microsoft-Windows-DotNETRuntime:0x1000000008:5"], dirs=[progs],
-             env={"MANTRA_InterpPgo": "1"})
+    r = wasi(["run", os.path.join(progs, "loop.masm"), "--trace", trace], dirs=[progs], env={"MANTRA_InterpPgo": "1"})
     if r.returncode != 0:
         fail(f"mantra.wasm run: exit {r.returncode}: {r.stderr}")
     with open(os.path.join(progs, "loop.expected"), encoding="utf-8") as f:
@@ -133,10 +131,25 @@ def check_run_interop():
     st = stats(trace)
     if not st["complete"] or st["pointer_size"] != 4 or st["dropped"] != 0:
         fail(f"mantra stats: {st}")
+    # the flush at stop: ModuleLoad, MethodLoadVerbose, one JitInstrumentationDataVerbose chunk
+    for key in ("Microsoft-Windows-DotNETRuntime/152/v2", "Microsoft-Windows-DotNETRuntime/143/v2",
+                "Microsoft-Windows-DotNETRuntime/298/v0"):
+        if st["by_event"].get(key) != 1:
+            fail(f"{key}: {st['by_event'].get(key)} events, expected 1 ({st['by_event']})")
     te = te_compare(trace)
     if te["events"] != st["events"] or te["pointer_size"] != 4:
         fail(f"TraceEvent stats {te} against ours {st}")
-    print(f"ok: output as expected, {st['events']} events, TraceEvent agrees")
+    # mode 1: Examples.main's entry ran once, its loop head 11 times (i = 0..10)
+    prof = trace + ".json"
+    p = native(["pgo", trace, "-o", prof, "--format", "json"])
+    if p.returncode != 0:
+        fail(f"mantra pgo: exit {p.returncode}: {p.stderr}")
+    with open(prof, encoding="utf-8") as f:
+        methods = json.load(f)["methods"]
+    got = [(m["module"], m["name"], [(r["il_offset"], r["values"]) for r in m["records"]]) for m in methods]
+    if got != [("Loop", "main", [(0, [1]), (0x18, [11])])]:
+        fail(f"profile {got}")
+    print(f"ok: output as expected, {st['events']} events, TraceEvent agrees, profile {got}")
 
 
 def check_cap_drained():

@@ -33,8 +33,9 @@ static const char run_usage[] =
     "  --trace FILE      record a trace of the run in FILE (a session started before the program\n"
     "                    is loaded and stopped after it returns)\n"
     "  --providers SPEC  that session's providers, dotnet-trace syntax (default\n"
-    "                    Microsoft-Windows-DotNETRuntime:0x10000000000:5, the JitInstrumentationData\n"
-    "                    keyword under which PGO data is written)\n"
+    "                    Microsoft-Windows-DotNETRuntime:0x10000000018:5, the JitInstrumentationData\n"
+    "                    keyword under which PGO data is written, with Loader and Jit for the\n"
+    "                    module and method events that identify it)\n"
     "  --probes          after the run, print every probe on stderr:\n"
     "                    probe METHOD TOKEN IL_OFFSET COUNT (IL offsets in hex, counts in decimal)\n"
     "  --pgo-collect FILE[:SECONDS]\n"
@@ -59,7 +60,7 @@ static const char run_usage[] =
     "Exit status: 0 success, 1 bad program (assembler error, run-time fault, trace failure),\n"
     "2 usage error.\n";
 
-#define RUN_DEFAULT_PROVIDERS "Microsoft-Windows-DotNETRuntime:0x10000000000:5"
+#define RUN_DEFAULT_PROVIDERS "Microsoft-Windows-DotNETRuntime:0x10000000018:5"
 
 /* Reads the whole file (or stdin for "-"); NULL after reporting. */
 static char *read_all(const char *path, size_t *size) {
