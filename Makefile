@@ -8,7 +8,9 @@
 #                WASI build in build-wasm/ (cmake/wasm32-wasi.cmake): build-wasm/tools/mantra.wasm
 #   make demo    deps, build, run the generator into build/demo-gen, run the demo program, then
 #                `mantra emit` (4 threads x 250000 events through a real session) into
-#                build/demo-emit.nettrace and `mantra stats` of that trace
+#                build/demo-emit.nettrace and `mantra stats` of that trace; then PGO end to end:
+#                `mantra run` of examples/programs/sort.masm with probes and a collection,
+#                `mantra pgo` to the CLR text profile, --check, and --top 5
 #   make interop check for the .NET SDK (`dotnet --version`) that the TraceEvent interop tests
 #                (tests/interop) build with; without it they are skipped, or with
 #                MANTRA_REQUIRE_INTEROP=1 this fails
@@ -129,6 +131,15 @@ demo: deps
 	$(BUILD_DIR)/tools/mantra emit --threads 4 --events 250000 --trace $(BUILD_DIR)/demo-emit.nettrace
 	@$(call say,mantra stats $(BUILD_DIR)/demo-emit.nettrace)
 	$(BUILD_DIR)/tools/mantra stats $(BUILD_DIR)/demo-emit.nettrace
+	@$(call say,PGO: examples/programs/sort.masm with block-count probes (MANTRA_InterpPgo=1) and a collection -> $(BUILD_DIR)/demo-pgo.nettrace)
+	MANTRA_InterpPgo=1 $(BUILD_DIR)/tools/mantra run examples/programs/sort.masm \
+	  --pgo-collect $(BUILD_DIR)/demo-pgo.nettrace:10 >/dev/null
+	$(BUILD_DIR)/tools/mantra stats $(BUILD_DIR)/demo-pgo.nettrace | sed -n '/Microsoft-Windows-DotNETRuntime/p'
+	@$(call say,mantra pgo: the trace -> $(BUILD_DIR)/demo-pgo.txt (the CLR's DOTNET_WritePGOData format))
+	$(BUILD_DIR)/tools/mantra pgo $(BUILD_DIR)/demo-pgo.nettrace -o $(BUILD_DIR)/demo-pgo.txt
+	$(BUILD_DIR)/tools/mantra pgo --check $(BUILD_DIR)/demo-pgo.txt
+	@$(call say,the hottest methods and loops (IL offsets of method entries and loop heads))
+	$(BUILD_DIR)/tools/mantra pgo --top 5 $(BUILD_DIR)/demo-pgo.nettrace 2>/dev/null
 
 # The WASI build: libmantra (threadless), the interpreter and the CLI as the WASI command
 # $(WASM_DIR)/tools/mantra.wasm (cmake/wasm32-wasi.cmake; run it with tools/wasm/mantra-wasi.mjs).
