@@ -14,6 +14,7 @@
 # Then per run: `mantra pgo RUN.nettrace -o RUN.out.txt`, pgo_compare.py (every difference explained
 # and counted), `mantra pgo --check` on both files, and `mantra stats` of the trace (no event may be
 # reported as not matching its template: the regression test of event 298's Data field).
+# Last, layout_compare.py: the events of mantra's own PGO flush against the runtime's, field by field.
 # Everything is written under OUTDIR (in the build tree).
 set -euo pipefail
 [ $# -eq 6 ] || { echo "usage: $0 MANTRA PYTHON DOTNET TE_DLL FIXTURE OUTDIR" >&2; exit 2; }
@@ -58,4 +59,9 @@ for run in plain names; do
     status=1
   fi
 done
+# mantra's own flush (examples/programs/loop.masm with probes) against the runtime's events: the same
+# fields in the same order for ModuleLoad, MethodLoadVerbose and JitInstrumentationDataVerbose
+MANTRA_InterpPgo=1 "$mantra" run "$here/../../examples/programs/loop.masm" --trace "$out/ours.nettrace" \
+  > "$out/ours.run.out" || { echo "pgo-real: mantra run failed" >&2; exit 1; }
+"$python" "$here/layout_compare.py" "$mantra" "$out/plain.nettrace" "$out/ours.nettrace" || status=1
 exit $status
