@@ -32,7 +32,8 @@ const server = createServer(async (req, res) => {
     res.writeHead(204).end();
     return;
   }
-  const path = name === 'mantra_web.wasm' ? opt.wasm : join(opt.web, name);
+  const path = name === 'mantra_web.wasm' ? opt.wasm : name.startsWith('out/') ? join(opt.out, name.slice(4))
+    : join(opt.web, name);
   if (name.includes('..')) {
     res.writeHead(403).end();
     return;
@@ -87,6 +88,26 @@ try {
       longHandle: a.handle, shortHandle: b.handle };
   });
   result.concurrent = ov;
+
+  // a big PGO trace (opt.big: a program with many instrumented methods, in OUT): the time from
+  // collectPgoTrace returning to the browser having the whole download
+  if (opt.big) {
+    const big = await browser.newPage({ acceptDownloads: true });
+    big.on('pageerror', (e) => errors.push(String(e)));
+    await big.goto(`${url}?program=out/${opt.big}&entry=frame&steps=10&pgo=2`);
+    await big.waitForFunction(() => window.mantra && window.mantra.stats().runs > 2, null, { timeout: 60000 });
+    const [download, r] = await Promise.all([
+      big.waitForEvent('download', { timeout: 120000 }),
+      big.evaluate(async () => {
+        const r = await window.mantra.collectPgoTrace({ seconds: 1 });
+        return { fileName: r.fileName, size: r.size, returned: Date.now() };
+      }),
+    ]);
+    const file = join(opt.out, 'pgo-big.nettrace');
+    await download.saveAs(file); // resolves once the download has completed
+    result.big = { ...r, file, downloadMs: Date.now() - r.returned };
+    await big.close();
+  }
   await page.screenshot({ path: join(opt.out, 'page.png') });
   result.errors = errors;
   result.stats = await page.evaluate(() => window.mantra.stats());

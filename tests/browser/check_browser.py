@@ -37,6 +37,27 @@ def fail(msg):
     sys.exit(1)
 
 
+BIG_METHODS = 56000
+
+
+def write_big_program(path, n):
+    """A program of n small methods (three basic blocks each, all instrumented in mode 2) and a frame
+    that calls the first ten: with 56,000 its PGO trace is about 11 MB."""
+    lines = ["; big.masm - written by tests/browser/check_browser.py: many instrumented methods",
+             ".module Big 5d2c8f3a-1b4e-4c6d-9e7f-a0b1c2d3e4f5"]
+    for i in range(n):
+        lines += [f".method Page.m{i} int64(int64) token {0x06000002 + i:#010x}",
+                  "        ldarg 0", "        ldc.i8 3", "        blt small",
+                  "        ldarg 0", f"        ldc.i8 {i}", "        add", "        ret",
+                  "small:  ldarg 0", "        ldc.i8 2", "        mul", "        ret", ".end"]
+    lines += [".method Page.frame int64(int64) token 0x06000001", "        ldc.i8 0"]
+    for i in range(10):
+        lines += ["        ldarg 0", f"        call m{i}", "        add"]
+    lines += ["        ret", ".end", ""]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+
+
 def main():
     node = os.environ.get("MANTRA_NODE", "")
     chromium = os.environ.get("MANTRA_CHROMIUM", "")
@@ -53,9 +74,11 @@ def main():
     if not os.path.exists(wasm):
         skip_or_fail(f"{wasm} not built (make wasm)")
     os.makedirs(out, exist_ok=True)
+    write_big_program(os.path.join(out, "big.masm"), BIG_METHODS)
     r = subprocess.run([node, os.path.join(SRC, "tests", "browser", "browser_pgo.mjs"), "--web",
                         os.path.join(SRC, "examples", "browser", "web"), "--wasm", wasm, "--out", out,
-                        "--chromium", chromium, "--modules", modules], capture_output=True, text=True, timeout=300)
+                        "--chromium", chromium, "--modules", modules, "--big", "big.masm"],
+                       capture_output=True, text=True, timeout=600)
     if r.returncode != 0:
         fail(f"browser_pgo.mjs exited {r.returncode}:\n{r.stdout}\n{r.stderr}")
     with open(os.path.join(out, "result.json"), encoding="utf-8") as f:
@@ -88,6 +111,15 @@ def main():
         previous = runs
         print(f"ok: collection {k}: {c['fileName']} ({c['size']} bytes) after {runs} calls: counts {got}, "
               f"collect-to-download {c['ms']} ms")
+    big = res.get("big")
+    if big is None or big["size"] < 10_000_000 or os.path.getsize(big["file"]) != big["size"]:
+        fail(f"the big collection: {big}")
+    st = subprocess.run([native, "stats", "--json", big["file"]], capture_output=True, text=True, timeout=120)
+    sj = json.loads(st.stdout)
+    if not sj["complete"] or sj["by_event"].get("Microsoft-Windows-DotNETRuntime/298/v0") != BIG_METHODS + 1:
+        fail(f"the big trace: {st.stdout[:400]}")
+    print(f"ok: a {big['size'] / 1048576:.1f} MB PGO trace ({BIG_METHODS + 1} methods): download complete "
+          f"{big['downloadMs']} ms after collectPgoTrace returned")
     ov = res["concurrent"]
     if not (900 <= ov["shortMs"] < 2500 and ov["longMs"] >= 2900) or ov["shortHandle"] == ov["longHandle"]:
         fail(f"overlapping collections did not each stop at their own window: {ov}")
