@@ -108,18 +108,19 @@ static int method_events(flush_state *f, const mantra_pgo_method *m, unsigned fl
     int rc = mantra_pgo_snapshot(m, (flags & MANTRA_PGO_FLUSH_DELTAS) ? MANTRA_PGO_SNAPSHOT_RESET : 0, &d);
     if (rc != 0)
         return rc == MANTRA_EINVAL ? 0 : rc;
-    int64_t size = mantra_pgo_encode(d.schema, d.records, d.values, d.value_count, NULL, 0);
+    /* one encoding into the reused buffer; a second only when it did not fit */
+    int64_t size = mantra_pgo_encode(d.schema, d.records, d.values, d.value_count, f->blob, f->capblob);
     if (size > 0 && (size_t)size > f->capblob) {
-        uint8_t *nb = realloc(f->blob, (size_t)size);
+        size_t cap = (size_t)size > 2 * f->capblob ? (size_t)size : 2 * f->capblob;
+        uint8_t *nb = realloc(f->blob, cap);
         if (nb == NULL) {
             mantra_pgo_data_free(&d);
             return MANTRA_ENOMEM;
         }
         f->blob = nb;
-        f->capblob = (size_t)size;
-    }
-    if (size > 0)
+        f->capblob = cap;
         size = mantra_pgo_encode(d.schema, d.records, d.values, d.value_count, f->blob, f->capblob);
+    }
     mantra_pgo_data_free(&d);
     if (size <= 0) /* an empty blob emits nothing (eventtrace.cpp) */
         return 0;
