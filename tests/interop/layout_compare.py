@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""layout_compare.py MANTRA REAL_TRACE OURS_TRACE - the PGO flush's events against the .NET runtime's.
+"""layout_compare.py MANTRA MANIFEST REAL_TRACE OURS_TRACE - the PGO flush's events against the runtime's.
 
 For ModuleLoad (152 v2), MethodLoadVerbose (143 v2) and JitInstrumentationDataVerbose (298 v0) of
 Microsoft-Windows-DotNETRuntime, takes the first event of each kind from a real .NET 10 trace and
-from a trace of mantra's flush, decodes both with `mantra dump --json` (the runtime's events have
-no field metadata: their fields come from the manifest's template, which must consume the payload
-exactly - `mantra dump` warns otherwise), and checks field by field: the same names in the same
+from a trace of mantra's flush, decodes both with `mantra dump --json --manifest MANIFEST`
+(manifest/dotnet.yaml: the runtime's events have no field metadata, and mantra's own metadata for
+298 stops before Data, a length-field binary nettrace metadata cannot express; the manifest's
+template completes both and must consume each payload exactly - `mantra dump` warns otherwise),
+and checks field by field: the same names in the same
 order with values of the same kind (integer, string, hex bytes). For 298 also: DataSize equals the
 length of Data, and MethodFlags is a chunk index with 0x80000000 on the last chunk. Exit 0 when
 every check holds; prints each comparison.
@@ -18,8 +20,9 @@ EVENTS = [(152, 2, "ModuleLoad"), (143, 2, "MethodLoadVerbose"), (298, 0, "JitIn
 PROVIDER = "Microsoft-Windows-DotNETRuntime"
 
 
-def first_events(mantra, trace):
-    r = subprocess.run([mantra, "dump", "--json", trace], capture_output=True, text=True, timeout=600)
+def first_events(mantra, manifest, trace):
+    r = subprocess.run([mantra, "dump", "--json", "--manifest", manifest, trace], capture_output=True, text=True,
+                       timeout=600)
     if r.returncode != 0 or r.stderr.strip():
         sys.exit(f"FAIL: mantra dump {trace}: exit {r.returncode}: {r.stderr.strip()[:500]}")
     found = {}
@@ -40,11 +43,11 @@ def kind(v):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 5:
         print(__doc__, file=sys.stderr)
         return 2
-    mantra, real, ours = sys.argv[1:]
-    a, b = first_events(mantra, real), first_events(mantra, ours)
+    mantra, manifest, real, ours = sys.argv[1:]
+    a, b = first_events(mantra, manifest, real), first_events(mantra, manifest, ours)
     bad = 0
     for eid, ver, name in EVENTS:
         ra, rb = a.get((eid, ver)), b.get((eid, ver))

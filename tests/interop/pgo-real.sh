@@ -63,5 +63,6 @@ done
 # fields in the same order for ModuleLoad, MethodLoadVerbose and JitInstrumentationDataVerbose
 MANTRA_InterpPgo=1 "$mantra" run "$here/../../examples/programs/loop.masm" --trace "$out/ours.nettrace" \
   > "$out/ours.run.out" || { echo "pgo-real: mantra run failed" >&2; exit 1; }
-"$python" "$here/layout_compare.py" "$mantra" "$out/plain.nettrace" "$out/ours.nettrace" || status=1
+"$python" "$here/layout_compare.py" "$mantra" "$here/../../manifest/dotnet.yaml" "$out/plain.nettrace" \
+  "$out/ours.nettrace" || status=1
 exit $status

@@ -106,23 +106,12 @@ static int apply_registry(mantra_reader *r, mantra_trace_metadata *m) {
     return 0;
 }
 
-/* A trace's own metadata that describes only the fields before the first one nettrace metadata
- * cannot express (mantra's writer for MANTRA_EVENT_PARTIAL_METADATA events) is completed from the
- * manifest the providers were generated from, as the empty metadata of the .NET runtime's events is
- * (apply_registry). */
-static int apply_provider_manifests(mantra_reader *r, mantra_trace_metadata *m) {
-    if (m->field_count == 0 || m->fields_from_manifest)
-        return 0;
-    int rc = apply_manifest_from(r, m, r->provider_manifests, r->nprovider_manifests);
-    return rc < 0 ? rc : 0;
-}
-
 int rd_add_metadata(mantra_reader *r, mantra_trace_metadata *m, uint64_t off) {
     if (m->id == 0)
         return rd_fail(r, MANTRA_EFORMAT, off, "metadata record defines id 0");
     if (r->v6 && cm_map_get(&r->meta, m->id))
         return rd_fail(r, MANTRA_EFORMAT, off, "metadata id %u defined twice", m->id);
-    if (apply_manifest(r, m) < 0 || apply_provider_manifests(r, m) < 0 || apply_registry(r, m) < 0)
+    if (apply_manifest(r, m) < 0 || apply_registry(r, m) < 0)
         return rd_fail(r, MANTRA_ENOMEM, off, "out of memory");
     if (cm_map_put(&r->meta, m->id, (uint64_t)(uintptr_t)m) < 0)
         return rd_fail(r, MANTRA_ENOMEM, off, "out of memory");
