@@ -5,7 +5,8 @@
  *  - The flush: a session-stopping hook. When the stopping session enables
  *    JitInstrumentationDataVerbose (Microsoft-Windows-DotNETRuntime, keyword
  *    JitInstrumentationData 0x10000000000), it writes into that session only, for every method
- *    of the PGO store: ModuleLoad V2 (id 152) once per module, MethodLoadVerbose V2 (id 143),
+ *    of the PGO store: ModuleLoad V2 (id 152) once per module, MethodJittingStarted V1 (id 145,
+ *    with the bytecode size as MethodILSize), MethodLoadVerbose V2 (id 143),
  *    then the method's PgoFormat blob in JitInstrumentationDataVerbose (id 298) chunks of at most
  *    40,000 bytes, MethodFlags = chunk index, | 0x80000000 on the last. MethodID is the method's
  *    registration index (mantra_pgo_method_info.index), ModuleID the module's.

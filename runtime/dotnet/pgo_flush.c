@@ -130,6 +130,10 @@ static int method_events(flush_state *f, const mantra_pgo_method *m, unsigned fl
     mantra_pgo_module_describe(mi.module, &mo);
     if ((rc = module_event(f, mi.module)) != 0)
         return rc;
+    /* MethodJittingStarted (V1, as .NET 10 writes it; Jit keyword at Verbose) carries the IL size, and
+     * dotnet-pgo keeps only methods it saw jitted or R2R-loaded (pgo-format.md §5) */
+    count(f, mantra_DotNETRuntime_MethodJittingStarted_V1_write(mi.index, mo.index, mi.token, mi.il_size,
+                                                                mi.name_space, mi.name, mi.signature, 0));
     count(f, mantra_DotNETRuntime_MethodLoadVerbose_V2_write(mi.index, mo.index, 0, mi.il_size, mi.token, 0,
                                                              mi.name_space, mi.name, mi.signature, 0, 0));
     f->st.methods++;

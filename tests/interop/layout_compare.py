@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """layout_compare.py MANTRA MANIFEST REAL_TRACE OURS_TRACE - the PGO flush's events against the runtime's.
 
-For ModuleLoad (152 v2), MethodLoadVerbose (143 v2) and JitInstrumentationDataVerbose (298 v0) of
+For ModuleLoad (152 v2), MethodJittingStarted (145 v1), MethodLoadVerbose (143 v2) and JitInstrumentationDataVerbose (298 v0) of
 Microsoft-Windows-DotNETRuntime, takes the first event of each kind from a real .NET 10 trace and
 from a trace of mantra's flush, decodes both with `mantra dump --json --manifest MANIFEST`
 (manifest/dotnet.yaml: the runtime's events have no field metadata, and mantra's own metadata for
@@ -16,7 +16,8 @@ import json
 import subprocess
 import sys
 
-EVENTS = [(152, 2, "ModuleLoad"), (143, 2, "MethodLoadVerbose"), (298, 0, "JitInstrumentationDataVerbose")]
+EVENTS = [(152, 2, "ModuleLoad"), (145, 1, "MethodJittingStarted"), (143, 2, "MethodLoadVerbose"),
+          (298, 0, "JitInstrumentationDataVerbose")]
 PROVIDER = "Microsoft-Windows-DotNETRuntime"
 
 
