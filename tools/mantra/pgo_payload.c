@@ -27,110 +27,74 @@
  *       u32 Flags | u8 CorElementType | UTF-16Z Name | u32 TypeParameterCount |
  *       u64 TypeParameters[TypeParameterCount] }
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mantra/decode.h"
+
 #include "pgo_tool.h"
 
+/* The public bounds-checked cursor (mantra/decode.h) with a sticky failure flag, so that a parser
+ * reads a whole layout and checks once: after a failure every read gives 0 and nothing advances. */
 typedef struct cur {
-    const uint8_t *p;
-    size_t n, off;
+    mantra_cursor m;
     int bad;
 } cur;
 
+static cur cur_of(const uint8_t *p, size_t n) {
+    cur c = {{p, n, 0, 8}, 0};
+    return c;
+}
+
 static uint64_t rd_le(cur *c, size_t bytes) {
-    if (c->bad || c->n - c->off < bytes) {
+    uint64_t v = 0;
+    uint32_t v32 = 0;
+    uint16_t v16 = 0;
+    int rc = -1;
+    if (!c->bad)
+        rc = bytes == 8 ? mantra_cursor_u64(&c->m, &v) : bytes == 4 ? mantra_cursor_u32(&c->m, &v32)
+                                                                    : mantra_cursor_u16(&c->m, &v16);
+    if (rc < 0) {
         c->bad = 1;
         return 0;
     }
-    uint64_t v = 0;
-    for (size_t i = 0; i < bytes; i++)
-        v |= (uint64_t)c->p[c->off + i] << (8 * i);
-    c->off += bytes;
-    return v;
+    return bytes == 8 ? v : bytes == 4 ? v32 : v16;
 }
 #define RD16(c) ((uint16_t)rd_le((c), 2))
 #define RD32(c) ((uint32_t)rd_le((c), 4))
 #define RD64(c) rd_le((c), 8)
 
 static void skip(cur *c, uint64_t bytes) {
-    if (c->bad || c->n - c->off < bytes)
+    const uint8_t *unused;
+    if (!c->bad && (bytes > SIZE_MAX || mantra_cursor_bytes(&c->m, (size_t)bytes, &unused) < 0))
         c->bad = 1;
-    else
-        c->off += (size_t)bytes;
 }
 
-static size_t put_utf8(char *o, uint32_t cp) {
-    if (cp < 0x80) {
-        o[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (char)(0xC0 | (cp >> 6));
-        o[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | (cp >> 12));
-        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | (cp >> 18));
-    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* A NUL-terminated UTF-16LE string as a new UTF-8 string (lone surrogates become U+FFFD). With
- * out NULL the string is only skipped. */
+/* A NUL-terminated UTF-16LE string as a new UTF-8 string (mantra_str16_to_utf8: lone surrogates
+ * become U+FFFD). With out NULL the string is only skipped. */
 static void rd_str(cur *c, char **out) {
     if (out)
         *out = NULL;
-    if (c->bad)
+    mantra_str16 s;
+    if (c->bad || mantra_cursor_str16(&c->m, &s) < 0) {
+        c->bad = 1;
         return;
-    size_t units = 0;
-    while (1) {
-        if (c->n - c->off < 2 * (units + 1)) {
-            c->bad = 1;
-            return;
-        }
-        const uint8_t *u = c->p + c->off + 2 * units;
-        if (u[0] == 0 && u[1] == 0)
-            break;
-        units++;
     }
-    if (out) {
-        char *s = malloc(units * 3 + 1);
-        if (s == NULL) {
-            c->bad = 1;
-            return;
-        }
-        size_t o = 0;
-        const uint8_t *u = c->p + c->off;
-        for (size_t i = 0; i < units; i++) {
-            uint32_t w = (uint32_t)u[2 * i] | ((uint32_t)u[2 * i + 1] << 8);
-            if (w >= 0xD800 && w < 0xDC00 && i + 1 < units) {
-                uint32_t w2 = (uint32_t)u[2 * i + 2] | ((uint32_t)u[2 * i + 3] << 8);
-                if (w2 >= 0xDC00 && w2 < 0xE000) {
-                    o += put_utf8(s + o, 0x10000 + ((w - 0xD800) << 10) + (w2 - 0xDC00));
-                    i++;
-                    continue;
-                }
-            }
-            if (w >= 0xD800 && w < 0xE000)
-                w = 0xFFFD;
-            o += put_utf8(s + o, w);
-        }
-        s[o] = '\0';
-        *out = s;
+    if (out == NULL)
+        return;
+    size_t need = mantra_str16_to_utf8(s, NULL, 0);
+    char *u = malloc(need + 1);
+    if (u == NULL) {
+        c->bad = 1;
+        return;
     }
-    c->off += 2 * (units + 1);
+    mantra_str16_to_utf8(s, u, need + 1);
+    *out = u;
 }
 
 int pgo_parse_instr(const uint8_t *p, size_t n, int verbose, pgo_instr_event *e, const char **why) {
-    cur c = {p, n, 0, 0};
+    cur c = cur_of(p, n);
     memset(e, 0, sizeof *e);
     e->clr_instance = RD16(&c);
     e->method_flags = RD32(&c);
@@ -148,13 +112,13 @@ int pgo_parse_instr(const uint8_t *p, size_t n, int verbose, pgo_instr_event *e,
         pgo_instr_event_free(e);
         return -1;
     }
-    if ((uint64_t)(n - c.off) != e->data_size) {
-        *why = n - c.off < e->data_size ? "DataSize is larger than the bytes after the fields"
+    if ((uint64_t)(n - c.m.pos) != e->data_size) {
+        *why = n - c.m.pos < e->data_size ? "DataSize is larger than the bytes after the fields"
                                          : "the payload has bytes after DataSize bytes of Data";
         pgo_instr_event_free(e);
         return -1;
     }
-    e->data = p + c.off;
+    e->data = p + c.m.pos;
     return 0;
 }
 
@@ -169,7 +133,7 @@ static void free_names(char **name_space, char **name, char **signature) {
 void pgo_instr_event_free(pgo_instr_event *e) { free_names(&e->name_space, &e->name, &e->signature); }
 
 int pgo_parse_module(const uint8_t *p, size_t n, pgo_module_event *out) {
-    cur c = {p, n, 0, 0};
+    cur c = cur_of(p, n);
     memset(out, 0, sizeof *out);
     out->module_id = RD64(&c);
     out->assembly_id = RD64(&c);
@@ -177,11 +141,11 @@ int pgo_parse_module(const uint8_t *p, size_t n, pgo_module_event *out) {
     rd_str(&c, &out->il_path);
     rd_str(&c, NULL);
     skip(&c, 2);
-    if (!c.bad && n - c.off >= 16) {
+    if (!c.bad && n - c.m.pos >= 16) {
         out->pdb_guid.data1 = RD32(&c);
         out->pdb_guid.data2 = RD16(&c);
         out->pdb_guid.data3 = RD16(&c);
-        memcpy(out->pdb_guid.data4, p + c.off, 8);
+        memcpy(out->pdb_guid.data4, p + c.m.pos, 8);
     }
     if (c.bad && out->il_path == NULL)
         return -1;
@@ -200,7 +164,7 @@ static int method_tail(cur *c, pgo_method_event *out) {
 }
 
 int pgo_parse_method_verbose(const uint8_t *p, size_t n, pgo_method_event *out) {
-    cur c = {p, n, 0, 0};
+    cur c = cur_of(p, n);
     memset(out, 0, sizeof *out);
     out->method_id = RD64(&c);
     out->module_id = RD64(&c);
@@ -211,7 +175,7 @@ int pgo_parse_method_verbose(const uint8_t *p, size_t n, pgo_method_event *out) 
 }
 
 int pgo_parse_jitting_started(const uint8_t *p, size_t n, pgo_method_event *out) {
-    cur c = {p, n, 0, 0};
+    cur c = cur_of(p, n);
     memset(out, 0, sizeof *out);
     out->method_id = RD64(&c);
     out->module_id = RD64(&c);
@@ -223,7 +187,7 @@ int pgo_parse_jitting_started(const uint8_t *p, size_t n, pgo_method_event *out)
 void pgo_method_event_free(pgo_method_event *e) { free_names(&e->name_space, &e->name, &e->signature); }
 
 int pgo_parse_assembly(const uint8_t *p, size_t n, pgo_assembly_event *out) {
-    cur c = {p, n, 0, 0};
+    cur c = cur_of(p, n);
     out->assembly_id = RD64(&c);
     skip(&c, 8 + 8 + 4);
     rd_str(&c, &out->name);
@@ -236,14 +200,14 @@ int pgo_parse_assembly(const uint8_t *p, size_t n, pgo_assembly_event *out) {
 }
 
 int pgo_parse_method_details(const uint8_t *p, size_t n, pgo_details_event *out) {
-    cur c = {p, n, 0, 0};
+    cur c = cur_of(p, n);
     memset(out, 0, sizeof *out);
     out->method_id = RD64(&c);
     out->type_id = RD64(&c);
     out->token = RD32(&c);
     uint32_t count = RD32(&c);
     out->loader_module = RD64(&c);
-    if (c.bad || (uint64_t)count * 8 != n - c.off)
+    if (c.bad || (uint64_t)count * 8 != n - c.m.pos)
         return -1;
     if (count) {
         out->type_parameters = malloc((size_t)count * sizeof *out->type_parameters);
@@ -257,7 +221,7 @@ int pgo_parse_method_details(const uint8_t *p, size_t n, pgo_details_event *out)
 }
 
 int pgo_parse_bulk_type(const uint8_t *p, size_t n, pgo_type_fn fn, void *ctx) {
-    cur c = {p, n, 0, 0};
+    cur c = cur_of(p, n);
     uint32_t count = RD32(&c);
     (void)RD16(&c);
     for (uint32_t i = 0; i < count && !c.bad; i++) {
@@ -267,7 +231,7 @@ int pgo_parse_bulk_type(const uint8_t *p, size_t n, pgo_type_fn fn, void *ctx) {
         rd_str(&c, &name);
         uint32_t params = RD32(&c);
         uint64_t *tp = NULL;
-        if (!c.bad && params && (uint64_t)params * 8 <= c.n - c.off && (tp = malloc((size_t)params * 8)) != NULL)
+        if (!c.bad && params && (uint64_t)params * 8 <= c.m.size - c.m.pos && (tp = malloc((size_t)params * 8)) != NULL)
             for (uint32_t k = 0; k < params; k++)
                 tp[k] = RD64(&c);
         else
