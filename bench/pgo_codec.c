@@ -33,31 +33,12 @@ static uint64_t rnd(void) {
     return g_rng * 0x2545F4914F6CDD1Du;
 }
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-static int append(void *ctx, const char *text, size_t size) {
-    buf *b = ctx;
-    if (b->n + size > b->cap) {
-        size_t cap = (b->n + size) * 2;
-        char *p = realloc(b->p, cap);
-        if (p == NULL)
-            return -1;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, text, size);
-    b->n += size;
-    return 0;
-}
-
 static const mantra_pgo_method **g_methods;
 static size_t g_count;
 static uint8_t **g_blobs;
 static size_t *g_sizes;
 static uint64_t g_bytes, g_text_bytes;
-static buf g_text;
+static mantra_pgo_text_buffer g_text;
 static volatile uint64_t g_sink;
 
 static void die(const char *what) {
@@ -119,8 +100,8 @@ static void pass(int p) {
         }
         break;
     case P_TEXT:
-        g_text.n = 0;
-        if (mantra_pgo_text_write_start(append, &g_text, (uint32_t)g_count) != 0)
+        g_text.size = 0;
+        if (mantra_pgo_text_write_start(mantra_pgo_text_buffer_write, &g_text, (uint32_t)g_count) != 0)
             die("text");
         for (size_t i = 0; i < g_count; i++) {
             mantra_pgo_data d;
@@ -130,17 +111,17 @@ static void pass(int p) {
             mantra_pgo_method_describe(g_methods[i], &info);
             mantra_pgo_text_method m = {(uint32_t)i, info.token, info.il_size, info.name_space, info.name,
                                         info.signature, d.schema, d.records, d.values, d.value_count, NULL, NULL};
-            if (mantra_pgo_text_write_method(append, &g_text, &m) != 0)
+            if (mantra_pgo_text_write_method(mantra_pgo_text_buffer_write, &g_text, &m) != 0)
                 die("text method");
             mantra_pgo_data_free(&d);
         }
-        if (mantra_pgo_text_write_end(append, &g_text) != 0)
+        if (mantra_pgo_text_write_end(mantra_pgo_text_buffer_write, &g_text) != 0)
             die("text end");
-        g_text_bytes = g_text.n;
+        g_text_bytes = g_text.size;
         break;
     default: {
         mantra_pgo_text *t = NULL;
-        if (mantra_pgo_text_parse(g_text.p, g_text.n, "bench", &t) != MANTRA_OK ||
+        if (mantra_pgo_text_parse(g_text.data, g_text.size, "bench", &t) != MANTRA_OK ||
             mantra_pgo_text_method_count(t) != g_count)
             die("parse");
         mantra_pgo_text_free(t);

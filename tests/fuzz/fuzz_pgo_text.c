@@ -9,26 +9,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-
-static int append(void *ctx, const char *text, size_t size) {
-    buf *b = ctx;
-    if (b->n + size > b->cap) {
-        size_t cap = (b->n + size) * 2;
-        char *p = realloc(b->p, cap);
-        if (p == NULL)
-            abort();
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, text, size);
-    b->n += size;
-    return 0;
-}
-
 typedef struct names_ctx {
     const mantra_pgo_text_entry *e;
     size_t *first; /* first value index of each record */
@@ -56,13 +36,13 @@ static void rewrite(const mantra_pgo_text_entry *e) {
     names_ctx nc = {e, first};
     mantra_pgo_text_method m = {e->codehash, e->methodhash, e->il_size, "C", "M", "S", e->data.schema,
                                 e->data.records, e->data.values, e->data.value_count, name_of, &nc};
-    buf b = {0};
-    int rc = mantra_pgo_text_write_start(append, &b, 1);
+    mantra_pgo_text_buffer b = {0};
+    int rc = mantra_pgo_text_write_start(mantra_pgo_text_buffer_write, &b, 1);
     if (rc == 0)
-        rc = mantra_pgo_text_write_method(append, &b, &m);
+        rc = mantra_pgo_text_write_method(mantra_pgo_text_buffer_write, &b, &m);
     if (rc == 0) {
         mantra_pgo_text *t = NULL;
-        if (mantra_pgo_text_parse(b.p, b.n, "again", &t) != MANTRA_OK || mantra_pgo_text_method_count(t) != 1 ||
+        if (mantra_pgo_text_parse(b.data, b.size, "again", &t) != MANTRA_OK || mantra_pgo_text_method_count(t) != 1 ||
             mantra_pgo_text_error_count(t) != 0)
             abort();
         const mantra_pgo_text_entry *f = mantra_pgo_text_entry_at(t, 0);
@@ -78,7 +58,7 @@ static void rewrite(const mantra_pgo_text_entry *e) {
                 abort();
         mantra_pgo_text_free(t);
     }
-    free(b.p);
+    mantra_pgo_text_buffer_free(&b);
     free(first);
 }
 

@@ -9,24 +9,6 @@
 #include "check_main.h"
 #include "mantra/pgo.h"
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-
-static int append(void *ctx, const char *text, size_t size) {
-    buf *b = ctx;
-    if (b->n + size + 1 > b->cap) {
-        b->cap = (b->n + size + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-        ck_assert_ptr_nonnull(b->p);
-    }
-    memcpy(b->p + b->n, text, size);
-    b->n += size;
-    b->p[b->n] = 0;
-    return 0;
-}
-
 static const char *names(void *ctx, size_t record, size_t element, int elem, int64_t value) {
     (void)ctx;
     (void)record;
@@ -53,18 +35,18 @@ static const mantra_pgo_schema k_all[] = {
 };
 static const int64_t k_all_values[] = {-1, INT64_C(0x500000007), 3, 0x1000, 0x2000, 0, 5, 0x3000, 0};
 
-static void write_two(buf *b) {
+static void write_two(mantra_pgo_text_buffer *b) {
     mantra_pgo_text_method m1 = {0x1A2B3C4D, 0x0BADF00D, 0x1C, "MyNs.MyClass", "Loop", "int32 (int32)",
                                  k_loop, 2, k_loop_values, 2, NULL, NULL};
     mantra_pgo_text_method m2 = {0xFFFFFFFF, 0, 0x100, "A", "B", "void ()", k_all, 6, k_all_values, 9, names, NULL};
-    ck_assert_int_eq(mantra_pgo_text_write_start(append, b, 2), 0);
-    ck_assert_int_eq(mantra_pgo_text_write_method(append, b, &m1), 0);
-    ck_assert_int_eq(mantra_pgo_text_write_method(append, b, &m2), 0);
-    ck_assert_int_eq(mantra_pgo_text_write_end(append, b), 0);
+    ck_assert_int_eq(mantra_pgo_text_write_start(mantra_pgo_text_buffer_write, b, 2), 0);
+    ck_assert_int_eq(mantra_pgo_text_write_method(mantra_pgo_text_buffer_write, b, &m1), 0);
+    ck_assert_int_eq(mantra_pgo_text_write_method(mantra_pgo_text_buffer_write, b, &m2), 0);
+    ck_assert_int_eq(mantra_pgo_text_write_end(mantra_pgo_text_buffer_write, b), 0);
 }
 
 START_TEST(writer_lines) {
-    buf b = {0};
+    mantra_pgo_text_buffer b = {0};
     write_two(&b);
     static const char want[] =
         "*** START PGO Data, max index = 2 ***\n"
@@ -95,28 +77,28 @@ START_TEST(writer_lines) {
         "MethodHandle: ToString|@|System.Object, System.Private.CoreLib\n"
         "MethodHandle: NULL\n"
         "*** END PGO Data ***\n";
-    ck_assert_str_eq(b.p, want);
-    free(b.p);
+    ck_assert_str_eq(b.data, want);
+    mantra_pgo_text_buffer_free(&b);
 }
 END_TEST
 
 START_TEST(writer_refusals) {
-    buf b = {0};
+    mantra_pgo_text_buffer b = {0};
     mantra_pgo_text_method m = {0, 0, 0, "A", "B\nC", "", k_loop, 2, k_loop_values, 2, NULL, NULL};
-    ck_assert_int_eq(mantra_pgo_text_write_method(append, &b, &m), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_pgo_text_write_method(mantra_pgo_text_buffer_write, &b, &m), MANTRA_EINVAL);
     m.method_name = "B";
     m.value_count = 1;
-    ck_assert_int_eq(mantra_pgo_text_write_method(append, &b, &m), MANTRA_EINVAL);
-    ck_assert_uint_eq(b.n, 0);
-    free(b.p);
+    ck_assert_int_eq(mantra_pgo_text_write_method(mantra_pgo_text_buffer_write, &b, &m), MANTRA_EINVAL);
+    ck_assert_uint_eq(b.size, 0);
+    mantra_pgo_text_buffer_free(&b);
 }
 END_TEST
 
 START_TEST(round_trip) {
-    buf b = {0};
+    mantra_pgo_text_buffer b = {0};
     write_two(&b);
     mantra_pgo_text *t = NULL;
-    ck_assert_int_eq(mantra_pgo_text_parse(b.p, b.n, "dump.txt", &t), MANTRA_OK);
+    ck_assert_int_eq(mantra_pgo_text_parse(b.data, b.size, "dump.txt", &t), MANTRA_OK);
     ck_assert_uint_eq(mantra_pgo_text_error_count(t), 0);
     ck_assert_uint_eq(mantra_pgo_text_method_count(t), 2);
     ck_assert_uint_eq(mantra_pgo_text_skipped_lines(t), 1); /* the END line */
@@ -151,15 +133,15 @@ START_TEST(round_trip) {
     ck_assert_ptr_null(mantra_pgo_text_entry_at(t, 2));
 
     /* writing the parsed methods again gives the same text (handles by their parsed names) */
-    buf c = {0};
-    ck_assert_int_eq(mantra_pgo_text_write_start(append, &c, 2), 0);
+    mantra_pgo_text_buffer c = {0};
+    ck_assert_int_eq(mantra_pgo_text_write_start(mantra_pgo_text_buffer_write, &c, 2), 0);
     const mantra_pgo_text_entry *e0 = mantra_pgo_text_entry_at(t, 0);
     mantra_pgo_text_method m1 = {e0->codehash, e0->methodhash, e0->il_size, "MyNs.MyClass", "Loop", "int32 (int32)",
                                  e0->data.schema, e0->data.records, e0->data.values, e0->data.value_count, NULL, NULL};
-    ck_assert_int_eq(mantra_pgo_text_write_method(append, &c, &m1), 0);
-    free(c.p);
+    ck_assert_int_eq(mantra_pgo_text_write_method(mantra_pgo_text_buffer_write, &c, &m1), 0);
+    mantra_pgo_text_buffer_free(&c);
     mantra_pgo_text_free(t);
-    free(b.p);
+    mantra_pgo_text_buffer_free(&b);
 }
 END_TEST
 

@@ -348,6 +348,16 @@ void mantra_pgo_reassembler_stats(const mantra_pgo_reassembler *r, mantra_pgo_re
  *   *** END PGO Data ***
  */
 typedef int (*mantra_pgo_write_fn)(void *ctx, const char *text, size_t size);
+/* A growable text buffer for the writer: pass mantra_pgo_text_buffer_write as the write function
+ * and a zero-initialised mantra_pgo_text_buffer as its ctx. data holds size bytes and a NUL after
+ * them (NULL before the first write); free it with mantra_pgo_text_buffer_free. */
+typedef struct mantra_pgo_text_buffer {
+    char *data;
+    size_t size, cap;
+} mantra_pgo_text_buffer;
+/* Appends size bytes: 0 or MANTRA_ENOMEM (the buffer is unchanged then). */
+int mantra_pgo_text_buffer_write(void *ctx, const char *text, size_t size);
+void mantra_pgo_text_buffer_free(mantra_pgo_text_buffer *b);
 /* The name of a handle element (record, element index within the record, element type 3 or 4,
  * value), or NULL: the writer then writes NULL for a 0 handle and UNKNOWN otherwise (names over
  * 8192 bytes too). A MethodHandle name is "method|@|assembly-qualified type". */

@@ -53,29 +53,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a, co
 
 /* ---- the dump ------------------------------------------------------------------------------ */
 
-typedef struct text_buf {
-    char *p;
-    size_t len, cap;
-} text_buf;
-
-static int buf_write(void *ctx, const char *text, size_t size) {
-    text_buf *b = ctx;
-    if (b->len + size > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->len + size)
-            cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (np == NULL)
-            return MANTRA_ENOMEM;
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, text, size);
-    b->len += size;
-    return 0;
-}
-
-static int write_method(text_buf *b, const mantra_pgo_method *m) {
+static int write_method(mantra_pgo_text_buffer *b, const mantra_pgo_method *m) {
     mantra_pgo_data d;
     int rc = mantra_pgo_snapshot(m, 0, &d);
     if (rc != MANTRA_OK)
@@ -93,7 +71,7 @@ static int write_method(text_buf *b, const mantra_pgo_method *m) {
     t.records = d.records;
     t.values = d.values;
     t.value_count = d.value_count;
-    rc = mantra_pgo_text_write_method(buf_write, b, &t);
+    rc = mantra_pgo_text_write_method(mantra_pgo_text_buffer_write, b, &t);
     mantra_pgo_data_free(&d);
     return rc;
 }
@@ -106,29 +84,29 @@ int mantra_pgo_text_dump(const char *path, char *err, size_t errlen) {
         n++;
     if (n == 0) /* the CLR opens no file when no method has data */
         return 0;
-    text_buf b = {NULL, 0, 0};
-    int rc = mantra_pgo_text_write_start(buf_write, &b, n);
+    mantra_pgo_text_buffer b = {NULL, 0, 0};
+    int rc = mantra_pgo_text_write_start(mantra_pgo_text_buffer_write, &b, n);
     uint32_t written = 0;
     for (const mantra_pgo_method *m = mantra_pgo_next_method(NULL); rc == 0 && m != NULL && written < n;
          m = mantra_pgo_next_method(m), written++)
         rc = write_method(&b, m);
     if (rc == 0)
-        rc = mantra_pgo_text_write_end(buf_write, &b);
+        rc = mantra_pgo_text_write_end(mantra_pgo_text_buffer_write, &b);
     if (rc != 0) {
-        free(b.p);
+        mantra_pgo_text_buffer_free(&b);
         set_err(err, errlen, "%s: %s", path, "cannot format the PGO data");
         return rc < 0 ? rc : MANTRA_EIO;
     }
     char e[256] = "";
     int fd = mantra_pal_file_create(path, e, sizeof e);
     if (fd < 0) {
-        free(b.p);
+        mantra_pgo_text_buffer_free(&b);
         set_err(err, errlen, "%s%s", e, "");
         return MANTRA_EIO;
     }
-    rc = mantra_pal_write_all(fd, b.p, b.len, NULL, e, sizeof e);
+    rc = mantra_pal_write_all(fd, b.data, b.size, NULL, e, sizeof e);
     int crc = mantra_pal_close(fd, rc ? NULL : e, rc ? 0 : sizeof e);
-    free(b.p);
+    mantra_pgo_text_buffer_free(&b);
     if (rc != 0 || crc != 0) {
         set_err(err, errlen, "%s%s", e, "");
         return MANTRA_EIO;

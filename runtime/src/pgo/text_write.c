@@ -6,8 +6,10 @@
  * (or a name over 8192 characters). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/grow-internal.h"
 #include "pgo-internal.h"
 
 #define PG_MAX_HANDLE_NAME 8192
@@ -107,4 +109,20 @@ int mantra_pgo_text_write_method(mantra_pgo_write_fn write, void *ctx, const man
         }
     }
     return rc;
+}
+
+int mantra_pgo_text_buffer_write(void *ctx, const char *text, size_t size) {
+    mantra_pgo_text_buffer *b = ctx;
+    if (size > SIZE_MAX - b->size - 1 || cm_grow((void **)&b->data, &b->cap, b->size + size + 1, 1, 4096) != 0)
+        return MANTRA_ENOMEM;
+    memcpy(b->data + b->size, text, size);
+    b->size += size;
+    b->data[b->size] = '\0';
+    return 0;
+}
+
+void mantra_pgo_text_buffer_free(mantra_pgo_text_buffer *b) {
+    free(b->data);
+    b->data = NULL;
+    b->size = b->cap = 0;
 }
