@@ -2,7 +2,8 @@
  * module (no main; the page calls _initialize, then these exports) holding libmantra (threadless),
  * the reference interpreter and the generated .NET runtime providers. The page's JavaScript
  * (web/mantra.js) gives it a WASI shim with an in-memory file system, pumps mantra_web_pump() from
- * a timer, runs interpreted work in slices, and starts and stops trace sessions by handle.
+ * a timer and runs interpreted work in slices. Collections are the library's: a session stopped by
+ * mantra_session_stop_after (a pump job here), or mantra_pgo_collect_ex for PGO.
  *
  * Strings cross the boundary as NUL-terminated UTF-8 in memory from mantra_web_alloc. */
 #include <stdint.h>
@@ -17,16 +18,11 @@
 #include "mantra/session.h"
 
 #define WEB_EXPORT(name) __attribute__((export_name(name)))
-#define WEB_MAX_SESSIONS 64u
 
 static char g_error[512];
 static mantra_interp_module *g_module;
 static mantra_interp_program *g_program;
 static mantra_interp_thread *g_thread;
-/* handle k (1-based) -> session id; handles are never reused, so a stale timer that stops an
- * earlier handle can never stop a later session */
-static mantra_session_id g_sessions[WEB_MAX_SESSIONS + 1];
-static uint32_t g_next_handle = 1;
 
 static void set_error(const char *what, const char *why) {
     snprintf(g_error, sizeof g_error, "%s%s%s", what, why && why[0] ? ": " : "", why ? why : "");
@@ -84,11 +80,11 @@ WEB_EXPORT("mantra_web_run") int web_run(const char *entry, int64_t arg, int64_t
     return 0;
 }
 
-/* Starts a file session (providers in dotnet-trace syntax) writing path. A handle >= 1, or 0. */
-WEB_EXPORT("mantra_web_trace_start") uint32_t web_trace_start(const char *providers, const char *path,
-                                                             uint32_t buffer_mb) {
-    if (g_next_handle > WEB_MAX_SESSIONS)
-        return set_error("too many sessions in this page", NULL), 0u;
+/* Starts a file session (providers in dotnet-trace syntax) writing path, stopped when seconds have
+ * passed (mantra_session_stop_after: by id, so a timer of an earlier session never stops a later
+ * one). The session id, or 0 with the reason in mantra_web_last_error. */
+WEB_EXPORT("mantra_web_trace_start") uint64_t web_trace_start(const char *providers, const char *path,
+                                                             uint32_t buffer_mb, uint32_t seconds) {
     mantra_session_config c;
     mantra_session_config_init(&c);
     c.providers = providers;
@@ -99,23 +95,25 @@ WEB_EXPORT("mantra_web_trace_start") uint32_t web_trace_start(const char *provid
     mantra_session_id id = 0;
     if (mantra_session_start(&id, &c) < 0)
         return set_error("cannot start the session", mantra_session_last_error()), 0u;
-    uint32_t h = g_next_handle++;
-    g_sessions[h] = id;
-    return h;
+    if (mantra_session_stop_after(id, seconds * 1000u) != 0) {
+        (void)mantra_session_stop(id);
+        return set_error("cannot arm the session's timer", NULL), 0u;
+    }
+    return id;
 }
 
-/* Stops the session of handle h (its trace gets its end tag once pumped). 0, or -1 when h is not
- * a running session of this page. */
-WEB_EXPORT("mantra_web_trace_stop") int web_trace_stop(uint32_t h) {
-    if (h == 0 || h >= g_next_handle || g_sessions[h] == 0)
-        return set_error("no such running session", NULL), -1;
-    mantra_session_id id = g_sessions[h];
-    g_sessions[h] = 0;
-    if (mantra_session_stop(id) < 0)
-        return set_error("cannot stop the session", mantra_session_last_error()), -1;
-    mantra_pump();
-    return 0;
+/* A PGO collection (mantra_pgo_collect_ex: the runtime provider with JitInstrumentationData, Loader
+ * and Jit, stopped after seconds; its stop writes the flush). The session id, or 0. */
+WEB_EXPORT("mantra_web_pgo_collect") uint64_t web_pgo_collect(const char *path, uint32_t seconds) {
+    mantra_session_id id = 0;
+    int rc = mantra_pgo_collect_ex(path, seconds, 0, &id);
+    if (rc != 0)
+        return set_error("cannot start the PGO collection", mantra_session_last_error()), 0u;
+    return id;
 }
+
+/* 1 while session id runs, 0 once it has stopped. */
+WEB_EXPORT("mantra_web_trace_running") int web_trace_running(uint64_t id) { return mantra_session_bit(id) >= 0; }
 
 /* Runs the queued jobs (the drain of every session): call it from the page's event loop. */
 WEB_EXPORT("mantra_web_pump") uint32_t web_pump(void) { return (uint32_t)mantra_pump(); }

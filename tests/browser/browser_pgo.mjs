@@ -85,7 +85,7 @@ try {
     const short = window.mantra.collectTrace({ providers: 'Microsoft-Windows-DotNETRuntime:0x10000000018:5', seconds: 1, download: false });
     const [a, b] = await Promise.all([long, short]);
     return { longMs: a.stoppedAt - t0, shortMs: b.stoppedAt - t0, longSize: a.size, shortSize: b.size,
-      longHandle: a.handle, shortHandle: b.handle };
+      longId: a.id, shortId: b.id };
   });
   result.concurrent = ov;
 

@@ -42,7 +42,7 @@ BIG_METHODS = 56000
 
 def write_big_program(path, n):
     """A program of n small methods (three basic blocks each, all instrumented in mode 2) and a frame
-    that calls the first ten: with 56,000 its PGO trace is about 11 MB."""
+    that calls the first ten: with 56,000 its PGO trace is about 15 MB."""
     lines = ["; big.masm - written by tests/browser/check_browser.py: many instrumented methods",
              ".module Big 5d2c8f3a-1b4e-4c6d-9e7f-a0b1c2d3e4f5"]
     for i in range(n):
@@ -121,7 +121,7 @@ def main():
     print(f"ok: a {big['size'] / 1048576:.1f} MB PGO trace ({BIG_METHODS + 1} methods): download complete "
           f"{big['downloadMs']} ms after collectPgoTrace returned")
     ov = res["concurrent"]
-    if not (900 <= ov["shortMs"] < 2500 and ov["longMs"] >= 2900) or ov["shortHandle"] == ov["longHandle"]:
+    if not (900 <= ov["shortMs"] < 2500 and ov["longMs"] >= 2900) or ov["shortId"] == ov["longId"]:
         fail(f"overlapping collections did not each stop at their own window: {ov}")
     print(f"ok: overlapping collections stopped at {ov['shortMs']:.0f} ms and {ov['longMs']:.0f} ms")
     return 0

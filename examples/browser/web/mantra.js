@@ -6,21 +6,19 @@
 //   await mantra.collectPgoTrace({ seconds = 10, fileName })   // a PGO trace, downloaded
 //   await mantra.collectTrace({ providers, seconds = 10, fileName, bufferMb })
 //
-// A collection starts its own session and stops exactly that session when its window ends (each
-// has a handle that is never reused, so a timer of an earlier collection cannot stop a later one);
-// the trace is written into memory and downloaded as a file (a Blob and a link: no server).
-// Collections repeat, and each PGO trace holds a complete snapshot of the counters so far.
+// A collection is the library's own: its session is stopped by a pump job when its window ends
+// (mantra_session_stop_after / mantra_pgo_collect_ex, by session id, so a timer of an earlier
+// collection cannot stop a later one). The trace is written into memory and downloaded as a file
+// (a Blob and a link: no server). Collections repeat, and each PGO trace holds a complete snapshot
+// of the counters so far.
 import { WasiExit, WasiMemFs } from './wasi-memfs.js';
-
-// The runtime provider with the JitInstrumentationData keyword (0x10000000000), and Loader (0x8)
-// and Jit (0x10) for the module and method identity events written with the data.
-export const PGO_PROVIDERS = 'Microsoft-Windows-DotNETRuntime:0x10000000018:5';
 
 class Mantra {
   constructor(instance, fs) {
     this.x = instance.exports;
     this.fs = fs;
     this.closed = new Map(); // trace path -> resolve() waiting for its file to be closed
+    this.running = new Map(); // session id -> the collection waiting for its stop
     this.seq = 0;
     this.runs = 0; // calls of the work method so far
     this.lastResult = 0n;
@@ -64,40 +62,57 @@ class Mantra {
     return v;
   }
 
+  // Runs mantra's queued jobs; a collection whose session stopped during this pump notes how many
+  // work slices had run (none runs during a pump: the page is one thread).
   pump() {
-    return this.x.mantra_web_pump();
+    const runs = this.runs;
+    const n = this.x.mantra_web_pump();
+    for (const [id, c] of this.running) {
+      if (!this.x.mantra_web_trace_running(id)) {
+        c.runsAtStop = runs;
+        c.stoppedAt = performance.now();
+        this.running.delete(id);
+      }
+    }
+    return n;
   }
 
-  // Starts a session into /traces/<n>.nettrace and stops exactly it after `seconds`; resolves with
-  // { fileName, bytes, runsAtStop, handle } once the trace's file is closed, after downloading it
-  // unless download is false.
-  async collectTrace({ providers, seconds = 10, fileName, bufferMb = 0, download = true } = {}) {
-    if (!providers) throw new Error('collectTrace: providers (dotnet-trace syntax) is required');
-    const n = ++this.seq;
-    const path = `/traces/trace-${n}.nettrace`;
-    const name = fileName || `mantra-${n}.nettrace`;
-    const [p] = this.#cstr(providers);
+  // Starts a collection through start(path) (a session id, 0 on failure) and resolves with
+  // { fileName, bytes, size, runsAtStop, id, stoppedAt } once the trace's file is closed, after
+  // downloading it unless download is false.
+  async #collect(start, name, download) {
+    const path = `/traces/trace-${this.seq}.nettrace`;
     const [f] = this.#cstr(path);
-    const handle = this.x.mantra_web_trace_start(p, f, bufferMb);
-    this.x.mantra_web_free(p);
+    const id = start(f);
     this.x.mantra_web_free(f);
-    if (handle === 0) throw new Error(`collectTrace: ${this.#error()}`);
-    const closed = new Promise((resolve) => this.closed.set(path, resolve));
-    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-    const runsAtStop = this.runs;
-    if (this.x.mantra_web_trace_stop(handle) !== 0) throw new Error(`collectTrace: ${this.#error()}`);
-    this.pump();
-    await closed;
+    if (id === 0n) throw new Error(this.#error());
+    const c = { id };
+    this.running.set(id, c);
+    await new Promise((resolve) => this.closed.set(path, resolve));
     const bytes = this.fs.file(path);
     this.fs.remove(path);
-    const result = { fileName: name, bytes, size: bytes.length, runsAtStop, handle, stoppedAt: performance.now() };
-    this.collections.push({ fileName: name, size: bytes.length, runsAtStop, handle });
+    const result = { fileName: name, bytes, size: bytes.length, runsAtStop: c.runsAtStop, id: String(id),
+      stoppedAt: c.stoppedAt };
+    this.collections.push({ fileName: name, size: bytes.length, runsAtStop: c.runsAtStop, id: String(id) });
     if (download) this.download(name, bytes);
     return result;
   }
 
+  collectTrace({ providers, seconds = 10, fileName, bufferMb = 0, download = true } = {}) {
+    if (!providers) return Promise.reject(new Error('collectTrace: providers (dotnet-trace syntax) is required'));
+    const n = ++this.seq;
+    const [p] = this.#cstr(providers);
+    return this.#collect((f) => {
+      const id = this.x.mantra_web_trace_start(p, f, bufferMb, seconds);
+      this.x.mantra_web_free(p);
+      return id;
+    }, fileName || `mantra-${n}.nettrace`, download).catch((e) => { throw new Error(`collectTrace: ${e.message}`); });
+  }
+
   collectPgoTrace({ seconds = 10, fileName, download = true } = {}) {
-    return this.collectTrace({ providers: PGO_PROVIDERS, seconds, fileName: fileName || `mantra-pgo-${this.seq + 1}.nettrace`, download });
+    const n = ++this.seq;
+    return this.#collect((f) => this.x.mantra_web_pgo_collect(f, seconds), fileName || `mantra-pgo-${n}.nettrace`,
+      download).catch((e) => { throw new Error(`collectPgoTrace: ${e.message}`); });
   }
 
   download(name, bytes) {
