@@ -62,6 +62,12 @@ static const char emit_usage[] =
     "\n"
     "Exit status: 0 success, 1 a session could not start or stop, 2 usage error.\n";
 
+double emit_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 #define EMIT_MAX_THREADS 1024u
 #define EMIT_PERIOD 64u /* --mix all: one Scalars, Strings and Arrays event per 64 indexes */
 

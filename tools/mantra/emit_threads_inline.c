@@ -1,20 +1,10 @@
 /* emit_threads.h for hosts without threads (WASI): the one writer runs on the calling thread and,
  * through its tick, pumps the job queue every pump_s seconds while it writes, as the host loop of
  * a threadless runtime does. */
-#define _POSIX_C_SOURCE 200809L
-
-#include <time.h>
-
 #include "emit_threads.h"
 
 static void (*g_pump)(void);
 static double g_pump_s, g_last;
-
-double emit_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 uint32_t emit_max_threads(void) { return 1u; }
 

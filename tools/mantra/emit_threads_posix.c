@@ -22,12 +22,6 @@ typedef struct runner {
     void (*write)(emit_thread *);
 } runner;
 
-double emit_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 uint32_t emit_max_threads(void) { return 1024u; }
 
 static void *runner_main(void *arg) {
