@@ -1,6 +1,8 @@
 /* emit_threads.h for hosts without threads (WASI): the one writer runs on the calling thread and,
  * through its tick, pumps the job queue every pump_s seconds while it writes, as the host loop of
  * a threadless runtime does. */
+#include <stddef.h>
+
 #include "emit_threads.h"
 
 static void (*g_pump)(void);
