@@ -31,6 +31,7 @@
 static const char emit_usage[] =
     "Usage: mantra emit [--threads N] [--events M] [--trace FILE] [--providers SPEC] [--buffer-mb MB]\n"
     "                   [--rotate MB] [--block] [--mix tick|all]\n"
+    "       mantra emit --duration SECONDS [--rate EVENTS_PER_SECOND] [--trace FILE] ...\n"
     "\n"
     "Writes the events of the Mantra-Demo provider through libmantra's sessions from N threads that\n"
     "start together, then prints one JSON line on stdout:\n"
@@ -51,10 +52,18 @@ static const char emit_usage[] =
     "                    refused by the threadless build\n"
     "  --mix all|tick    all (default): per 64 indexes of a thread, index%64 == 1 Scalars, 2 Strings\n"
     "                    (non-ASCII text), 3 Arrays, the other 61 Tick; tick: only Tick events\n"
+    "  --duration S      steady mode: one writer (this thread) writes RATE events per second for S\n"
+    "                    seconds (1..86400), so that tools can attach (dotnet-trace collect -p PID);\n"
+    "                    --threads and --events do not apply; no session of its own unless --trace\n"
+    "                    is given (attached tools and MANTRA_EnableEventPipe bring theirs);\n"
+    "                    events_per_thread reports the events written\n"
+    "  --rate N          steady mode: events per second (default 1000, at most 10000000)\n"
     "  --no-pump         threadless build: the loop never pumps the job queue while writing, so the\n"
     "                    sessions keep what fits under their cap, count the rest as dropped, and are\n"
     "                    drained at shutdown (a host that never pumps); default: pump every 100 ms\n"
     "\n"
+    "mantra_init() also starts the diagnostics server (docs/diagnostics.md) unless\n"
+    "MANTRA_EnableDiagnostics=0.\n"
     "Environment: the MANTRA_* startup variables (MANTRA_EnableEventPipe=1, MANTRA_EventPipeConfig,\n"
     "MANTRA_EventPipeOutputPath, MANTRA_EventPipeCircularMB) start a session of their own first; it\n"
     "is reported with \"output\":\"env\". When it runs and --trace is not given, it is the only session\n"
@@ -112,6 +121,8 @@ typedef struct emit_options {
     int mix;
     int session_opts; /* --providers/--buffer-mb/--rotate/--block given */
     int no_pump;      /* --no-pump */
+    uint64_t duration_s; /* --duration: steady mode when non-zero */
+    uint64_t rate;       /* --rate: events per second in steady mode */
 } emit_options;
 
 /* ---- the events (values derive from (t, i) only) ----------------------------------------- */
@@ -173,6 +184,24 @@ static void emit_arrays(uint32_t t, uint64_t i) {
     (void)mantra_Demo_Arrays_write(n, values, size, blob, count, items, off);
 }
 
+/* Index i of thread t under --mix all. */
+static void emit_one_all(uint32_t t, uint64_t i) {
+    switch (i % EMIT_PERIOD) {
+    case 1:
+        emit_scalars(t, i);
+        break;
+    case 2:
+        emit_strings(t, i);
+        break;
+    case 3:
+        emit_arrays(t, i);
+        break;
+    default:
+        (void)mantra_Demo_Tick_write(t, i);
+        break;
+    }
+}
+
 static void emit_write(emit_thread *w) {
     const uint32_t t = w->number;
     const uint64_t m = w->events;
@@ -185,20 +214,7 @@ static void emit_write(emit_thread *w) {
         }
     } else {
         for (uint64_t i = 0; i < m; i++) {
-            switch (i % EMIT_PERIOD) {
-            case 1:
-                emit_scalars(t, i);
-                break;
-            case 2:
-                emit_strings(t, i);
-                break;
-            case 3:
-                emit_arrays(t, i);
-                break;
-            default:
-                (void)mantra_Demo_Tick_write(t, i);
-                break;
-            }
+            emit_one_all(t, i);
             if (tick != NULL && (i & (EMIT_TICK_EVENTS - 1u)) == EMIT_TICK_EVENTS - 1u)
                 tick();
         }
@@ -278,6 +294,16 @@ static int parse_args(int argc, char **argv, emit_options *o) {
                                         missing ? "" : v);
             o->rotate_mb = (uint32_t)n;
             o->session_opts = 1;
+        } else if ((v = opt_value("--duration", argc, argv, &i, &missing)) != NULL || missing) {
+            if (missing || parse_u64(v, 1, 86400, &n) < 0)
+                return tool_usage_error("emit", "--duration needs a number of seconds from 1 to 86400 (got '%s')",
+                                        missing ? "" : v);
+            o->duration_s = n;
+        } else if ((v = opt_value("--rate", argc, argv, &i, &missing)) != NULL || missing) {
+            if (missing || parse_u64(v, 1, 10000000, &n) < 0)
+                return tool_usage_error("emit", "--rate needs events per second from 1 to 10000000 (got '%s')",
+                                        missing ? "" : v);
+            o->rate = n;
         } else if ((v = opt_value("--mix", argc, argv, &i, &missing)) != NULL || missing) {
             if (!missing && strcmp(v, "all") == 0)
                 o->mix = MIX_ALL;
@@ -291,6 +317,8 @@ static int parse_args(int argc, char **argv, emit_options *o) {
             return tool_usage_error("emit", "unexpected argument '%s'", a);
         }
     }
+    if (o->rate && !o->duration_s)
+        return tool_usage_error("emit", "%s", "--rate needs --duration");
     return -1;
 }
 
@@ -339,8 +367,35 @@ static int stop_session(emit_session *s) {
 
 static void pump_jobs(void) { (void)mantra_pump(); }
 
+/* Steady mode (--duration): rate events per second on this thread for duration seconds, paced
+ * against the clock (a late loop catches up, never more than one second's worth at once); the
+ * threadless build pumps between bursts. Returns the number of events written. */
+static uint64_t emit_steady(const emit_options *o) {
+    double start = emit_now(), end = start + (double)o->duration_s;
+    uint64_t i = 0;
+    for (;;) {
+        double now = emit_now();
+        if (now >= end)
+            break;
+        uint64_t due = (uint64_t)((now - start) * (double)o->rate);
+        if (due > i + o->rate)
+            i = due - o->rate; /* a stall longer than a second is not made up for */
+        for (; i < due; i++) {
+            if (o->mix == MIX_TICK)
+                (void)mantra_Demo_Tick_write(0, i);
+            else
+                emit_one_all(0, i);
+        }
+        if (mantra_threadless())
+            pump_jobs();
+        struct timespec ts = {0, 1000000}; /* 1 ms */
+        nanosleep(&ts, NULL);
+    }
+    return i;
+}
+
 int cmd_emit(int argc, char **argv) {
-    emit_options o = {emit_max_threads() < 2 ? 1u : 2u, 100000, NULL, "Mantra-Demo:0xF:5", 256, 0, 0, MIX_ALL, 0, 0};
+    emit_options o = {emit_max_threads() < 2 ? 1u : 2u, 100000, NULL, "Mantra-Demo:0xF:5", 256, 0, 0, MIX_ALL, 0, 0, 0, 0};
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
         return rc;
@@ -364,7 +419,7 @@ int cmd_emit(int argc, char **argv) {
         ss[nss].output = NULL;
         nss++;
     }
-    if (env_id == 0 || o.trace != NULL) {
+    if ((env_id == 0 && o.duration_s == 0) || o.trace != NULL) {
         mantra_session_config c;
         mantra_session_config_init(&c);
         c.providers = o.providers;
@@ -386,6 +441,22 @@ int cmd_emit(int argc, char **argv) {
                         "--buffer-mb, --rotate and --block are ignored\n");
     }
 
+    if (o.duration_s) {
+        if (o.rate == 0)
+            o.rate = 1000;
+        double t0 = emit_now();
+        uint64_t written = emit_steady(&o);
+        double t1 = emit_now();
+        int st = TOOL_OK;
+        for (size_t k = nss; k-- > 0;)
+            if (stop_session(&ss[k]) != TOOL_OK)
+                st = TOOL_BAD_INPUT;
+        mantra_shutdown();
+        o.threads = 1;
+        o.events = written;
+        print_json(&o, t1 - t0, emit_now() - t_start, ss, nss);
+        return st;
+    }
     emit_thread *ws = calloc(o.threads, sizeof *ws);
     if (ws == NULL) {
         fprintf(stderr, "mantra emit: out of memory\n");

@@ -80,7 +80,11 @@ typedef uint64_t mantra_session_id;
 enum mantra_session_output {
     MANTRA_SESSION_OUTPUT_FILE = 0,     /* path: created or truncated */
     MANTRA_SESSION_OUTPUT_FD = 1,       /* fd: not closed by the session */
-    MANTRA_SESSION_OUTPUT_LISTENER = 2  /* listener callback on the drain thread, in time order */
+    MANTRA_SESSION_OUTPUT_LISTENER = 2, /* listener callback on the drain thread, in time order */
+    MANTRA_SESSION_OUTPUT_CALLBACKS = 3 /* the trace bytes through sink_callbacks (mantra/sink.h):
+                                         * the session makes a callbacks sink over them, calls close
+                                         * at most once (at stop, or when the start fails after the
+                                         * sink was made) and never calls them afterwards */
 };
 
 /* What a session listener receives for each event. */
@@ -113,6 +117,8 @@ typedef struct mantra_session_config {
     uint32_t start_rundown;         /* 1: rundown callbacks also run at start (StartRundown 0x40) */
     uint32_t rotate_mb;             /* FILE: roll over to a new file after N MB; 0: never */
     uint64_t rotate_bytes;          /* when non-zero, the rotation size in bytes (wins over rotate_mb) */
+    const mantra_sink_callbacks *sink_callbacks; /* CALLBACKS: write required, flush/close optional */
+    void *sink_ctx;                              /* CALLBACKS: passed to each callback */
 } mantra_session_config;
 
 enum mantra_buffer_mode {

@@ -113,4 +113,65 @@ int mantra_pal_close(int fd, char *err, size_t errlen);
 /* 1 and the size in *size when fd is a regular file; else 0. */
 int mantra_pal_file_size(int fd, uint64_t *size);
 
+/* ---- sockets (platform_socket_posix.c; stubs answering MANTRA_EUNSUPPORTED in platform_wasi.c) ----
+ * What the diagnostics server (src/diag) needs, after the .NET runtime's socket PAL (dotnet/runtime,
+ * src/native/eventpipe/ds-ipc-pal-socket.c): stream sockets, Unix or TCP, every descriptor
+ * non-blocking and close-on-exec. Functions that can fail return a negative MANTRA_E* code and write
+ * the host's reason into err (at most errlen bytes); MANTRA_PAL_WOULDBLOCK means "try again after
+ * poll". */
+#define MANTRA_PAL_WOULDBLOCK (-100)
+#define MANTRA_PAL_POLLIN 1
+#define MANTRA_PAL_POLLOUT 2
+#define MANTRA_PAL_POLLHUP 4 /* hang-up or error */
+typedef struct mantra_pal_pollfd {
+    int fd;
+    short events;  /* MANTRA_PAL_POLLIN | MANTRA_PAL_POLLOUT */
+    short revents; /* set by mantra_pal_poll */
+} mantra_pal_pollfd;
+
+/* 1 when this host has sockets, else 0 (WASI preview 1). */
+int mantra_pal_sockets_available(void);
+/* A listening Unix socket at path (mode 0600 before bind, backlog 255): a descriptor, or MANTRA_EIO
+ * (MANTRA_ERANGE when path does not fit sun_path). An existing file at path is not replaced. */
+int mantra_pal_unix_listen(const char *path, char *err, size_t errlen);
+/* A listening TCP socket on host:port (numeric IPv4/IPv6 or a name; SO_REUSEADDR). */
+int mantra_pal_tcp_listen(const char *host, const char *port, char *err, size_t errlen);
+/* Connects to a Unix socket path or TCP host:port within timeout_ms: a descriptor or a code. */
+int mantra_pal_unix_connect(const char *path, uint32_t timeout_ms, char *err, size_t errlen);
+int mantra_pal_tcp_connect(const char *host, const char *port, uint32_t timeout_ms, char *err, size_t errlen);
+/* Accepts one connection: a descriptor, MANTRA_PAL_WOULDBLOCK when none is pending, or MANTRA_EIO. */
+int mantra_pal_accept(int listen_fd, char *err, size_t errlen);
+/* 1 when the peer of a Unix socket runs as this process's effective user or as root (SO_PEERCRED,
+ * getpeereid), 0 when not; 1 for TCP sockets and where the OS cannot tell. */
+int mantra_pal_peer_trusted(int fd);
+/* Reads up to size bytes without waiting: the count, 0 at the end of the stream,
+ * MANTRA_PAL_WOULDBLOCK, or MANTRA_EIO. */
+int64_t mantra_pal_recv(int fd, void *buf, size_t size, char *err, size_t errlen);
+/* Sends size bytes (MSG_NOSIGNAL: a gone peer is MANTRA_EIO, never SIGPIPE), waiting up to
+ * timeout_ms for the socket to accept more whenever it is full. *done counts the bytes sent.
+ * 0, MANTRA_EIO, or MANTRA_ESTATE when the peer took nothing for timeout_ms. */
+int mantra_pal_send_all(int fd, const void *data, size_t size, uint32_t timeout_ms, uint64_t *done, char *err,
+                        size_t errlen);
+/* Waits up to timeout_ms (0: not at all) for the descriptors: the number ready, or MANTRA_EIO. */
+int mantra_pal_poll(mantra_pal_pollfd *fds, size_t n, uint32_t timeout_ms);
+/* shutdown(SHUT_RDWR): the peer sees the end of the stream; the descriptor stays open. */
+void mantra_pal_socket_shutdown(int fd);
+/* Removes a file (the socket path); 0 or MANTRA_EIO. */
+int mantra_pal_unlink(const char *path);
+/* The permission bits of path (stat), or MANTRA_EIO. */
+int mantra_pal_file_mode(const char *path);
+
+/* ---- process facts for the diagnostics server ---- */
+/* The temporary directory: $TMPDIR, or "/tmp" when unset or empty (no trailing slash added). */
+const char *mantra_pal_tmpdir(void);
+/* The process start time key of the diagnostics socket name (Linux: field 22 of /proc/self/stat,
+ * jiffies since boot; 0 when unknown). */
+uint64_t mantra_pal_start_key(void);
+/* size random bytes (getrandom, /dev/urandom; the clock mixed in when neither answers). */
+void mantra_pal_random(void *out, size_t size);
+/* "Linux", "macOS", "WASI", ... as the .NET runtime names the OS (ep-event-source.c). */
+const char *mantra_pal_os_name(void);
+/* The process environment, NAME=VALUE strings ending in NULL. */
+char **mantra_pal_environ(void);
+
 #endif /* MANTRA_PLATFORM_INTERNAL_H */

@@ -111,3 +111,83 @@ void mantra_pal_os_info(char *out, size_t size) {
 const char *mantra_pal_arch(void) { return "wasm32"; }
 
 const char *mantra_pal_getenv(const char *name) { return getenv(name); }
+
+/* ---- sockets: WASI preview 1 has no socket creation, bind or listen (wasi_snapshot_preview1.witx
+ * has only sock_accept/recv/send/shutdown on descriptors the host preopens), so the diagnostics
+ * server has no transport here. */
+int mantra_pal_sockets_available(void) { return 0; }
+static int no_sockets(char *err, size_t errlen) {
+    if (err && errlen)
+        snprintf(err, errlen, "sockets are not available under WASI preview 1");
+    return MANTRA_EUNSUPPORTED;
+}
+int mantra_pal_unix_listen(const char *path, char *err, size_t errlen) {
+    (void)path;
+    return no_sockets(err, errlen);
+}
+int mantra_pal_tcp_listen(const char *host, const char *port, char *err, size_t errlen) {
+    (void)host;
+    (void)port;
+    return no_sockets(err, errlen);
+}
+int mantra_pal_unix_connect(const char *path, uint32_t timeout_ms, char *err, size_t errlen) {
+    (void)path;
+    (void)timeout_ms;
+    return no_sockets(err, errlen);
+}
+int mantra_pal_tcp_connect(const char *host, const char *port, uint32_t timeout_ms, char *err, size_t errlen) {
+    (void)host;
+    (void)port;
+    (void)timeout_ms;
+    return no_sockets(err, errlen);
+}
+int mantra_pal_accept(int listen_fd, char *err, size_t errlen) {
+    (void)listen_fd;
+    return no_sockets(err, errlen);
+}
+int mantra_pal_peer_trusted(int fd) {
+    (void)fd;
+    return 0;
+}
+int64_t mantra_pal_recv(int fd, void *buf, size_t size, char *err, size_t errlen) {
+    (void)fd;
+    (void)buf;
+    (void)size;
+    return no_sockets(err, errlen);
+}
+int mantra_pal_send_all(int fd, const void *data, size_t size, uint32_t timeout_ms, uint64_t *done, char *err,
+                        size_t errlen) {
+    (void)fd;
+    (void)data;
+    (void)size;
+    (void)timeout_ms;
+    (void)done;
+    return no_sockets(err, errlen);
+}
+int mantra_pal_poll(mantra_pal_pollfd *fds, size_t n, uint32_t timeout_ms) {
+    (void)fds;
+    (void)n;
+    (void)timeout_ms;
+    return MANTRA_EUNSUPPORTED;
+}
+void mantra_pal_socket_shutdown(int fd) { (void)fd; }
+int mantra_pal_unlink(const char *path) {
+    (void)path;
+    return MANTRA_EUNSUPPORTED;
+}
+int mantra_pal_file_mode(const char *path) {
+    (void)path;
+    return MANTRA_EUNSUPPORTED;
+}
+const char *mantra_pal_tmpdir(void) {
+    const char *t = getenv("TMPDIR");
+    return t && t[0] ? t : "/tmp";
+}
+uint64_t mantra_pal_start_key(void) { return 0; }
+void mantra_pal_random(void *out, size_t size) {
+    if (__wasi_random_get((uint8_t *)out, size) != 0)
+        memset(out, 0x5a, size);
+}
+const char *mantra_pal_os_name(void) { return "WASI"; }
+extern char **environ;
+char **mantra_pal_environ(void) { return environ; }

@@ -74,6 +74,18 @@ int ss_open_output(session *s) {
             return ss_set_error("file output needs a path"), MANTRA_EINVAL;
         return open_file_writer(s);
     }
+    if (c->output == MANTRA_SESSION_OUTPUT_CALLBACKS) {
+        if (!c->sink_callbacks || !c->sink_callbacks->write)
+            return ss_set_error("callbacks output needs a write callback"), MANTRA_EINVAL;
+        if (s->rotate)
+            return ss_set_error("rotation needs a file output"), MANTRA_EINVAL;
+        rc = mantra_sink_open_callbacks(&s->sink, c->sink_callbacks, c->sink_ctx);
+        if (rc != 0) {
+            ss_set_error(s->sink ? mantra_sink_last_error(s->sink) : "cannot open the output");
+            return rc;
+        }
+        return open_writer(s);
+    }
     if (c->output != MANTRA_SESSION_OUTPUT_FD)
         return ss_set_error("unknown output kind"), MANTRA_EINVAL;
     if (c->fd < 0)

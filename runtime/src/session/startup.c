@@ -39,6 +39,7 @@
 #include "mantra/session.h"
 #include "platform/platform-internal.h"
 #include "session-internal.h"
+#include "startup-internal.h"
 
 /* The providers the .NET runtime enables when DOTNET_EventPipeConfig is empty (dotnet/runtime,
  * src/native/eventpipe/ep.c, enable_default_session_via_env_variables: DotNETRuntime 0x4c14fccbd at level 5,
@@ -240,7 +241,9 @@ static int init_once(void) {
     return MANTRA_OK;
 }
 
-int mantra_init(void) {
+/* The startup session of mantra_init(), which lives in the top layer (src/diag/process.c) so that
+ * it can also start the diagnostics server without this layer calling upward. */
+int ss_startup_init(void) {
     for (;;) {
         int expected = 0;
         if (atomic_compare_exchange_weak_explicit(&g_state, &expected, 1, memory_order_acquire,

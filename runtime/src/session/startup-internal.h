@@ -1,0 +1,13 @@
+/* startup-internal.h - what the layer above the sessions calls to initialise the process:
+ * mantra_init() lives in src/diag/process.c (the top layer, which also starts the diagnostics
+ * server) and runs the startup tracing of this layer first. Private. */
+#ifndef MANTRA_SESSION_STARTUP_INTERNAL_H
+#define MANTRA_SESSION_STARTUP_INTERNAL_H
+
+/* Startup tracing from the environment: what mantra/session.h documents for mantra_init(), once per
+ * process (startup.c). */
+int ss_startup_init(void);
+/* Sets the calling thread's mantra_session_last_error() text (spec.c). */
+void ss_set_error(const char *msg);
+
+#endif
