@@ -6,7 +6,11 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,6 +432,146 @@ START_TEST(stop_server_ends_streams) {
 }
 END_TEST
 
+
+/* A TCP listen port from MANTRA_DiagnosticPorts answers like the default one. */
+START_TEST(tcp_listen_port) {
+    int probe = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ck_assert_int_eq(bind(probe, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(getsockname(probe, (struct sockaddr *)&a, &len), 0);
+    close(probe); /* a free port, for the server to take */
+    char ports[64];
+    snprintf(ports, sizeof ports, "127.0.0.1:%u,listen,nosuspend", (unsigned)ntohs(a.sin_port));
+    snprintf(g_dir, sizeof g_dir, "/tmp/mantra-diag-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(g_dir));
+    setenv("TMPDIR", g_dir, 1);
+    setenv("MANTRA_DiagnosticPorts", ports, 1);
+    ck_assert_int_eq(mantra_diag_start(), 0);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    const uint8_t msg[] = {MAGIC, 0x14, 0x00, 0x04, 0x01, 0x00, 0x00};
+    const uint8_t ok[] = {MAGIC, 0x18, 0x00, 0xff, 0x00, 0x00, 0x00, 0, 0, 0, 0};
+    send_bytes(fd, msg, sizeof msg);
+    uint8_t r[64];
+    ck_assert_uint_eq(read_to_eof(fd, r, sizeof r), 24);
+    ck_assert_mem_eq(r, ok, 24);
+    close(fd);
+    /* and a bad magic over TCP gets its error too */
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    uint8_t bad[20] = {'X'};
+    send_bytes(fd, bad, sizeof bad);
+    assert_error(r, read_to_eof(fd, r, sizeof r), 0x80131386u);
+    close(fd);
+    stop_server();
+}
+END_TEST
+
+/* A connect port: the server connects and advertises "ADVR_V1\0", its cookie, its pid, 0
+ * (ds-protocol.c, ds_ipc_advertise_v1_send), then takes one command on that connection, and
+ * connects again. */
+START_TEST(reverse_connect_advertise) {
+    snprintf(g_dir, sizeof g_dir, "/tmp/mantra-diag-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(g_dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/tool.sock", g_dir);
+    int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%.100s", path);
+    ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(listen(lfd, 4), 0);
+    char ports[160];
+    snprintf(ports, sizeof ports, "%s,connect,nosuspend", path);
+    setenv("TMPDIR", g_dir, 1);
+    setenv("MANTRA_DiagnosticPorts", ports, 1);
+    ck_assert_int_eq(mantra_diag_start(), 0);
+    uint8_t cookie[16];
+    for (int round = 0; round < 2; round++) {
+        struct pollfd p = {lfd, POLLIN, 0};
+        ck_assert_int_eq(poll(&p, 1, 10000), 1);
+        int fd = accept(lfd, NULL, NULL);
+        ck_assert_int_ge(fd, 0);
+        uint8_t adv[34];
+        read_exact(fd, adv, 34);
+        ck_assert_mem_eq(adv, "ADVR_V1\0", 8);
+        if (round == 0)
+            memcpy(cookie, adv + 8, 16);
+        ck_assert_mem_eq(adv + 8, cookie, 16);
+        uint64_t pid;
+        memcpy(&pid, adv + 24, 8);
+        ck_assert_uint_eq(pid, (uint64_t)getpid());
+        ck_assert_uint_eq(adv[32] | adv[33], 0);
+        const uint8_t info[] = {MAGIC, 0x14, 0x00, 0x04, 0x00, 0x00, 0x00};
+        send_bytes(fd, info, sizeof info);
+        uint8_t r[4096];
+        size_t n = read_to_eof(fd, r, sizeof r);
+        close(fd);
+        ck_assert_uint_gt(n, 44);
+        ck_assert_uint_eq(r[17], 0x00);
+        ck_assert_mem_eq(r + 28, cookie, 16); /* ProcessInfo carries the advertised cookie */
+    }
+    close(lfd);
+    unlink(path);
+    stop_server();
+}
+END_TEST
+
+static void *init_thread(void *arg) {
+    atomic_int *done = arg;
+    ck_assert_int_eq(mantra_init(), 0);
+    atomic_store(done, 1);
+    return NULL;
+}
+
+/* MANTRA_DefaultDiagnosticPortSuspend=1: mantra_init returns only after a ResumeRuntime. */
+START_TEST(suspend_until_resume) {
+    snprintf(g_dir, sizeof g_dir, "/tmp/mantra-diag-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(g_dir));
+    setenv("TMPDIR", g_dir, 1);
+    setenv("MANTRA_DefaultDiagnosticPortSuspend", "1", 1);
+    unsetenv("MANTRA_DiagnosticPorts");
+    unsetenv("MANTRA_EnableEventPipe");
+    atomic_int done = 0;
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, init_thread, &done), 0);
+    struct timespec d = {0, 10000000};
+    while (!mantra_diag_running())
+        nanosleep(&d, NULL);
+    /* ProcessInfo is answered while start-up waits */
+    const uint8_t info[] = {MAGIC, 0x14, 0x00, 0x04, 0x00, 0x00, 0x00};
+    uint8_t r[4096];
+    ck_assert_uint_gt(ask(info, sizeof info, r, sizeof r), 44);
+    ck_assert_int_eq(atomic_load(&done), 0);
+    const uint8_t resume[] = {MAGIC, 0x14, 0x00, 0x04, 0x01, 0x00, 0x00};
+    ck_assert_uint_eq(ask(resume, sizeof resume, r, sizeof r), 24);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_int_eq(atomic_load(&done), 1);
+    stop_server();
+}
+END_TEST
+
+/* MANTRA_EnableDiagnostics=0: mantra_init starts no server; a bad MANTRA_DiagnosticPorts fails
+ * mantra_init with the variable's column. */
+START_TEST(init_environment) {
+    setenv("MANTRA_EnableDiagnostics", "0", 1);
+    unsetenv("MANTRA_EnableEventPipe");
+    ck_assert_int_eq(mantra_init(), 0);
+    ck_assert_int_eq(mantra_diag_running(), 0);
+    setenv("MANTRA_EnableDiagnostics", "1", 1);
+    setenv("MANTRA_DiagnosticPorts", "/tmp/x.sock,sideways", 1);
+    ck_assert_int_eq(mantra_init(), -1);
+    ck_assert_str_eq(mantra_session_last_error(),
+                     "MANTRA_DiagnosticPorts:13: unknown tag \"sideways\" (listen, connect, suspend, nosuspend)");
+    ck_assert_int_eq(mantra_diag_running(), 0);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("diag_server");
     TCase *t = tcase_create("server");
@@ -444,6 +588,10 @@ static Suite *suite(void) {
     tcase_add_test(t, collect_and_stop);
     tcase_add_test(t, client_gone_mid_stream);
     tcase_add_test(t, stop_server_ends_streams);
+    tcase_add_test(t, tcp_listen_port);
+    tcase_add_test(t, reverse_connect_advertise);
+    tcase_add_test(t, suspend_until_resume);
+    tcase_add_test(t, init_environment);
     suite_add_tcase(s, t);
     return s;
 }
