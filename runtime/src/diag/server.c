@@ -249,9 +249,15 @@ void dg_server_tick(dg_server *s, uint32_t wait_ms) {
 
 void dg_server_close(dg_server *s) {
     /* sessions first, so that their traces end with the end tag while the clients listen */
-    for (size_t i = 0; i < s->nstreams; i++)
-        if (!atomic_load(&s->streams[i]->closed))
-            (void)mantra_session_stop(s->streams[i]->id);
+    for (size_t i = 0; i < s->nstreams; i++) {
+        dg_stream *st = s->streams[i];
+        if (!atomic_load(&st->closed))
+            (void)mantra_session_stop(st->id);
+        /* another thread may be stopping it (mantra_shutdown): its stop closes the output; the
+         * descriptor must stay open until then */
+        while (!atomic_load(&st->closed))
+            mantra_pal_yield();
+    }
     while (s->nstreams)
         reap_stream(s, s->nstreams - 1);
     while (s->nconns)
