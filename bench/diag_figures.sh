@@ -3,8 +3,10 @@
 # with the stock dotnet-trace of tests/interop/dotnet-tools.json against `mantra emit`. Prints:
 #
 #   attach    time from starting `dotnet-trace collect -p PID` to the first event in its output
-#             file (polled every 20 ms with `mantra stats`), and the same for the protocol alone
-#             (a Python client: connect, CollectTracing2, first bytes of an event block)
+#             file (polled every 20 ms with `mantra stats`), the process writing 1000 and 200000
+#             events/s (dotnet-trace copies the stream into the file through an 80 KB buffer, so at
+#             a low rate the first event waits for the buffer to fill), and the same for the
+#             protocol alone (a Python client: connect, CollectTracing2, first bytes of an event block)
 #   stream    Tick events per second that reach the trace when a session streams to dotnet-trace
 #             (reverse connect with suspend, so the session exists before the first write) against
 #             the same session writing a file (`mantra emit --trace`): the ratio
@@ -28,8 +30,10 @@ except Exception: print(0)'; }
 wait_socket() { for _ in $(seq 1 200); do compgen -G "$TMPDIR/dotnet-diagnostic-$1-*-socket" >/dev/null && return 0; sleep 0.05; done; return 1; }
 
 echo "== attach: dotnet-trace collect -p PID until the first event is in the file"
+for arate in 1000 200000; do
+rm -f "$work/attach.txt" "$work/proto.txt"
 for r in $(seq 1 "$runs"); do
-  (cd "$work" && exec "$mantra" emit --duration 60 --rate 1000 >/dev/null 2>&1) &
+  (cd "$work" && exec "$mantra" emit --duration 60 --rate $arate >/dev/null 2>&1) &
   pid=$!
   wait_socket "$pid"
   f=$work/attach-$r.nettrace
@@ -60,8 +64,9 @@ PY
   wait "$tool"
   kill "$pid"; wait "$pid" 2>/dev/null
 done
-echo "  dotnet-trace collect -p: median $(median <"$work/attach.txt") s (runs: $(tr '\n' ' ' <"$work/attach.txt"))"
-echo "  protocol only (connect + CollectTracing2 to the first EventBlock): median $(median <"$work/proto.txt") s"
+echo "  $arate events/s: dotnet-trace collect -p: median $(median <"$work/attach.txt") s (runs: $(tr '\n' ' ' <"$work/attach.txt"))"
+echo "  $arate events/s: protocol only (connect + CollectTracing2 to the first EventBlock): median $(median <"$work/proto.txt") s"
+done
 
 echo "== stream: Tick events/s into the trace, streamed to dotnet-trace vs written to a file"
 secs=5

@@ -341,6 +341,22 @@ static uint64_t start_collect(int fd) {
     return id;
 }
 
+/* A provider name the dotnet-trace spec syntax cannot carry ("M,ntra-Demo" would be two entries):
+ * Error FAIL, as for any session that cannot start. */
+START_TEST(collect_unspeakable_name) {
+    start_server();
+    uint8_t msg[sizeof COLLECT_DEMO];
+    memcpy(msg, COLLECT_DEMO, sizeof msg);
+    ck_assert_uint_eq(msg[51], 'a');
+    msg[51] = ',';
+    uint8_t r[64];
+    assert_error(r, ask(msg, sizeof msg, r, sizeof r), 0x80004005u);
+    msg[51] = ':';
+    assert_error(r, ask(msg, sizeof msg, r, sizeof r), 0x80004005u);
+    stop_server();
+}
+END_TEST
+
 START_TEST(collect_and_stop) {
     ck_assert_uint_eq(sizeof COLLECT_DEMO, 0x4d);
     ck_assert_int_eq(mantra_dotnet_register(), 0);
@@ -585,6 +601,7 @@ static Suite *suite(void) {
     tcase_add_test(t, stalled_client_blocks_nobody);
     tcase_add_test(t, process_info_versions);
     tcase_add_test(t, process_environment);
+    tcase_add_test(t, collect_unspeakable_name);
     tcase_add_test(t, collect_and_stop);
     tcase_add_test(t, client_gone_mid_stream);
     tcase_add_test(t, stop_server_ends_streams);

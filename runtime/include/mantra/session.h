@@ -214,7 +214,10 @@ int mantra_rundown_unregister(mantra_rundown_fn fn, void *ctx);
  *   MANTRA_EventPipeCircularMB     buffer cap in MB (0 becomes 1; default 256),
  * with rundown (MANTRA_DEFAULT_RUNDOWN_KEYWORDS) at stop. Registers mantra_shutdown with atexit
  * once. Idempotent. Returns 0 (also when the variables ask for nothing) or a negative MANTRA_E*
- * code with the reason in mantra_session_last_error(). */
+ * code with the reason in mantra_session_last_error().
+ * Then it starts the diagnostics server (mantra/diag.h, docs/diagnostics.md) unless
+ * MANTRA_EnableDiagnostics=0; a malformed MANTRA_DiagnosticPorts fails it with MANTRA_EINVAL, and
+ * suspending ports hold it until a tool sends ResumeRuntime. */
 int mantra_init(void);
 /* The session mantra_init started, or 0. */
 mantra_session_id mantra_startup_session(void);

@@ -42,9 +42,12 @@ static uint32_t collect(dg_server *s, dg_conn *c) {
     uint32_t hr = dg_parse_collect(c->h.id, c->msg + DG_HEADER_SIZE, c->h.size - DG_HEADER_SIZE, &req);
     if (!hr && (req.session_type != 0 || req.format == 0))
         hr = DG_E_NOTSUPPORTED;
-    for (uint32_t i = 0; !hr && i < req.count; i++) /* "all events" is enable=0 with any ids... */
-        if (req.providers[i].filter_enable) /* ...an enable=1 list selects some: not supported */
+    for (uint32_t i = 0; !hr && i < req.count; i++) {
+        if (req.providers[i].filter_enable) /* enable=0 lets every event through; 1 selects some */
             hr = DG_E_NOTSUPPORTED;
+        else if (strpbrk(req.providers[i].name, ",:")) /* would split or shift the provider spec */
+            hr = DG_E_FAIL;
+    }
     char *spec = hr ? NULL : dg_collect_spec(&req);
     if (!hr && !spec)
         hr = DG_E_FAIL;

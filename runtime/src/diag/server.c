@@ -220,7 +220,7 @@ void dg_server_tick(dg_server *s, uint32_t wait_ms) {
         kind[n] = K_STREAM;
         idx[n++] = i;
     }
-    if (n == 0 || mantra_pal_poll(fds, n, wait_ms) <= 0)
+    if (mantra_pal_poll(fds, n, wait_ms) <= 0) /* with nothing to watch, it just waits */
         return;
     /* Connections first, from the last (handling one may move the last into its place). */
     for (size_t k = n; k-- > 0;)
