@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -588,6 +589,33 @@ START_TEST(init_environment) {
 }
 END_TEST
 
+/* A forked child inherits the server's state but not its thread: its mantra_diag_stop() (and its
+ * atexit) leave the parent's socket and server alone. */
+START_TEST(forked_child_leaves_server_alone) {
+    start_server();
+    char path[256];
+    snprintf(path, sizeof path, "%s", mantra_diag_socket_path());
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        int ok = mantra_diag_running() == 0;
+        mantra_diag_stop();
+        exit(ok ? 0 : 3); /* runs the atexit handlers too */
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(mantra_diag_running(), 1);
+    const uint8_t msg[] = {MAGIC, 0x14, 0x00, 0x04, 0x01, 0x00, 0x00};
+    uint8_t r[64];
+    ck_assert_uint_eq(ask(msg, sizeof msg, r, sizeof r), 24);
+    stop_server();
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("diag_server");
     TCase *t = tcase_create("server");
@@ -609,6 +637,7 @@ static Suite *suite(void) {
     tcase_add_test(t, reverse_connect_advertise);
     tcase_add_test(t, suspend_until_resume);
     tcase_add_test(t, init_environment);
+    tcase_add_test(t, forked_child_leaves_server_alone);
     suite_add_tcase(s, t);
     return s;
 }

@@ -33,6 +33,9 @@
 static dg_server g_srv;
 /* 0 stopped, 1 starting or stopping, 2 running */
 static atomic_int g_state;
+/* The process that started the server: a forked child inherits g_state but neither the thread nor
+ * the right to remove the socket file (its atexit must leave the parent's server alone). */
+static uint32_t g_owner;
 static int g_atexit;
 static char g_error[320];
 #ifndef MANTRA_THREADLESS
@@ -47,7 +50,7 @@ static int fail(int rc, const char *msg) {
 }
 
 const char *mantra_diag_last_error(void) { return g_error; }
-int mantra_diag_running(void) { return atomic_load(&g_state) == 2; }
+int mantra_diag_running(void) { return atomic_load(&g_state) == 2 && g_owner == mantra_pal_pid(); }
 const char *mantra_diag_socket_path(void) { return mantra_diag_running() ? g_srv.default_path : ""; }
 
 static const char *env(const char *name) {
@@ -170,15 +173,20 @@ static int start_locked(void) {
 }
 
 int mantra_diag_start(void) {
+    if (atomic_load(&g_state) == 2 && g_owner != mantra_pal_pid())
+        return MANTRA_OK; /* a forked child of a process with a server: none of its own */
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1))
         return MANTRA_OK; /* running, or another thread starts or stops it */
     int rc = start_locked();
+    g_owner = mantra_pal_pid();
     atomic_store(&g_state, rc == 0 && g_srv.nports ? 2 : 0);
     return rc;
 }
 
 void mantra_diag_stop(void) {
+    if (g_owner != mantra_pal_pid())
+        return; /* a forked child: the server is the parent's */
     int expected = 2;
     if (!atomic_compare_exchange_strong(&g_state, &expected, 1))
         return;
