@@ -10,9 +10,9 @@
 #   stream    Tick events per second that reach the trace when a session streams to dotnet-trace
 #             (reverse connect with suspend, so the session exists before the first write) against
 #             the same session writing a file (`mantra emit --trace`): the ratio
-#   idle      the host's write rate (events/s of `mantra emit --mix tick`, one writer, its own file
-#             session) alone and with dotnet-trace attached through a session that enables none of
-#             its events: the slowdown
+#   idle      the host's CPU time per event (`mantra emit --mix tick` at a fixed 1 M events/s into
+#             its own file session; user + system time of the process) alone and with dotnet-trace
+#             attached through a session that enables none of its events: the difference
 #
 # Medians of RUNS runs (default 3). Not a test: figures depend on the machine and its load.
 set -u -o pipefail
@@ -68,6 +68,13 @@ echo "  $arate events/s: dotnet-trace collect -p: median $(median <"$work/attach
 echo "  $arate events/s: protocol only (connect + CollectTracing2 to the first EventBlock): median $(median <"$work/proto.txt") s"
 done
 
+rm -f "$work/tool.txt"
+for r in $(seq 1 "$runs"); do
+  t0=$(now); trace --version >/dev/null 2>&1; t1=$(now)
+  echo "$t0 $t1" | awk '{printf "%.3f\n", $2 - $1}' >>"$work/tool.txt"
+done
+echo "  for comparison, dotnet-trace --version alone (tool start-up): median $(median <"$work/tool.txt") s"
+
 echo "== stream: Tick events/s into the trace, streamed to dotnet-trace vs written to a file"
 secs=5
 for r in $(seq 1 "$runs"); do
@@ -83,30 +90,39 @@ for r in $(seq 1 "$runs"); do
      --rate 100000000 --mix tick >"$work/ipc-$r.json" 2>/dev/null)
   wait "$tool"
   echo "$(events_in "$work/ipc-$r.nettrace") $secs" | awk '{printf "%.0f\n", $1 / $2}' >>"$work/ipc.txt"
+  for f in file ipc; do
+    "$mantra" stats --json "$work/$f-$r.nettrace" | python3 -c 'import json,sys; print(json.load(sys.stdin)["dropped"])' \
+      >>"$work/$f-dropped.txt"
+  done
 done
+echo "  events dropped (sequence gaps): file $(tr '\n' ' ' <"$work/file-dropped.txt")| dotnet-trace $(tr '\n' ' ' <"$work/ipc-dropped.txt")"
 fm=$(median <"$work/file.txt") im=$(median <"$work/ipc.txt")
 echo "  to a file:        median $fm events/s (runs: $(tr '\n' ' ' <"$work/file.txt"))"
 echo "  to dotnet-trace:  median $im events/s (runs: $(tr '\n' ' ' <"$work/ipc.txt"))"
 echo "  ratio streamed/file: $(echo "$im $fm" | awk '{printf "%.2f", $1 / $2}')"
 
-echo "== idle: the host's write rate alone and with an attached idle session"
-rate() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events_per_second"])' "$1"; }
+echo "== idle: the host's CPU time per event alone and with an attached idle session"
+# A fixed rate the writer reaches (1 M Tick/s for $secs s into its own file session), so both runs
+# write the same events; user+system CPU of the whole process (writer, drain, server thread) per
+# event. The attached dotnet-trace session enables a provider the process does not have.
+cpu_ns() { python3 -c 'import json,sys; ev=json.load(open(sys.argv[1]))["events_per_thread"]; u,s=open(sys.argv[2]).read().split()[-2:]; print("%.1f" % ((float(u)+float(s))*1e9/ev))' "$1" "$2"; }
 for r in $(seq 1 "$runs"); do
-  (cd "$work" && exec "$mantra" emit --duration $secs --rate 1000000000 --mix tick --providers Mantra-Demo:0x1:4 \
-     --buffer-mb 64 --trace "$work/alone-$r.nettrace" >"$work/alone-$r.json" 2>/dev/null)
-  rate "$work/alone-$r.json" >>"$work/alone.txt"
+  (cd "$work" && exec /usr/bin/time -o "$work/alone-$r.time" -f "%U %S" "$mantra" emit --duration $secs \
+     --rate 1000000 --mix tick --providers Mantra-Demo:0x1:4 --trace "$work/alone-$r.nettrace" \
+     >"$work/alone-$r.json" 2>/dev/null)
+  cpu_ns "$work/alone-$r.json" "$work/alone-$r.time" >>"$work/alone.txt"
   sock=$work/i$r.sock
   trace collect --diagnostic-port "$sock" --providers Idle-Nothing:0x1:4 --duration 00:01:00 \
     -o "$work/idle-$r.nettrace" >/dev/null 2>&1 &
   tool=$!
   for _ in $(seq 1 200); do [ -S "$sock" ] && break; sleep 0.05; done
-  (cd "$work" && MANTRA_DiagnosticPorts="$sock,connect,suspend" exec "$mantra" emit --duration $secs \
-     --rate 1000000000 --mix tick --providers Mantra-Demo:0x1:4 --buffer-mb 64 --trace "$work/busy-$r.nettrace" \
-     >"$work/busy-$r.json" 2>/dev/null)
+  (cd "$work" && MANTRA_DiagnosticPorts="$sock,connect,suspend" exec /usr/bin/time -o "$work/busy-$r.time" \
+     -f "%U %S" "$mantra" emit --duration $secs --rate 1000000 --mix tick --providers Mantra-Demo:0x1:4 \
+     --trace "$work/busy-$r.nettrace" >"$work/busy-$r.json" 2>/dev/null)
   wait "$tool"
-  rate "$work/busy-$r.json" >>"$work/busy.txt"
+  cpu_ns "$work/busy-$r.json" "$work/busy-$r.time" >>"$work/busy.txt"
 done
 am=$(median <"$work/alone.txt") bm=$(median <"$work/busy.txt")
-echo "  alone:                 median $am events/s (runs: $(tr '\n' ' ' <"$work/alone.txt"))"
-echo "  idle client attached:  median $bm events/s (runs: $(tr '\n' ' ' <"$work/busy.txt"))"
-echo "  slowdown: $(echo "$am $bm" | awk '{printf "%.1f%%", 100 * (1 - $2 / $1)}')"
+echo "  alone:                 median $am CPU ns/event (runs: $(tr '\n' ' ' <"$work/alone.txt"))"
+echo "  idle client attached:  median $bm CPU ns/event (runs: $(tr '\n' ' ' <"$work/busy.txt"))"
+echo "  difference: $(echo "$am $bm" | awk '{printf "%+.1f%%", 100 * ($2 / $1 - 1)}')"
