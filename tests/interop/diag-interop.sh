@@ -9,6 +9,9 @@
 #               MANTRA_DiagnosticPorts=SOCK,connect,suspend, connects, and runs once resumed
 #   tcp         the process listens on 127.0.0.1:PORT (MANTRA_DiagnosticPorts=127.0.0.1:PORT,listen);
 #               DiagClient (tests/interop/DiagClient) collects over TCP for 2 s
+#   client      DiagClient through Microsoft.Diagnostics.NETCore.Client: it listens on SOCK
+#               (DiagnosticsClientConnector), the process connects (SOCK,connect,suspend), the
+#               library starts a session, resumes the process, collects for 2 s and stops
 #
 # Each trace must be complete (end tag), without drops, hold Mantra-Demo Tick events, and read the
 # same in TraceEvent and `mantra dump` (compare-mantra.sh, $MANTRA_TE_DUMP). Exit 0 or 1.
@@ -84,6 +87,18 @@ tcp)
   timeout 120 dotnet "$client" collect "127.0.0.1:$port,tcp" "$out/tcp.nettrace" 2 >"$out/client.log" 2>&1 ||
     fail "DiagClient failed"
   check "$out/tcp.nettrace"
+  ;;
+client)
+  [ -n "$client" ] || fail "no DiagClient.dll given"
+  sock=$out/client.sock
+  timeout 120 dotnet "$client" collect "$sock,listen" "$out/client.nettrace" 2 >"$out/client.log" 2>&1 &
+  tool_pid=$!
+  wait_for test -S "$sock" || fail "DiagClient does not listen on $sock"
+  (cd "$out" && MANTRA_DiagnosticPorts="$sock,connect,suspend" exec "$mantra" emit --duration 60 --rate 1000 \
+     >emit.log 2>&1) &
+  emit_pid=$!
+  wait "$tool_pid" || fail "DiagClient failed"
+  check "$out/client.nettrace"
   ;;
 *) echo "diag-interop.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
