@@ -20,6 +20,69 @@ static int fail(size_t col, size_t *err_col, const char *msg) {
     return MANTRA_EINVAL;
 }
 
+/* ARGS: from spec[*i] (just after its ':') to the next ',' outside double quotes. */
+static int parse_args(const char *spec, size_t *i, mantra_provider_spec *p, size_t *err_col) {
+    size_t as = ++*i, quote = 0;
+    int in_quote = 0;
+    while (spec[*i] && (in_quote || spec[*i] != ',')) {
+        if (spec[*i] == '"') {
+            in_quote = !in_quote;
+            quote = *i;
+        }
+        ++*i;
+    }
+    if (in_quote)
+        return fail(quote + 1, err_col, "unterminated quote in provider arguments");
+    if (*i - as >= sizeof p->args)
+        return fail(as + 1, err_col, "provider arguments too long (at most 1023 bytes)");
+    memcpy(p->args, spec + as, *i - as);
+    p->args[*i - as] = 0;
+    return MANTRA_OK;
+}
+
+/* The end of the `;`-separated pair that starts at s: the next ';' outside double quotes, or the
+ * NUL; *eq becomes its first '=' outside quotes (or the end). */
+static const char *pair_end(const char *s, const char **eq) {
+    int in_quote = 0;
+    *eq = NULL;
+    for (; *s && (in_quote || *s != ';'); s++) {
+        if (*s == '"')
+            in_quote = !in_quote;
+        else if (*s == '=' && !in_quote && !*eq)
+            *eq = s;
+    }
+    if (!*eq)
+        *eq = s;
+    return s;
+}
+
+int mantra_provider_spec_arg(const mantra_provider_spec *spec, const char *key, char *out, size_t size) {
+    if (!spec || !key || !out || size == 0)
+        return MANTRA_EINVAL;
+    out[0] = 0;
+    size_t klen = strlen(key);
+    for (const char *s = spec->args; *s;) {
+        const char *eq, *end = pair_end(s, &eq);
+        if ((size_t)(eq - s) == klen && memcmp(s, key, klen) == 0) {
+            const char *v = eq < end ? eq + 1 : end;
+            size_t n = (size_t)(end - v);
+            if (n >= 2 && v[0] == '"' && v[n - 1] == '"') { /* a quoted value, without its quotes */
+                v++;
+                n -= 2;
+            }
+            if (n >= size)
+                return MANTRA_ERANGE;
+            memcpy(out, v, n);
+            out[n] = 0;
+            return 1;
+        }
+        if (!*end)
+            break;
+        s = end + 1;
+    }
+    return 0;
+}
+
 static const char *const LEVEL_NAMES[] = {"logalways", "critical", "error", "warning", "informational", "verbose"};
 
 int mantra_provider_spec_parse(const char *spec, mantra_provider_spec *out, size_t cap, size_t *count,
@@ -42,6 +105,7 @@ int mantra_provider_spec_parse(const char *spec, mantra_provider_spec *out, size
         mantra_provider_spec *p = &out[n];
         memcpy(p->name, spec + start, i - start);
         p->name[i - start] = 0;
+        p->args[0] = 0;
         int star = strcmp(p->name, "*") == 0;
         p->keywords = star ? UINT64_MAX : 0;
         p->level = star ? MANTRA_LEVEL_VERBOSE : MANTRA_LEVEL_INFORMATIONAL;
@@ -93,9 +157,10 @@ int mantra_provider_spec_parse(const char *spec, mantra_provider_spec *out, size
                     }
                     p->level = (uint32_t)found;
                 }
-                if (spec[i] == ':') { /* filter arguments: accepted, ignored for now */
-                    while (spec[i] && spec[i] != ',')
-                        i++;
+                if (spec[i] == ':') { /* filter arguments, kept as written */
+                    int rc = parse_args(spec, &i, p, err_col);
+                    if (rc)
+                        return rc;
                 }
             }
         }
