@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_counters.py PROGRAM MANTRA OUT.nettrace - the counters interop test.
+"""check_counters.py PROGRAM MANTRA OUT.nettrace [COUNTER_CHECK_DLL] - the counters interop test.
 
 Runs PROGRAM (counters_trace) to write OUT.nettrace: a file session with
 `Mantra.Runtime:0:5:EventCounterIntervalSec=1` for about 2.6 s while it writes 3500 Mantra-Demo
@@ -8,7 +8,11 @@ checks the EventCounters events it decodes: every tick carries the 7 built-in co
 .NET payload members (dotnet/runtime CounterPayload.cs / IncrementingCounterPayload), Series
 "Interval=1000", and events-written rises by exactly what was written (3500 over all ticks; each
 tick's increment one of 0, 1000, 2500, 3500). `mantra dump --json --sorted` must agree with
-TraceEvent event for event (compare). Exit 0 when all holds."""
+TraceEvent event for event (compare). With COUNTER_CHECK_DLL (CounterCheck/, run with the dotnet of
+$MANTRA_TE_DUMP), dotnet-counters' own parsing (TraceEventExtensions.TryGetCounterPayload and
+CounterFilter of the 10.0.750501 tool) must accept every counter event for `Mantra.Runtime` at a
+1 s refresh, with the same names, kinds and values, and none at 2 s (Series mismatch) or for
+System.Runtime. Exit 0 when all holds."""
 import json
 import os
 import subprocess
@@ -87,7 +91,39 @@ def main():
     print(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr)
     if r.returncode != 0:
         fail("mantra dump and TraceEvent differ:\n" + r.stdout)
+    if len(sys.argv) > 4:
+        check_with_dotnet_counters(te[0], sys.argv[4], out, by_name, len(counters))
     return 0
+
+
+def counter_check(dotnet, dll, trace, provider, interval):
+    r = subprocess.run([dotnet, dll, trace, provider, interval], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"CounterCheck exited {r.returncode}: {r.stderr}")
+    return [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+
+
+def check_with_dotnet_counters(dotnet, dll, trace, by_name, n_events):
+    values = counter_check(dotnet, dll, trace, "Mantra.Runtime", "1")
+    if len(values) != n_events:
+        fail(f"dotnet-counters' parser accepts {len(values)} of {n_events} counter events")
+    kinds = {"Mean": "Metric", "Sum": "Rate"}
+    seen = {}
+    for v in values:
+        name = v["name"]
+        if v["provider"] != "Mantra.Runtime" or name not in BUILTINS or v["type"] != kinds[BUILTINS[name]]:
+            fail(f"dotnet-counters' parser: {v}")
+        seen.setdefault(name, []).append(v["value"])
+    for name, payloads in by_name.items():
+        want = [p["Mean"] if "Mean" in p else p["Increment"] for p in payloads]
+        if seen.get(name) != want:
+            fail(f"dotnet-counters' parser: {name} {seen.get(name)}, TraceEvent {want}")
+    other = counter_check(dotnet, dll, trace, "Mantra.Runtime", "2") + \
+        counter_check(dotnet, dll, trace, "System.Runtime", "1")
+    if other:
+        fail(f"dotnet-counters' parser accepts events for another interval or provider: {other[:2]}")
+    print(f"dotnet-counters' parser: {len(values)} values, events-written {seen['events-written']}; "
+          "none at a 2 s refresh or for System.Runtime")
 
 
 if __name__ == "__main__":
