@@ -109,6 +109,43 @@ START_TEST(args_errors_have_positions) {
 }
 END_TEST
 
+START_TEST(format_round_trips) {
+    char out[512];
+    /* what a diagnostics server gets from dotnet-counters: the Metrics list holds commas */
+    const char *metrics = "SessionId=SHARED;Metrics=System.Runtime,Mantra.Runtime;RefreshInterval=1;ClientId=x";
+    int n = mantra_provider_spec_format("System.Diagnostics.Metrics", 2, 4, metrics, out, sizeof out);
+    ck_assert_str_eq(out, "System.Diagnostics.Metrics:0x2:4:"
+                          "SessionId=SHARED;Metrics=\"System.Runtime,Mantra.Runtime\";RefreshInterval=1;ClientId=x");
+    ck_assert_int_eq(n, (int)strlen(out));
+    ck_assert_uint_eq(parse_ok(out), 1);
+    ck_assert_str_eq(g_specs[0].name, "System.Diagnostics.Metrics");
+    ck_assert_uint_eq(g_specs[0].keywords, 2);
+    ck_assert_uint_eq(g_specs[0].level, 4);
+    expect_arg(&g_specs[0], "Metrics", 1, "System.Runtime,Mantra.Runtime");
+    expect_arg(&g_specs[0], "ClientId", 1, "x");
+
+    n = mantra_provider_spec_format("Mantra.Runtime", 0, 5, "EventCounterIntervalSec=1", out, sizeof out);
+    ck_assert_str_eq(out, "Mantra.Runtime:0x0:5:EventCounterIntervalSec=1");
+    ck_assert_int_eq(n, 46);
+    n = mantra_provider_spec_format("P", UINT64_MAX, 255, NULL, out, sizeof out);
+    ck_assert_str_eq(out, "P:0xffffffffffffffff:255");
+    ck_assert_uint_eq(parse_ok(out), 1);
+    ck_assert_uint_eq(g_specs[0].keywords, UINT64_MAX);
+    /* already quoted, a pair without '=', a trailing ';' */
+    mantra_provider_spec_format("P", 1, 4, "a=\"x,y\";b;d=1;", out, sizeof out);
+    ck_assert_str_eq(out, "P:0x1:4:a=\"x,y\";b;d=1;");
+    ck_assert_int_eq(mantra_provider_spec_format("P", 1, 4, "b,c;d=1", out, sizeof out), MANTRA_EINVAL);
+    ck_assert_str_eq(mantra_session_last_error(), "provider arguments: a key holds ','");
+
+    ck_assert_int_eq(mantra_provider_spec_format("P", 0, 4, "a=x\"y,z", out, sizeof out), MANTRA_EINVAL);
+    ck_assert_str_eq(mantra_session_last_error(), "provider arguments: unbalanced or inner quote");
+    ck_assert_int_eq(mantra_provider_spec_format("A:B", 0, 4, NULL, out, sizeof out), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_provider_spec_format("", 0, 4, NULL, out, sizeof out), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_provider_spec_format("Mantra.Runtime", 0, 5, "k=v", out, 20), MANTRA_ERANGE);
+    ck_assert_str_eq(out, "");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("provider_args");
     TCase *tc = tcase_create("args");
@@ -116,6 +153,7 @@ int main(void) {
     tcase_add_test(tc, dotnet_counters_filter_data);
     tcase_add_test(tc, quoted_values_and_odd_pairs);
     tcase_add_test(tc, args_errors_have_positions);
+    tcase_add_test(tc, format_round_trips);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,7 +1,8 @@
-/* Fuzz target: provider configurations (mantra_provider_spec_parse) and their ARGS
- * (mantra_provider_spec_arg). A parse either fails with a column inside the input or gives entries
- * whose ARGS are a NUL-terminated piece of the input; every key found in an entry's ARGS reads back
- * a value that is itself a piece of those ARGS. Seeds: tests/counters/corpus. */
+/* Fuzz target: provider configurations (mantra_provider_spec_parse), their ARGS
+ * (mantra_provider_spec_arg) and mantra_provider_spec_format. A parse either fails with a column
+ * inside the input or gives entries whose ARGS are a NUL-terminated piece of the input; every key
+ * found in an entry's ARGS reads back a value that is itself a piece of those ARGS; an entry
+ * formatted again parses back to itself. Seeds: tests/counters/corpus. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,22 @@ static void check_entry(const mantra_provider_spec *p, const char *input) {
     }
 }
 
+/* mantra_provider_spec_format of a parsed entry parses back to the same entry. */
+static void check_format(const mantra_provider_spec *p) {
+    static char text[2 * MANTRA_PROVIDER_ARGS_MAX + 256];
+    static mantra_provider_spec back[2];
+    int n = mantra_provider_spec_format(p->name, p->keywords, p->level, p->args, text, sizeof text);
+    if (n < 0)
+        return; /* refused (a ':' or ',' in the name, quotes it cannot carry, too long) */
+    size_t count = 0;
+    if (mantra_provider_spec_parse(text, back, 2, &count, NULL) != 0 || count != 1)
+        abort();
+    if (strcmp(back[0].name, p->name) != 0 || back[0].keywords != p->keywords || back[0].level != p->level)
+        abort();
+    if (strchr(p->args, ',') == NULL && strcmp(back[0].args, p->args) != 0)
+        abort(); /* nothing to quote: the same bytes */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *input = malloc(size + 1);
     if (!input)
@@ -53,8 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (rc == 0) {
         if (n == 0 || n > 16)
             abort();
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             check_entry(&g_specs[i], input);
+            check_format(&g_specs[i]);
+        }
     }
     free(input);
     return 0;

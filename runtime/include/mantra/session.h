@@ -85,6 +85,17 @@ int mantra_provider_spec_parse(const char *spec, mantra_provider_spec *out, size
  * does not fit (out ""); MANTRA_EINVAL for a NULL argument. A key given twice: the first wins. */
 int mantra_provider_spec_arg(const mantra_provider_spec *spec, const char *key, char *out, size_t size);
 
+/* Writes one entry `Name:0xKEYWORDS:LEVEL[:ARGS]` into out (size bytes, NUL-terminated) that
+ * mantra_provider_spec_parse reads back as these values: for a caller that has the fields apart,
+ * such as a diagnostics server with an IPC CollectTracing provider (name, keywords, level, filter
+ * data). Each `key=value` pair of args whose value holds a ',' gets the value quoted, so that the
+ * comma does not end the entry; args NULL or "" writes no ARGS field. Returns the length written;
+ * MANTRA_EINVAL when the name is empty or holds ':' or ',', or args has an unbalanced quote, a key
+ * with a comma or a quote, or a value with both a comma and a quote (text in mantra_session_last_error()); MANTRA_ERANGE when out
+ * is too small or args would exceed MANTRA_PROVIDER_ARGS_MAX - 1 bytes. */
+int mantra_provider_spec_format(const char *name, uint64_t keywords, uint32_t level, const char *args, char *out,
+                                size_t size);
+
 /* 1 when these specs enable the event of the named provider, else 0 (the rule above). */
 int mantra_provider_spec_enables(const mantra_provider_spec *specs, size_t count, const char *provider,
                                  const mantra_event_desc *desc);

@@ -83,6 +83,68 @@ int mantra_provider_spec_arg(const mantra_provider_spec *spec, const char *key, 
     return 0;
 }
 
+/* Appends n bytes to out at *len (NUL kept); 0, or MANTRA_ERANGE when they do not fit. */
+static int append(char *out, size_t size, size_t *len, const char *s, size_t n) {
+    if (*len + n >= size)
+        return MANTRA_ERANGE;
+    memcpy(out + *len, s, n);
+    *len += n;
+    out[*len] = 0;
+    return MANTRA_OK;
+}
+
+int mantra_provider_spec_format(const char *name, uint64_t keywords, uint32_t level, const char *args, char *out,
+                                size_t size) {
+    if (!name || !out || size == 0)
+        return ss_set_error("NULL argument"), MANTRA_EINVAL;
+    out[0] = 0;
+    if (!name[0] || strpbrk(name, ":,"))
+        return ss_set_error("provider name empty or holding ':' or ','"), MANTRA_EINVAL;
+    char head[192];
+    int hn = snprintf(head, sizeof head, "%s:0x%llx:%u", name, (unsigned long long)keywords, level);
+    size_t len = 0;
+    if (hn < 0 || (size_t)hn >= sizeof head || append(out, size, &len, head, (size_t)hn))
+        return ss_set_error("provider entry too long"), MANTRA_ERANGE;
+    if (!args || !args[0])
+        return (int)len;
+    size_t args_at = len;
+    int rc = append(out, size, &len, ":", 1);
+    for (const char *s = args; !rc && *s;) {
+        const char *eq, *end = pair_end(s, &eq);
+        const char *v = eq < end ? eq + 1 : end;
+        size_t vn = (size_t)(end - v);
+        int quoted = vn >= 2 && v[0] == '"' && v[vn - 1] == '"';
+        int comma = memchr(v, ',', vn) != NULL, quote = memchr(v, '"', vn) != NULL;
+        if (memchr(s, '"', (size_t)(v - s)) || (quote && !quoted) || (quoted && memchr(v + 1, '"', vn - 2)))
+            return ss_set_error("provider arguments: unbalanced or inner quote"), MANTRA_EINVAL;
+        if (memchr(s, ',', (size_t)(v - s)))
+            return ss_set_error("provider arguments: a key holds ','"), MANTRA_EINVAL;
+        if (comma && !quoted) { /* key=value -> key="value" */
+            rc = append(out, size, &len, s, (size_t)(v - s));
+            if (!rc && eq == end)
+                rc = append(out, size, &len, "=", 1);
+            if (!rc)
+                rc = append(out, size, &len, "\"", 1);
+            if (!rc)
+                rc = append(out, size, &len, v, vn);
+            if (!rc)
+                rc = append(out, size, &len, "\"", 1);
+        } else {
+            rc = append(out, size, &len, s, (size_t)(end - s));
+        }
+        if (!rc && *end)
+            rc = append(out, size, &len, ";", 1);
+        s = *end ? end + 1 : end;
+    }
+    if (!rc && len - args_at - 1 >= MANTRA_PROVIDER_ARGS_MAX)
+        rc = MANTRA_ERANGE;
+    if (rc) {
+        out[0] = 0;
+        ss_set_error("provider entry too long");
+    }
+    return rc ? rc : (int)len;
+}
+
 static const char *const LEVEL_NAMES[] = {"logalways", "critical", "error", "warning", "informational", "verbose"};
 
 int mantra_provider_spec_parse(const char *spec, mantra_provider_spec *out, size_t cap, size_t *count,
