@@ -47,12 +47,23 @@ static void ids_lock(void) {
 }
 static void ids_unlock(void) { atomic_flag_clear_explicit(&g_ids_lock, memory_order_release); }
 
+static void ids_remove(mantra_session_id id);
+
+/* A session that stopped while its start hooks ran (a stop racing the start) left its id behind:
+ * ids that no longer name a running session are dropped here. */
 uint32_t ct_session_ids(mantra_session_id *out, uint32_t cap) {
     ids_lock();
     uint32_t n = g_nids < cap ? g_nids : cap;
     memcpy(out, g_ids, n * sizeof *out);
     ids_unlock();
-    return n;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (mantra_session_bit(out[i]) >= 0)
+            out[k++] = out[i];
+        else
+            ids_remove(out[i]);
+    }
+    return k;
 }
 
 static void ids_add(mantra_session_id id) {
