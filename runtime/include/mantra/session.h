@@ -53,21 +53,48 @@ MANTRA_BEGIN_DECLS
 
 /* ---- provider configuration ------------------------------------------------------------ */
 
+/* Longest ARGS field of a provider entry, with its NUL. */
+#define MANTRA_PROVIDER_ARGS_MAX 1024u
+
 typedef struct mantra_provider_spec {
     char name[128];    /* provider name, or "*" */
     uint64_t keywords;
     uint32_t level;    /* 0..255, enum mantra_level */
+    char args[MANTRA_PROVIDER_ARGS_MAX]; /* ARGS (EventPipe filter data) as written; "" when none */
 } mantra_provider_spec;
 
 /* Parses `Name[:0xKEYWORDS[:LEVEL[:ARGS]]]` entries separated by commas (dotnet-trace syntax).
  * KEYWORDS: hexadecimal (0x prefix optional); LEVEL: 0..255 or a level name (LogAlways,
  * Critical, Error, Warning, Informational, Verbose; any case). Missing fields take dotnet-trace's
  * defaults: keywords 0, level 4 (Informational) - except `*` alone, which means all keywords at
- * Verbose. ARGS (filter data) are accepted and ignored for now. Returns 0 and the entry count in
- * *count; MANTRA_EINVAL for bad syntax, with the 1-based column in *err_col and a message in
- * mantra_session_last_error(); MANTRA_ERANGE when more than cap entries. */
+ * Verbose. ARGS is the provider's filter data, `key=value` pairs separated by `;`
+ * (`EventCounterIntervalSec=1`), kept byte for byte in args (read it with
+ * mantra_provider_spec_arg); it runs to the next comma outside double quotes, so a quoted value may
+ * hold `,` `;` `:` and `=`. Returns 0 and the entry count in *count; MANTRA_EINVAL for bad syntax
+ * (also an unterminated quote, or ARGS of MANTRA_PROVIDER_ARGS_MAX bytes or more), with the
+ * 1-based column in *err_col and a message in mantra_session_last_error(); MANTRA_ERANGE when more
+ * than cap entries. */
 int mantra_provider_spec_parse(const char *spec, mantra_provider_spec *out, size_t cap, size_t *count,
                                size_t *err_col);
+
+/* The value of `key` in the entry's ARGS, as the .NET runtime reads filter data: pairs split at `;`
+ * and each pair at its first `=`, outside double quotes (dotnet/diagnostics,
+ * src/Tools/dotnet-trace/Extensions.cs, ParseArgumentString); keys match exactly (case-sensitive);
+ * a value wholly inside double quotes is returned without them. Copies the value with its NUL into
+ * out (size bytes) and returns 1; 0 when the key is absent (out ""); MANTRA_ERANGE when the value
+ * does not fit (out ""); MANTRA_EINVAL for a NULL argument. A key given twice: the first wins. */
+int mantra_provider_spec_arg(const mantra_provider_spec *spec, const char *key, char *out, size_t size);
+
+/* Writes one entry `Name:0xKEYWORDS:LEVEL[:ARGS]` into out (size bytes, NUL-terminated) that
+ * mantra_provider_spec_parse reads back as these values: for a caller that has the fields apart,
+ * such as a diagnostics server with an IPC CollectTracing provider (name, keywords, level, filter
+ * data). Each `key=value` pair of args whose value holds a ',' gets the value quoted, so that the
+ * comma does not end the entry; args NULL or "" writes no ARGS field. Returns the length written;
+ * MANTRA_EINVAL when the name is empty or holds ':' or ',', or args has an unbalanced quote, a key
+ * with a comma or a quote, or a value with both a comma and a quote (text in mantra_session_last_error()); MANTRA_ERANGE when out
+ * is too small or args would exceed MANTRA_PROVIDER_ARGS_MAX - 1 bytes. */
+int mantra_provider_spec_format(const char *name, uint64_t keywords, uint32_t level, const char *args, char *out,
+                                size_t size);
 
 /* 1 when these specs enable the event of the named provider, else 0 (the rule above). */
 int mantra_provider_spec_enables(const mantra_provider_spec *specs, size_t count, const char *provider,
@@ -156,6 +183,7 @@ typedef struct mantra_session_stats {
     uint64_t blocked;   /* BLOCK mode: writes that waited for space */
     uint32_t threads;   /* writing threads seen */
     uint32_t files;     /* files written (rotation); 1 without rotation, 0 for listener outputs */
+    uint64_t buffer_bytes; /* bytes of thread buffers the session holds now (within its cap) */
 } mantra_session_stats;
 
 int mantra_session_get_stats(mantra_session_id id, mantra_session_stats *out);
@@ -194,6 +222,23 @@ typedef struct mantra_session_info {
 typedef void (*mantra_session_stopping_fn)(void *ctx, const mantra_session_info *info);
 int mantra_session_add_stopping_hook(mantra_session_stopping_fn fn, void *ctx);
 int mantra_session_remove_stopping_hook(mantra_session_stopping_fn fn, void *ctx);
+
+/* A start hook runs on the starting thread for every session that starts, once it is enabled (after
+ * start rundown), with the session's provider entries (a copy owned by libmantra, valid during the
+ * call; args holds each entry's ARGS). Use: start per-session work that a provider's ARGS ask for,
+ * such as counters at EventCounterIntervalSec (mantra/counters.h). At most 16 hooks; MANTRA_ERANGE
+ * beyond. Adding the same (fn, ctx) twice is a no-op. */
+typedef void (*mantra_session_start_fn)(void *ctx, const mantra_session_info *info, const mantra_provider_spec *specs,
+                                        size_t count);
+int mantra_session_add_start_hook(mantra_session_start_fn fn, void *ctx);
+int mantra_session_remove_start_hook(mantra_session_start_fn fn, void *ctx);
+
+/* Runs fn(ctx, info) on the calling thread with every event that thread writes going into session id
+ * only (as in a stopping hook: not other sessions, not the process listener), while the session is
+ * running and its stop has not begun. Use: per-session events such as counters written at each
+ * session's own interval. MANTRA_OK; MANTRA_EINVAL when id is no running session (fn not called). */
+typedef void (*mantra_session_exclusive_fn)(void *ctx, const mantra_session_info *info);
+int mantra_session_run_exclusive(mantra_session_id id, mantra_session_exclusive_fn fn, void *ctx);
 
 /* Rundown callbacks run, for sessions with rundown_keywords != 0 that write a trace (file or fd),
  * at stop after the flush, and at start when start_rundown is set. While they run, the session's

@@ -1,4 +1,4 @@
-/* Stopping hooks and rundown callbacks (mantra/session.h): their tables (at most MAX_HOOKS each,
+/* Start hooks, stopping hooks and rundown callbacks (mantra/session.h): their tables (at most MAX_HOOKS each,
  * under the session table's lock), registration, and running them on the calling thread with the
  * thread's events going into one session only. Rundown as EventPipe's (dotnet/runtime,
  * src/native/eventpipe/ep-session.c, ep_session_enable_rundown and ep_session_execute_rundown; ep.c,
@@ -8,13 +8,14 @@
 #include "session-internal.h"
 
 /* Stopping hooks and rundown callbacks (table lock): function pointers of either type, stored as a
- * generic one and cast back where they are called. */
+ * generic one and cast back where they are called. mantra_session_run_exclusive lives here too: it
+ * is the stopping hooks' one-session mode, for any caller. */
 typedef struct any_cb {
     void (*fn)(void);
     void *ctx;
 } any_cb;
-static any_cb g_hooks[MAX_HOOKS], g_rundowns[MAX_HOOKS];
-static uint32_t g_nhooks, g_nrundowns; /* table lock */
+static any_cb g_hooks[MAX_HOOKS], g_rundowns[MAX_HOOKS], g_starts[MAX_HOOKS];
+static uint32_t g_nhooks, g_nrundowns, g_nstarts; /* table lock */
 
 static void info_of(const session *s, mantra_session_info *info) {
     info->id = s->id;
@@ -54,6 +55,30 @@ void ss_run_stopping_hooks(session *s) {
     for (uint32_t i = 0; i < n; i++)
         ((mantra_session_stopping_fn)hooks[i].fn)(hooks[i].ctx, &info);
     ss_set_exclusive(saved);
+}
+
+void ss_run_start_hooks(session *s) {
+    any_cb hooks[MAX_HOOKS];
+    uint32_t n = cb_snapshot(hooks, g_starts, &g_nstarts);
+    mantra_session_info info;
+    info_of(s, &info);
+    for (uint32_t i = 0; i < n; i++) /* s->specs stay unchanged while the session lives */
+        ((mantra_session_start_fn)hooks[i].fn)(hooks[i].ctx, &info, s->specs, s->nspecs);
+}
+
+int mantra_session_run_exclusive(mantra_session_id id, mantra_session_exclusive_fn fn, void *ctx) {
+    if (!fn)
+        return ss_set_error("NULL callback"), MANTRA_EINVAL;
+    session *s = ss_acquire_running(id);
+    if (!s)
+        return ss_set_error("no running session with this id"), MANTRA_EINVAL;
+    mantra_session_info info;
+    info_of(s, &info);
+    session *saved = ss_set_exclusive(s);
+    fn(ctx, &info);
+    ss_set_exclusive(saved);
+    ss_release(s);
+    return MANTRA_OK;
 }
 
 static int cb_add(any_cb *arr, uint32_t *n, void (*fn)(void), void *ctx) {
@@ -100,6 +125,12 @@ int mantra_session_add_stopping_hook(mantra_session_stopping_fn fn, void *ctx) {
 }
 int mantra_session_remove_stopping_hook(mantra_session_stopping_fn fn, void *ctx) {
     return cb_remove(g_hooks, &g_nhooks, (void (*)(void))fn, ctx);
+}
+int mantra_session_add_start_hook(mantra_session_start_fn fn, void *ctx) {
+    return cb_add(g_starts, &g_nstarts, (void (*)(void))fn, ctx);
+}
+int mantra_session_remove_start_hook(mantra_session_start_fn fn, void *ctx) {
+    return cb_remove(g_starts, &g_nstarts, (void (*)(void))fn, ctx);
 }
 int mantra_rundown_register(mantra_rundown_fn fn, void *ctx) {
     return cb_add(g_rundowns, &g_nrundowns, (void (*)(void))fn, ctx);

@@ -229,6 +229,11 @@ void ss_write_process_info(session *s);
 /* ---- hooks and rundown (hooks.c) ---- */
 
 void ss_run_stopping_hooks(session *s);
+/* Start hooks on the starting thread (the session is enabled). */
+void ss_run_start_hooks(session *s);
+/* session.c: s with a reference taken when id is a running session whose stop has not begun,
+ * else NULL; the caller releases it (ss_release). */
+session *ss_acquire_running(mantra_session_id id);
 /* Rundown callbacks on the calling thread, into s only; phase MANTRA_RUNDOWN_AT_START or _AT_STOP. */
 void ss_run_rundown(session *s, int phase);
 

@@ -216,6 +216,7 @@ int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg
         refresh_all_locked();
         ss_ctl_unlock();
     }
+    ss_run_start_hooks(s);
     return MANTRA_OK;
 }
 
@@ -241,6 +242,7 @@ static void collect_stats(session *s, mantra_session_stats *out) {
         out->threads++;
     }
     out->buffers = s->buffers;
+    out->buffer_bytes = s->allocated;
     mantra_pal_mutex_unlock(&s->lock);
     mantra_pal_mutex_lock(&s->drain_lock);
     out->bytes = s->bytes_done;
@@ -268,6 +270,17 @@ int mantra_session_get_stats(mantra_session_id id, mantra_session_stats *out) {
     collect_stats(s, out);
     ss_release(s);
     return MANTRA_OK;
+}
+
+session *ss_acquire_running(mantra_session_id id) {
+    ss_ctl_lock();
+    session *s = find(id);
+    if (s && g_live[s->index] == s && !s->claimed)
+        atomic_fetch_add(&s->refs, 1);
+    else
+        s = NULL;
+    ss_ctl_unlock();
+    return s;
 }
 
 int mantra_session_bit(mantra_session_id id) {

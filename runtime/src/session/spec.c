@@ -20,6 +20,131 @@ static int fail(size_t col, size_t *err_col, const char *msg) {
     return MANTRA_EINVAL;
 }
 
+/* ARGS: from spec[*i] (just after its ':') to the next ',' outside double quotes. */
+static int parse_args(const char *spec, size_t *i, mantra_provider_spec *p, size_t *err_col) {
+    size_t as = ++*i, quote = 0;
+    int in_quote = 0;
+    while (spec[*i] && (in_quote || spec[*i] != ',')) {
+        if (spec[*i] == '"') {
+            in_quote = !in_quote;
+            quote = *i;
+        }
+        ++*i;
+    }
+    if (in_quote)
+        return fail(quote + 1, err_col, "unterminated quote in provider arguments");
+    if (*i - as >= sizeof p->args)
+        return fail(as + 1, err_col, "provider arguments too long (at most 1023 bytes)");
+    memcpy(p->args, spec + as, *i - as);
+    p->args[*i - as] = 0;
+    return MANTRA_OK;
+}
+
+/* The end of the `;`-separated pair that starts at s: the next ';' outside double quotes, or the
+ * NUL; *eq becomes its first '=' outside quotes (or the end). */
+static const char *pair_end(const char *s, const char **eq) {
+    int in_quote = 0;
+    *eq = NULL;
+    for (; *s && (in_quote || *s != ';'); s++) {
+        if (*s == '"')
+            in_quote = !in_quote;
+        else if (*s == '=' && !in_quote && !*eq)
+            *eq = s;
+    }
+    if (!*eq)
+        *eq = s;
+    return s;
+}
+
+int mantra_provider_spec_arg(const mantra_provider_spec *spec, const char *key, char *out, size_t size) {
+    if (!spec || !key || !out || size == 0)
+        return MANTRA_EINVAL;
+    out[0] = 0;
+    size_t klen = strlen(key);
+    for (const char *s = spec->args; *s;) {
+        const char *eq, *end = pair_end(s, &eq);
+        if ((size_t)(eq - s) == klen && memcmp(s, key, klen) == 0) {
+            const char *v = eq < end ? eq + 1 : end;
+            size_t n = (size_t)(end - v);
+            if (n >= 2 && v[0] == '"' && v[n - 1] == '"') { /* a quoted value, without its quotes */
+                v++;
+                n -= 2;
+            }
+            if (n >= size)
+                return MANTRA_ERANGE;
+            memcpy(out, v, n);
+            out[n] = 0;
+            return 1;
+        }
+        if (!*end)
+            break;
+        s = end + 1;
+    }
+    return 0;
+}
+
+/* Appends n bytes to out at *len (NUL kept); 0, or MANTRA_ERANGE when they do not fit. */
+static int append(char *out, size_t size, size_t *len, const char *s, size_t n) {
+    if (*len + n >= size)
+        return MANTRA_ERANGE;
+    memcpy(out + *len, s, n);
+    *len += n;
+    out[*len] = 0;
+    return MANTRA_OK;
+}
+
+int mantra_provider_spec_format(const char *name, uint64_t keywords, uint32_t level, const char *args, char *out,
+                                size_t size) {
+    if (!name || !out || size == 0)
+        return ss_set_error("NULL argument"), MANTRA_EINVAL;
+    out[0] = 0;
+    if (!name[0] || strpbrk(name, ":,"))
+        return ss_set_error("provider name empty or holding ':' or ','"), MANTRA_EINVAL;
+    char head[192];
+    int hn = snprintf(head, sizeof head, "%s:0x%llx:%u", name, (unsigned long long)keywords, level);
+    size_t len = 0;
+    if (hn < 0 || (size_t)hn >= sizeof head || append(out, size, &len, head, (size_t)hn))
+        return ss_set_error("provider entry too long"), MANTRA_ERANGE;
+    if (!args || !args[0])
+        return (int)len;
+    size_t args_at = len;
+    int rc = append(out, size, &len, ":", 1);
+    for (const char *s = args; !rc && *s;) {
+        const char *eq, *end = pair_end(s, &eq);
+        const char *v = eq < end ? eq + 1 : end;
+        size_t vn = (size_t)(end - v);
+        int quoted = vn >= 2 && v[0] == '"' && v[vn - 1] == '"';
+        int comma = memchr(v, ',', vn) != NULL, quote = memchr(v, '"', vn) != NULL;
+        if (memchr(s, '"', (size_t)(v - s)) || (quote && !quoted) || (quoted && memchr(v + 1, '"', vn - 2)))
+            return ss_set_error("provider arguments: unbalanced or inner quote"), MANTRA_EINVAL;
+        if (memchr(s, ',', (size_t)(v - s)))
+            return ss_set_error("provider arguments: a key holds ','"), MANTRA_EINVAL;
+        if (comma && !quoted) { /* key=value -> key="value" */
+            rc = append(out, size, &len, s, (size_t)(v - s));
+            if (!rc && eq == end)
+                rc = append(out, size, &len, "=", 1);
+            if (!rc)
+                rc = append(out, size, &len, "\"", 1);
+            if (!rc)
+                rc = append(out, size, &len, v, vn);
+            if (!rc)
+                rc = append(out, size, &len, "\"", 1);
+        } else {
+            rc = append(out, size, &len, s, (size_t)(end - s));
+        }
+        if (!rc && *end)
+            rc = append(out, size, &len, ";", 1);
+        s = *end ? end + 1 : end;
+    }
+    if (!rc && len - args_at - 1 >= MANTRA_PROVIDER_ARGS_MAX)
+        rc = MANTRA_ERANGE;
+    if (rc) {
+        out[0] = 0;
+        ss_set_error("provider entry too long");
+    }
+    return rc ? rc : (int)len;
+}
+
 static const char *const LEVEL_NAMES[] = {"logalways", "critical", "error", "warning", "informational", "verbose"};
 
 int mantra_provider_spec_parse(const char *spec, mantra_provider_spec *out, size_t cap, size_t *count,
@@ -42,6 +167,7 @@ int mantra_provider_spec_parse(const char *spec, mantra_provider_spec *out, size
         mantra_provider_spec *p = &out[n];
         memcpy(p->name, spec + start, i - start);
         p->name[i - start] = 0;
+        p->args[0] = 0;
         int star = strcmp(p->name, "*") == 0;
         p->keywords = star ? UINT64_MAX : 0;
         p->level = star ? MANTRA_LEVEL_VERBOSE : MANTRA_LEVEL_INFORMATIONAL;
@@ -93,9 +219,10 @@ int mantra_provider_spec_parse(const char *spec, mantra_provider_spec *out, size
                     }
                     p->level = (uint32_t)found;
                 }
-                if (spec[i] == ':') { /* filter arguments: accepted, ignored for now */
-                    while (spec[i] && spec[i] != ',')
-                        i++;
+                if (spec[i] == ':') { /* filter arguments, kept as written */
+                    int rc = parse_args(spec, &i, p, err_col);
+                    if (rc)
+                        return rc;
                 }
             }
         }
