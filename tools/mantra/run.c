@@ -18,6 +18,7 @@
 #endif
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
 #include "dotnet_pgo.h"
+#include "dotnet_stacks.h"
 #include "run_host.h"
 #endif
 
@@ -56,6 +57,10 @@ static const char run_usage[] =
     "Environment: MANTRA_InterpPgo=0|1|2 (probes: off, method entry and loop heads, every basic\n"
     "block), MANTRA_InterpPgoMethods=GLOB,... (which methods get probes; * and ?), and the\n"
     "MANTRA_* startup tracing variables (MANTRA_EnableEventPipe=1, ...).\n"
+    "\n"
+    "Sessions that enable Microsoft-DotNETCore-SampleProfiler get a ThreadSample event with the\n"
+    "interpreted call stack every MANTRA_SampleProfilerIntervalMs (default 1) ms, and sessions with\n"
+    "rundown the MethodDCEndVerbose events that name those stacks' methods (docs/interp.md).\n"
     "\n"
     "Exit status: 0 success, 1 bad program (assembler error, run-time fault, trace failure),\n"
     "2 usage error.\n";
@@ -274,6 +279,9 @@ int cmd_run(int argc, char **argv) {
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
     unsigned pgo_flags = deltas ? MANTRA_PGO_FLUSH_DELTAS : 0u;
     (void)mantra_dotnet_pgo_init(pgo_flags);
+    /* ThreadSample of the interpreter's threads and the method rundown (docs/interp.md "Sampling");
+     * the threadless build has no sampler thread */
+    (void)mantra_dotnet_stacks_init(0);
     if (collect != NULL && start_collect(collect, pgo_flags) < 0) {
         free(values);
         mantra_interp_module_free(mod);
@@ -332,6 +340,7 @@ int cmd_run(int argc, char **argv) {
             print_probes(prog);
     }
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
+    mantra_interp_sampler_stop(); /* no more samples; the rundown stays for the stops below */
     mantra_pgo_collect_unwatch();
     run_host_stop();
     if (mantra_threadless())
