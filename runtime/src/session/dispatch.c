@@ -139,51 +139,16 @@ static inline thread_rec *writer_of(uint64_t *sessions) {
     return r;
 }
 
-/* The record extension of an event with options or written by a thread with activity ids; *ips
- * gets the leaf-most MANTRA_MAX_STACK_DEPTH frames of the stack. */
-static
+/* Writes one serialised payload from r into every session of `sessions`, with the record extension
+ * x (NULL: the plain record). Returns MANTRA_WRITE_OK, or MANTRA_WRITE_DROPPED when at least one
+ * session dropped it; counts the event per thread. */
 #if defined(__GNUC__) || defined(__clang__)
-__attribute__((noinline))
+__attribute__((always_inline))
 #endif
-void fill_ext(rec_ext *x, const uint64_t **ips, const thread_rec *r, const mantra_event_options *o) {
-    static const mantra_guid zero;
-    memset(x, 0, sizeof *x);
-    *ips = NULL;
-    if (r->has_activity) {
-        x->activity = r->activity;
-        x->related = r->related;
-    }
-    if (o == NULL)
-        return;
-    if (o->flags & MANTRA_EVENT_OPT_THREAD_ID)
-        x->thread_id = o->thread_id;
-    if (o->flags & MANTRA_EVENT_OPT_ACTIVITY) {
-        x->activity = o->activity_id ? *o->activity_id : zero;
-        x->related = o->related_activity_id ? *o->related_activity_id : zero;
-    }
-    if (o->stack != NULL && o->stack_depth != 0) {
-        x->frames = o->stack_depth < MANTRA_MAX_STACK_DEPTH ? o->stack_depth : MANTRA_MAX_STACK_DEPTH;
-        *ips = o->stack;
-    }
-}
-
-/* Writes one serialised payload into every session of `sessions`. Returns MANTRA_WRITE_OK, or
- * MANTRA_WRITE_DROPPED when at least one session dropped it; counts the event per thread. o: the
- * caller's options (NULL for the plain writes); a record extension only when they or the thread's
- * activity ids ask for one. */
-static inline int write_sessions(const mantra_event_desc *desc, const mantra_event_state *state, uint64_t sessions,
-                                 const uint8_t *payload, uint32_t size, const mantra_event_options *o) {
-    thread_rec *r = writer_of(&sessions);
-    if (!r)
-        return MANTRA_WRITE_DROPPED;
+static inline int write_records(thread_rec *r, const mantra_event_desc *desc, const mantra_event_state *state,
+                                uint64_t sessions, const uint8_t *payload, uint32_t size, const rec_ext *x,
+                                const uint64_t *ips) {
     const mantra_provider_desc *prov = state->runtime;
-    rec_ext ext;
-    const rec_ext *x = NULL;
-    const uint64_t *ips = NULL;
-    if (MANTRA_UNLIKELY(o != NULL || r->has_activity)) {
-        fill_ext(&ext, &ips, r, o);
-        x = &ext;
-    }
     int rc = sessions ? MANTRA_WRITE_OK : MANTRA_WRITE_DROPPED;
     while (sessions) {
         uint32_t i = (uint32_t)__builtin_ctzll(sessions);
@@ -195,6 +160,51 @@ static inline int write_sessions(const mantra_event_desc *desc, const mantra_eve
     }
     bump(rc == MANTRA_WRITE_OK ? &r->ev_written : &r->ev_dropped);
     return rc;
+}
+
+/* The same with the options' or the thread's extras, out of line: the plain write keeps the code it
+ * had before extras existed (one more test: r->has_activity). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static int write_records_ext(thread_rec *r, const mantra_event_desc *desc, const mantra_event_state *state,
+                             uint64_t sessions, const uint8_t *payload, uint32_t size, const mantra_event_options *o) {
+    static const mantra_guid zero;
+    rec_ext x;
+    const uint64_t *ips = NULL;
+    memset(&x, 0, sizeof x);
+    if (r->has_activity) {
+        x.activity = r->activity;
+        x.related = r->related;
+    }
+    if (o != NULL) {
+        if (o->flags & MANTRA_EVENT_OPT_THREAD_ID)
+            x.thread_id = o->thread_id;
+        if (o->flags & MANTRA_EVENT_OPT_ACTIVITY) {
+            x.activity = o->activity_id ? *o->activity_id : zero;
+            x.related = o->related_activity_id ? *o->related_activity_id : zero;
+        }
+        if (o->stack != NULL && o->stack_depth != 0) {
+            x.frames = o->stack_depth < MANTRA_MAX_STACK_DEPTH ? o->stack_depth : MANTRA_MAX_STACK_DEPTH;
+            ips = o->stack;
+        }
+    }
+    return write_records(r, desc, state, sessions, payload, size, &x, ips);
+}
+
+/* Writes one serialised payload into every session of `sessions` (o: the caller's options, NULL
+ * for the plain writes). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int write_sessions(const mantra_event_desc *desc, const mantra_event_state *state, uint64_t sessions,
+                                 const uint8_t *payload, uint32_t size, const mantra_event_options *o) {
+    thread_rec *r = writer_of(&sessions);
+    if (!r)
+        return MANTRA_WRITE_DROPPED;
+    if (MANTRA_UNLIKELY(o != NULL || r->has_activity))
+        return write_records_ext(r, desc, state, sessions, payload, size, o);
+    return write_records(r, desc, state, sessions, payload, size, NULL, NULL);
 }
 
 /* ---- oversized payloads ------------------------------------------------------------------------ */
