@@ -5,7 +5,8 @@
       `mantra run` of the program with startup tracing (SampleProfiler, the runtime provider, rundown
       at stop), then `TraceEventDump stacks`: TraceLog must resolve every ThreadSample to the
       interpreted methods, leaf first, as dotnet-stack report does; at least one sample has the
-      whole stack inner <- outer <- main.
+      whole stack inner <- outer <- main. Then `TraceEventDump report` (dotnet-stack report's
+      computation): the program's thread shows exactly that stack under its CPU_TIME frame.
   stacks_interop.py activity TRACE
       `TraceEventDump dump` of test_write_ex's activity trace: the Tick events carry exactly the
       activity ids the test set.
@@ -58,6 +59,19 @@ def stacks(mantra, program, out):
     if full == 0:
         return fail(f"{len(samples)} samples, none with the whole stack {SPIN}")
     print(f"stacks: {len(samples)} samples, {full} with {' <- '.join(SPIN)}")
+    cmd = os.environ["MANTRA_TE_DUMP"].split() + ["report", trace]
+    report = subprocess.run(cmd, stdout=subprocess.PIPE, check=True, text=True).stdout
+    blocks, cur = {}, None
+    for line in report.splitlines():
+        if line.startswith("Thread ("):
+            cur = blocks.setdefault(line.rstrip(":"), [])
+        elif cur is not None:
+            cur.append(line.strip())
+    thread = f"Thread ({samples[0]['thread_id']})"
+    # the thread-time computer puts a CPU_TIME pseudo frame at the leaf of a running thread's stack
+    if blocks.get(thread) != ["CPU_TIME"] + SPIN:
+        return fail(f"report: {thread}: {blocks.get(thread)}, expected {['CPU_TIME'] + SPIN}\n{report}")
+    print(f"report: {thread}: {' <- '.join(blocks[thread])}")
     return 0
 
 
