@@ -34,18 +34,30 @@ def fail(msg):
     return 1
 
 
+PROVIDERS = "Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x10:5"
+
+
 def stacks(mantra, program, out):
     os.makedirs(out, exist_ok=True)
+    # startup tracing (rundown at stop, as the runtime's), then a --trace session naming the profiler
     trace = os.path.join(out, "spin.nettrace")
     env = dict(os.environ)
-    env.update({
-        "MANTRA_EnableEventPipe": "1",
-        "MANTRA_EventPipeOutputPath": trace,
-        "MANTRA_EventPipeConfig": "Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x10:5",
-    })
+    env.update({"MANTRA_EnableEventPipe": "1", "MANTRA_EventPipeOutputPath": trace, "MANTRA_EventPipeConfig": PROVIDERS})
     run = subprocess.run([mantra, "run", program], env=env, stdout=subprocess.PIPE, text=True)
     if run.returncode != 0:
-        return fail(f"mantra run exited {run.returncode}")
+        return fail(f"mantra run (startup tracing) exited {run.returncode}")
+    rc = check_trace(trace)
+    if rc != 0:
+        return rc
+    trace = os.path.join(out, "spin-trace.nettrace")
+    run = subprocess.run([mantra, "run", program, "--trace", trace, "--providers", PROVIDERS], stdout=subprocess.PIPE,
+                         text=True)
+    if run.returncode != 0:
+        return fail(f"mantra run --trace exited {run.returncode}")
+    return check_trace(trace)
+
+
+def check_trace(trace):
     samples = [e for e in te("stacks", trace) if e["provider"] == "Microsoft-DotNETCore-SampleProfiler"]
     if not samples:
         return fail("no ThreadSample with a stack")

@@ -60,7 +60,8 @@ static const char run_usage[] =
     "\n"
     "Sessions that enable Microsoft-DotNETCore-SampleProfiler get a ThreadSample event with the\n"
     "interpreted call stack every MANTRA_SampleProfilerIntervalMs (default 1) ms, and sessions with\n"
-    "rundown the MethodDCEndVerbose events that name those stacks' methods (docs/interp.md).\n"
+    "rundown the MethodDCEndVerbose events that name those stacks' methods (docs/interp.md); a\n"
+    "--trace session whose providers name the SampleProfiler gets rundown at stop.\n"
     "\n"
     "Exit status: 0 success, 1 bad program (assembler error, run-time fault, trace failure),\n"
     "2 usage error.\n";
@@ -302,6 +303,8 @@ int cmd_run(int argc, char **argv) {
         c.providers = providers;
         c.output = MANTRA_SESSION_OUTPUT_FILE;
         c.path = trace;
+        if (strstr(providers, "Microsoft-DotNETCore-SampleProfiler") != NULL)
+            c.rundown_keywords = MANTRA_DEFAULT_RUNDOWN_KEYWORDS; /* method names for the samples */
         if (mantra_session_start(&sid, &c) < 0) {
             const char *e = mantra_session_last_error();
             fprintf(stderr, "mantra run: %s\n", e[0] ? e : "cannot start the session");
