@@ -19,7 +19,8 @@ import shlex
 import subprocess
 import sys
 
-KEYS = ["timestamp", "provider", "event_id", "version", "name", "thread_id", "sequence", "fields", "stack"]
+KEYS = ["timestamp", "provider", "event_id", "version", "name", "thread_id", "sequence", "fields", "stack",
+        "activity_id", "related_activity_id"]
 
 
 def fail(msg):

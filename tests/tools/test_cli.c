@@ -176,13 +176,16 @@ START_TEST(dump_json_exact) {
     ck_assert_str_eq(r.out,
                      "{\"timestamp\":11111943296237,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
                      "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":1,\"fields\":{},"
-                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[]}\n"
+                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[],"
+                     "\"activity_id\":\"00000000-0000-0000-0000-000000000000\",\"related_activity_id\":\"00000000-0000-0000-0000-000000000000\"}\n"
                      "{\"timestamp\":11111943296409,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
                      "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":2,\"fields\":{},"
-                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[]}\n"
+                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[],"
+                     "\"activity_id\":\"00000000-0000-0000-0000-000000000000\",\"related_activity_id\":\"00000000-0000-0000-0000-000000000000\"}\n"
                      "{\"timestamp\":11111943296514,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
                      "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":3,\"fields\":{},"
-                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[]}\n");
+                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[],"
+                     "\"activity_id\":\"00000000-0000-0000-0000-000000000000\",\"related_activity_id\":\"00000000-0000-0000-0000-000000000000\"}\n");
     ck_assert_str_eq(r.err, "");
     run_tool_free(&r);
     free(p);
@@ -209,7 +212,8 @@ START_TEST(dump_sorted_v6) {
         ck_assert_ptr_nonnull(nl);
         *nl = '\0';
         ck_assert_msg(strstr(line, want) != NULL, "line %d: %s", i, line);
-        ck_assert_msg(strstr(line, "\"fields\":{},\"field_source\":\"none\",\"maps\":{},\"stack\":[]}") != NULL, "line %d: %s", i, line);
+        ck_assert_msg(strstr(line, "\"fields\":{},\"field_source\":\"none\",\"maps\":{},\"stack\":[],\"activity_id\":") != NULL,
+                      "line %d: %s", i, line);
         line = nl + 1;
     }
     ck_assert_str_eq(line, "");
@@ -242,7 +246,7 @@ static void want_checkpoints(const char *out, int with_timestamp) {
                  "{\"timestamp\":%s,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\",\"event_id\":300,"
                  "\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":%d,\"fields\":{\"ClrInstanceID\":9,"
                  "\"Name\":\"%s\"%s},\"field_source\":\"manifest\",\"maps\":{\"ClrInstanceID\":\"Nine\"},"
-                 "\"stack\":[]}\n",
+                 "\"stack\":[],\"activity_id\":\"00000000-0000-0000-0000-000000000000\",\"related_activity_id\":\"00000000-0000-0000-0000-000000000000\"}\n",
                  ts[i], i + 1, names[i], stamp);
         strcat(want, line);
     }

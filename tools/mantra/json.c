@@ -153,6 +153,12 @@ static void print_char(FILE *out, uint32_t cu) {
     json_utf16(out, b, 1);
 }
 
+/* A GUID as "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (docs/dump-json.md). */
+static void json_guid(FILE *out, const mantra_guid *g) {
+    fprintf(out, "\"%08" PRIx32 "-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x\"", g->data1, g->data2, g->data3,
+            g->data4[0], g->data4[1], g->data4[2], g->data4[3], g->data4[4], g->data4[5], g->data4[6], g->data4[7]);
+}
+
 static int on_scalar(void *ctx, const mantra_value *v) {
     printer *p = ctx;
     FILE *out = p->out;
@@ -191,13 +197,9 @@ static int on_scalar(void *ctx, const mantra_value *v) {
     case MANTRA_TYPE_DOUBLE:
         print_double(out, v->d, 0);
         break;
-    case MANTRA_TYPE_GUID: {
-        const mantra_guid *g = &v->guid;
-        fprintf(out, "\"%08" PRIx32 "-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x\"", g->data1, g->data2, g->data3,
-                g->data4[0], g->data4[1], g->data4[2], g->data4[3], g->data4[4], g->data4[5], g->data4[6],
-                g->data4[7]);
+    case MANTRA_TYPE_GUID:
+        json_guid(out, &v->guid);
         break;
-    }
     case MANTRA_TYPE_STRING:
         json_utf16(out, v->data, v->count);
         break;
@@ -295,7 +297,11 @@ void json_event(FILE *out, const mantra_trace_event *ev) {
     fputs(",\"stack\":[", out);
     for (size_t i = 0; i < ev->stack_count; i++)
         fprintf(out, "%s\"0x%" PRIx64 "\"", i ? "," : "", mantra_trace_event_ip(ev, i));
-    fputs("]}\n", out);
+    fputs("],\"activity_id\":", out);
+    json_guid(out, &ev->activity_id);
+    fputs(",\"related_activity_id\":", out);
+    json_guid(out, &ev->related_activity_id);
+    fputs("}\n", out);
 }
 
 const char *json_field_source(const mantra_trace_event *ev) {

@@ -18,6 +18,7 @@
 #endif
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
 #include "dotnet_pgo.h"
+#include "dotnet_stacks.h"
 #include "run_host.h"
 #endif
 
@@ -56,6 +57,11 @@ static const char run_usage[] =
     "Environment: MANTRA_InterpPgo=0|1|2 (probes: off, method entry and loop heads, every basic\n"
     "block), MANTRA_InterpPgoMethods=GLOB,... (which methods get probes; * and ?), and the\n"
     "MANTRA_* startup tracing variables (MANTRA_EnableEventPipe=1, ...).\n"
+    "\n"
+    "Sessions that enable Microsoft-DotNETCore-SampleProfiler get a ThreadSample event with the\n"
+    "interpreted call stack every MANTRA_SampleProfilerIntervalMs (default 1) ms, and sessions with\n"
+    "rundown the MethodDCEndVerbose events that name those stacks' methods (docs/interp.md); a\n"
+    "--trace session whose providers name the SampleProfiler gets rundown at stop.\n"
     "\n"
     "Exit status: 0 success, 1 bad program (assembler error, run-time fault, trace failure),\n"
     "2 usage error.\n";
@@ -274,6 +280,9 @@ int cmd_run(int argc, char **argv) {
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
     unsigned pgo_flags = deltas ? MANTRA_PGO_FLUSH_DELTAS : 0u;
     (void)mantra_dotnet_pgo_init(pgo_flags);
+    /* ThreadSample of the interpreter's threads and the method rundown (docs/interp.md "Sampling");
+     * the threadless build has no sampler thread */
+    (void)mantra_dotnet_stacks_init(0);
     if (collect != NULL && start_collect(collect, pgo_flags) < 0) {
         free(values);
         mantra_interp_module_free(mod);
@@ -294,6 +303,8 @@ int cmd_run(int argc, char **argv) {
         c.providers = providers;
         c.output = MANTRA_SESSION_OUTPUT_FILE;
         c.path = trace;
+        if (strstr(providers, "Microsoft-DotNETCore-SampleProfiler") != NULL)
+            c.rundown_keywords = MANTRA_DEFAULT_RUNDOWN_KEYWORDS; /* method names for the samples */
         if (mantra_session_start(&sid, &c) < 0) {
             const char *e = mantra_session_last_error();
             fprintf(stderr, "mantra run: %s\n", e[0] ? e : "cannot start the session");
@@ -332,6 +343,7 @@ int cmd_run(int argc, char **argv) {
             print_probes(prog);
     }
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
+    mantra_interp_sampler_stop(); /* no more samples; the rundown stays for the stops below */
     mantra_pgo_collect_unwatch();
     run_host_stop();
     if (mantra_threadless())

@@ -59,7 +59,8 @@ enum mantra_level {
 };
 
 /* mantra_event_desc.flags */
-#define MANTRA_EVENT_STACK 0x1u            /* the manifest's `stack: true`; recorded, libmantra captures no stack */
+#define MANTRA_EVENT_STACK 0x1u            /* the manifest's `stack: true`; recorded: libmantra walks no native
+                                            * stack itself, a caller passes one to mantra_event_write_ex */
 #define MANTRA_EVENT_PARTIAL_METADATA 0x2u /* metadata describes only the leading fields */
 
 /* Constant description of one event version (generated). */
@@ -134,6 +135,34 @@ int mantra_event_write(const mantra_event_desc *desc, mantra_event_state *state,
  * scalars pack it themselves): no descriptor walk and no staging copy. */
 int mantra_event_write_bytes(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
                              uint32_t size);
+
+/* What an event may carry beyond its payload (mantra_event_write_ex; docs/sessions.md "Stacks,
+ * threads and activity ids"). Zero-initialise, then set what applies. */
+typedef struct mantra_event_options {
+    const uint64_t *stack;  /* instruction pointers, leaf first; NULL or stack_depth 0: no stack */
+    uint32_t stack_depth;   /* frames at stack; only the MANTRA_MAX_STACK_DEPTH leaf-most are kept */
+    uint32_t flags;         /* MANTRA_EVENT_OPT_* */
+    uint64_t thread_id;     /* with MANTRA_EVENT_OPT_THREAD_ID: the OS thread the event is about (a
+                             * sample written on behalf of another thread); the writing thread stays
+                             * the capture thread, whose sequence numbers the event takes */
+    const mantra_guid *activity_id;         /* with MANTRA_EVENT_OPT_ACTIVITY: these two instead of */
+    const mantra_guid *related_activity_id; /* the thread's (mantra/activity.h); NULL: all zero */
+} mantra_event_options;
+
+#define MANTRA_EVENT_OPT_THREAD_ID 0x1u
+#define MANTRA_EVENT_OPT_ACTIVITY 0x2u
+
+/* Deepest stack an event keeps, as EventPipe's EP_MAX_STACK_DEPTH (dotnet/runtime,
+ * src/native/eventpipe/ep-types.h: 100 frames); deeper stacks keep their leaf-most frames. */
+#define MANTRA_MAX_STACK_DEPTH 100u
+
+/* mantra_event_write / mantra_event_write_bytes with a stack, a thread id and activity ids
+ * (opts NULL: the same as those). Without opts an event still carries the writing thread's
+ * activity ids when it has set any (mantra_activity_set). */
+int mantra_event_write_ex(const mantra_event_desc *desc, mantra_event_state *state, const mantra_data *data,
+                          uint32_t count, const mantra_event_options *opts);
+int mantra_event_write_bytes_ex(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
+                                uint32_t size, const mantra_event_options *opts);
 
 /* The size mantra_event_write() would produce for these descriptors, or a negative
  * enum mantra_write_status when a string is invalid. */

@@ -193,6 +193,43 @@ int mantra_interp_module_arg_count(const mantra_interp_module *m, size_t method)
 /* 1 when argument i of the method is a double, 0 an int64, -1 out of range. */
 int mantra_interp_module_arg_is_double(const mantra_interp_module *m, size_t method, size_t i);
 
+/* ---- sampling ------------------------------------------------------------------------------ */
+
+/* Every interpreter thread publishes its call stack as it calls and returns (docs/interp.md
+ * "Sampling"), as pseudo instruction pointers: addresses inside the program's code
+ * (mantra_interp_program_code), so that a method's code range [code, code + size) is what a
+ * MethodLoad/MethodDCEnd event describes and a profiler resolves them to method names. The leaf
+ * frame is the running method's entry address, or the call instruction it last returned to (the
+ * dispatch loop publishes nothing per instruction, only at calls and returns); each caller's frame
+ * is the address of its call instruction. */
+#define MANTRA_INTERP_SAMPLE_FRAMES 100u /* leaf-most frames a sample keeps (EventPipe's 100) */
+
+typedef struct mantra_interp_sample {
+    const mantra_interp_program *program;
+    uint64_t os_thread_id; /* the OS thread inside the run (mantra_interp_thread_run's caller) */
+    const uint64_t *ips;   /* frames pseudo IPs, leaf first; valid during the callback only */
+    size_t frames;
+} mantra_interp_sample;
+typedef void (*mantra_interp_sample_fn)(void *ctx, const mantra_interp_sample *s);
+
+/* Calls fn, on the calling thread, with the current stack of every interpreter thread that is
+ * inside a run (a consistent copy: no lock is taken by the running threads). Threads are not
+ * created or freed while it runs; fn must not create or free one. Returns the number of samples,
+ * or MANTRA_EINVAL. */
+int mantra_interp_sample_threads(mantra_interp_sample_fn fn, void *ctx);
+/* Calls fn for every loaded program (not yet freed), for a method rundown; the same rules. */
+int mantra_interp_foreach_program(void (*fn)(void *ctx, const mantra_interp_program *p), void *ctx);
+
+/* A sampler thread that calls tick(ctx) every interval_ms (0: 1 ms, the .NET runtime's default
+ * sampling interval, dotnet/runtime src/native/eventpipe/ep-sample-profiler.c) until
+ * mantra_interp_sampler_stop; the tick decides whether to sample (mantra_dotnet_stacks_init's tick
+ * samples while a session enables ThreadSample). One per process: MANTRA_ESTATE when one runs.
+ * MANTRA_EUNSUPPORTED in the threadless build (nothing could run beside the interpreter). */
+typedef void (*mantra_interp_tick_fn)(void *ctx);
+int mantra_interp_sampler_start(uint32_t interval_ms, mantra_interp_tick_fn tick, void *ctx);
+/* Stops the sampler thread and waits for it (no-op when none runs). */
+void mantra_interp_sampler_stop(void);
+
 /* 1 when this build's dispatch loop uses computed goto (labels as values), 0 a switch. */
 int mantra_interp_computed_goto(void);
 /* Matches name against a glob list ("*", "?", comma-separated): 1 or 0 (docs/interp.md). */

@@ -4,6 +4,8 @@
 #ifndef MANTRA_INTERP_EXEC_INTERNAL_H
 #define MANTRA_INTERP_EXEC_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "interp/interp-internal.h"
 
 typedef union ip_value {
@@ -18,8 +20,44 @@ typedef struct ip_frame {
     ip_value *args; /* the caller's arguments (its locals follow them) */
 } ip_frame;
 
+/* The call stack a thread publishes for the sampler (sample.c; docs/interp.md "Sampling"): pub[0..depth]
+ * are pseudo instruction pointers, addresses in the program's code: pub[k] for k < depth the call
+ * instruction of frame k, pub[depth] the entry of the running method. A seqlock: the interpreter
+ * thread (the only writer) makes seq odd, stores with release, makes it even again (release); the
+ * sampler reads seq (acquire), the entries and depth (acquire), seq again, and retries when it
+ * changed. Atomics only, so no data race under TSan; on x86-64 every one of them is a plain mov. */
+typedef struct ip_pub {
+    _Atomic uint32_t seq;
+    _Atomic int32_t depth;       /* -1: not inside a run */
+    _Atomic uint64_t os_tid;     /* the OS thread running it */
+    _Atomic uintptr_t *ips;      /* max_frames + 1 entries */
+} ip_pub;
+
+static inline void ip_pub_begin(ip_pub *p) {
+    atomic_store_explicit(&p->seq, atomic_load_explicit(&p->seq, memory_order_relaxed) + 1u, memory_order_relaxed);
+}
+static inline void ip_pub_end(ip_pub *p) {
+    atomic_store_explicit(&p->seq, atomic_load_explicit(&p->seq, memory_order_relaxed) + 1u, memory_order_release);
+}
+/* A call from depth d (call instruction at call_ip) into callee (entry code). */
+static inline void ip_pub_call(ip_pub *p, uint32_t d, const uint8_t *call_ip, const uint8_t *callee) {
+    ip_pub_begin(p);
+    atomic_store_explicit(&p->ips[d], (uintptr_t)call_ip, memory_order_release);
+    atomic_store_explicit(&p->ips[d + 1], (uintptr_t)callee, memory_order_release);
+    atomic_store_explicit(&p->depth, (int32_t)(d + 1), memory_order_release);
+    ip_pub_end(p);
+}
+/* A return to depth d (or out of the run: d = -1). */
+static inline void ip_pub_depth(ip_pub *p, int32_t d) {
+    ip_pub_begin(p);
+    atomic_store_explicit(&p->depth, d, memory_order_release);
+    ip_pub_end(p);
+}
+
 struct mantra_interp_thread {
     const mantra_interp_program *prog;
+    ip_pub pub;
+    struct mantra_interp_thread *next_live; /* sample.c: the registry of threads (its lock) */
     mantra_interp_thread_options opts;
     ip_value *stack;
     uint32_t stack_slots;
@@ -39,5 +77,9 @@ struct mantra_interp_thread {
 /* exec.c: runs entry (its arguments already at t->stack[0..nargs)). 0 or MANTRA_ESTATE. */
 int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_value *result);
 void ip_out_flush(mantra_interp_thread *t);
+
+/* sample.c: the registries of live threads and programs the sampler and the rundown walk. */
+void ip_registry_add_thread(mantra_interp_thread *t);
+void ip_registry_remove_thread(mantra_interp_thread *t);
 
 #endif

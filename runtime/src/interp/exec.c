@@ -133,6 +133,7 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
     const uint8_t *ip = m->code;
     ip_frame *frames = t->frames;
     uint32_t depth = 0;
+    ip_pub *pub = &t->pub; /* the stack the sampler reads (exec-internal.h) */
 
 #if IP_COMPUTED_GOTO
     static void *const labels[256] = {
@@ -241,6 +242,7 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
             frames[depth].method = m;
             frames[depth].ret_ip = ip + 5;
             frames[depth].args = args;
+            ip_pub_call(pub, depth, ip, callee->code);
             depth++;
             for (uint32_t i = 0; i < callee->nlocals; i++)
                 clocals[i].i = 0;
@@ -262,6 +264,7 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
                 return 0;
             }
             depth--;
+            ip_pub_depth(pub, (int32_t)depth);
             m = frames[depth].method;
             ip = frames[depth].ret_ip;
             args = frames[depth].args;

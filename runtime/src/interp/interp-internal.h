@@ -210,11 +210,16 @@ struct mantra_interp_program {
     uint32_t counting;        /* enum mantra_interp_counting, resolved (never DEFAULT) */
     mantra_interp_counter_allocator allocator;
     int pgo_store;            /* 1: counters from the PGO store (no allocator) */
+    struct mantra_interp_program *next_live; /* sample.c: the registry of programs (its lock) */
 };
 
 /* pgo_store.c: registers lm's method in the PGO store and takes its counters and slots from it.
  * 0, MANTRA_ENOMEM, MANTRA_ESTATE (the method is instrumented with other probes). */
 int ip_store_counters(const mantra_interp_module *m, ip_lmethod *lm);
+
+/* sample.c: the registry of live programs the rundown walks (mantra_interp_foreach_program). */
+void ip_registry_add_program(mantra_interp_program *p);
+void ip_registry_remove_program(mantra_interp_program *p); /* a no-op when p is not in it */
 
 /* glob.c */
 int ip_glob_one(const char *pat, size_t plen, const char *s);

@@ -81,6 +81,7 @@ static int method_selected(const ip_method *m, const char *filter) {
 void mantra_interp_program_free(mantra_interp_program *p) {
     if (p == NULL)
         return;
+    ip_registry_remove_program(p);
     for (size_t i = 0; i < p->nmethods; i++) {
         ip_lmethod *lm = &p->methods[i];
         if (lm->counters != NULL && lm->pgo == NULL && p->allocator.release != NULL) {
@@ -318,6 +319,7 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
         mantra_interp_program_free(p);
         return rc;
     }
+    ip_registry_add_program(p);
     *out = p;
     return 0;
 }

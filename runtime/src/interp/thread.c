@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "interp/exec-internal.h"
+#include "platform/platform-internal.h"
 
 void mantra_interp_thread_options_init(mantra_interp_thread_options *o) {
     if (o != NULL)
@@ -46,7 +47,9 @@ int mantra_interp_thread_create(const mantra_interp_program *p, const mantra_int
     t->max_frames = t->opts.max_frames ? t->opts.max_frames : 100000u;
     t->stack = malloc((size_t)t->stack_slots * sizeof *t->stack);
     t->frames = malloc((size_t)t->max_frames * sizeof *t->frames);
-    int nomem = t->stack == NULL || t->frames == NULL;
+    t->pub.ips = calloc((size_t)t->max_frames + 1u, sizeof *t->pub.ips);
+    atomic_init(&t->pub.depth, -1);
+    int nomem = t->stack == NULL || t->frames == NULL || t->pub.ips == NULL;
     if (p->counting == MANTRA_INTERP_COUNT_PER_THREAD && p->nprobes > 0) {
         t->local_table = malloc(p->nprobes * sizeof *t->local_table);
         nomem |= t->local_table == NULL;
@@ -63,6 +66,7 @@ int mantra_interp_thread_create(const mantra_interp_program *p, const mantra_int
         mantra_interp_thread_free(t);
         return MANTRA_ENOMEM;
     }
+    ip_registry_add_thread(t);
     *out = t;
     return 0;
 }
@@ -87,6 +91,7 @@ void mantra_interp_thread_flush(mantra_interp_thread *t) {
 void mantra_interp_thread_free(mantra_interp_thread *t) {
     if (t == NULL)
         return;
+    ip_registry_remove_thread(t); /* a no-op for a thread whose create failed */
     mantra_interp_thread_flush(t);
     if (t->pgo != NULL)
         mantra_pgo_thread_detach(t->pgo);
@@ -94,6 +99,7 @@ void mantra_interp_thread_free(mantra_interp_thread *t) {
     free(t->local_table);
     free(t->stack);
     free(t->frames);
+    free((void *)t->pub.ips);
     free(t);
 }
 
@@ -126,7 +132,14 @@ int mantra_interp_thread_run(mantra_interp_thread *t, const char *entry, const m
         memcpy(&t->stack[i], &args[i], sizeof args[i]);
     if (result != NULL)
         memset(result, 0, sizeof *result);
+    /* the entry is frame 0 of the published stack until the run returns */
+    atomic_store_explicit(&t->pub.os_tid, mantra_pal_thread_id(), memory_order_relaxed);
+    ip_pub_begin(&t->pub);
+    atomic_store_explicit(&t->pub.ips[0], (uintptr_t)m->code, memory_order_release);
+    atomic_store_explicit(&t->pub.depth, 0, memory_order_release);
+    ip_pub_end(&t->pub);
     int rc = ip_execute(t, m, result);
+    ip_pub_depth(&t->pub, -1);
     ip_out_flush(t);
     mantra_interp_thread_flush(t);
     return rc;

@@ -69,12 +69,13 @@ static inline uint32_t take_seq(tss *t) {
 __attribute__((always_inline))
 #endif
 static inline int write_into(session *s, thread_rec *r, const mantra_event_desc *desc, const mantra_provider_desc *prov,
-                             const uint8_t *payload, uint32_t size) {
+                             const uint8_t *payload, uint32_t size, const rec_ext *x, const uint64_t *ips) {
     tss *t = get_tss(s, r);
     if (!t)
         return MANTRA_WRITE_DROPPED;
     uint32_t seq = take_seq(t);
-    uint32_t need = REC_HDR + ((size + 7u) & ~7u);
+    uint32_t xbytes = x ? (uint32_t)sizeof *x + x->frames * 8u : 0u;
+    uint32_t need = REC_HDR + xbytes + ((size + 7u) & ~7u);
     buf *b = atomic_load(&t->current);
     if (b == NULL || b->size - b->used < need) {
         /* Keep the buffer ss_alloc_buffer() returns rather than re-reading t->current: the drain may
@@ -83,9 +84,14 @@ static inline int write_into(session *s, thread_rec *r, const mantra_event_desc 
         b = ss_alloc_buffer(s, t, need);
     }
     if (b != NULL) {
-        rec_hdr h = {mantra_pal_now_ns_fast(), desc, prov, seq, size};
+        rec_hdr h = {mantra_pal_now_ns_fast(), desc, prov, seq, size | (x ? REC_EXT : 0u)};
         memcpy(b->data + b->used, &h, sizeof h);
-        memcpy(b->data + b->used + REC_HDR, payload, size);
+        if (MANTRA_UNLIKELY(x != NULL)) {
+            memcpy(b->data + b->used + REC_HDR, x, sizeof *x);
+            if (x->frames)
+                memcpy(b->data + b->used + REC_HDR + sizeof *x, ips, x->frames * 8u);
+        }
+        memcpy(b->data + b->used + REC_HDR + xbytes, payload, size);
         b->used += need;
         return MANTRA_WRITE_OK;
     }
@@ -95,7 +101,7 @@ static inline int write_into(session *s, thread_rec *r, const mantra_event_desc 
 
 int ss_write_one(session *s, thread_rec *r, const mantra_event_desc *desc, const mantra_provider_desc *prov,
                  const uint8_t *payload, uint32_t size) {
-    return write_into(s, r, desc, prov, payload, size);
+    return write_into(s, r, desc, prov, payload, size, NULL, NULL);
 }
 
 /* During stop rundown a session takes the rundown thread's writes only. */
@@ -133,25 +139,72 @@ static inline thread_rec *writer_of(uint64_t *sessions) {
     return r;
 }
 
-/* Writes one serialised payload into every session of `sessions`. Returns MANTRA_WRITE_OK, or
- * MANTRA_WRITE_DROPPED when at least one session dropped it; counts the event per thread. */
-static inline int write_sessions(const mantra_event_desc *desc, const mantra_event_state *state, uint64_t sessions,
-                                 const uint8_t *payload, uint32_t size) {
-    thread_rec *r = writer_of(&sessions);
-    if (!r)
-        return MANTRA_WRITE_DROPPED;
+/* Writes one serialised payload from r into every session of `sessions`, with the record extension
+ * x (NULL: the plain record). Returns MANTRA_WRITE_OK, or MANTRA_WRITE_DROPPED when at least one
+ * session dropped it; counts the event per thread. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int write_records(thread_rec *r, const mantra_event_desc *desc, const mantra_event_state *state,
+                                uint64_t sessions, const uint8_t *payload, uint32_t size, const rec_ext *x,
+                                const uint64_t *ips) {
     const mantra_provider_desc *prov = state->runtime;
     int rc = sessions ? MANTRA_WRITE_OK : MANTRA_WRITE_DROPPED;
     while (sessions) {
         uint32_t i = (uint32_t)__builtin_ctzll(sessions);
         sessions &= sessions - 1;
         session *s = enter_session(r, state, i);
-        if (s && write_into(s, r, desc, prov, payload, size) != MANTRA_WRITE_OK)
+        if (s && write_into(s, r, desc, prov, payload, size, x, ips) != MANTRA_WRITE_OK)
             rc = MANTRA_WRITE_DROPPED;
         atomic_store_explicit(&r->writing, 0, memory_order_release);
     }
     bump(rc == MANTRA_WRITE_OK ? &r->ev_written : &r->ev_dropped);
     return rc;
+}
+
+/* The same with the options' or the thread's extras, out of line: the plain write keeps the code it
+ * had before extras existed (one more test: r->has_activity). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static int write_records_ext(thread_rec *r, const mantra_event_desc *desc, const mantra_event_state *state,
+                             uint64_t sessions, const uint8_t *payload, uint32_t size, const mantra_event_options *o) {
+    static const mantra_guid zero;
+    rec_ext x;
+    const uint64_t *ips = NULL;
+    memset(&x, 0, sizeof x);
+    if (r->has_activity) {
+        x.activity = r->activity;
+        x.related = r->related;
+    }
+    if (o != NULL) {
+        if (o->flags & MANTRA_EVENT_OPT_THREAD_ID)
+            x.thread_id = o->thread_id;
+        if (o->flags & MANTRA_EVENT_OPT_ACTIVITY) {
+            x.activity = o->activity_id ? *o->activity_id : zero;
+            x.related = o->related_activity_id ? *o->related_activity_id : zero;
+        }
+        if (o->stack != NULL && o->stack_depth != 0) {
+            x.frames = o->stack_depth < MANTRA_MAX_STACK_DEPTH ? o->stack_depth : MANTRA_MAX_STACK_DEPTH;
+            ips = o->stack;
+        }
+    }
+    return write_records(r, desc, state, sessions, payload, size, &x, ips);
+}
+
+/* Writes one serialised payload into every session of `sessions` (o: the caller's options, NULL
+ * for the plain writes). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int write_sessions(const mantra_event_desc *desc, const mantra_event_state *state, uint64_t sessions,
+                                 const uint8_t *payload, uint32_t size, const mantra_event_options *o) {
+    thread_rec *r = writer_of(&sessions);
+    if (!r)
+        return MANTRA_WRITE_DROPPED;
+    if (MANTRA_UNLIKELY(o != NULL || r->has_activity))
+        return write_records_ext(r, desc, state, sessions, payload, size, o);
+    return write_records(r, desc, state, sessions, payload, size, NULL, NULL);
 }
 
 /* ---- oversized payloads ------------------------------------------------------------------------ */
@@ -188,21 +241,38 @@ static int refuse_too_large(const mantra_event_state *state) {
 
 /* ---- public write API -------------------------------------------------------------------------- */
 
-int mantra_event_write(const mantra_event_desc *desc, mantra_event_state *state, const mantra_data *data,
-                       uint32_t count) {
+/* The payload of mantra_event_write(_ex) serialised into the per-thread buffer; *n its size or a
+ * negative status (counted). */
+static const uint8_t *serialize(const mantra_event_state *state, const mantra_data *data, uint32_t count, int64_t *n) {
     static _Thread_local uint8_t payload[MANTRA_MAX_PAYLOAD];
-    int64_t n = mantra_payload_serialize(data, count, payload, sizeof payload);
-    if (n == MANTRA_WRITE_TOO_LARGE)
-        return refuse_too_large(state);
-    if (n < 0) {
+    *n = mantra_payload_serialize(data, count, payload, sizeof payload);
+    if (*n == MANTRA_WRITE_TOO_LARGE)
+        *n = refuse_too_large(state);
+    else if (*n < 0)
         atomic_fetch_add_explicit(&g_bad_string, 1, memory_order_relaxed);
-        return (int)n;
-    }
-    return mantra_event_write_bytes(desc, state, payload, (uint32_t)n);
+    return payload;
 }
 
-int mantra_event_write_bytes(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
-                             uint32_t size) {
+int mantra_event_write(const mantra_event_desc *desc, mantra_event_state *state, const mantra_data *data,
+                       uint32_t count) {
+    int64_t n;
+    const uint8_t *payload = serialize(state, data, count, &n);
+    return n < 0 ? (int)n : mantra_event_write_bytes(desc, state, payload, (uint32_t)n);
+}
+
+int mantra_event_write_ex(const mantra_event_desc *desc, mantra_event_state *state, const mantra_data *data,
+                          uint32_t count, const mantra_event_options *opts) {
+    int64_t n;
+    const uint8_t *payload = serialize(state, data, count, &n);
+    return n < 0 ? (int)n : mantra_event_write_bytes_ex(desc, state, payload, (uint32_t)n, opts);
+}
+
+/* The write of a laid-out payload: the listener, then the sessions (o: options or NULL). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int write_bytes(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
+                              uint32_t size, const mantra_event_options *o) {
     if (MANTRA_UNLIKELY(size > MANTRA_MAX_PAYLOAD))
         return refuse_too_large(state);
     uint64_t sessions = state ? (MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS) : 0;
@@ -212,9 +282,19 @@ int mantra_event_write_bytes(const mantra_event_desc *desc, mantra_event_state *
     if (MANTRA_UNLIKELY(to_listener))
         fn(atomic_load_explicit(&g_listener_ctx, memory_order_acquire), desc, payload, size);
     if (sessions != 0) /* counts the event itself, per thread */
-        return write_sessions(desc, state, sessions, payload, size);
+        return write_sessions(desc, state, sessions, payload, size, o);
     atomic_fetch_add_explicit(to_listener ? &g_written : &g_dropped, 1, memory_order_relaxed);
     return to_listener ? MANTRA_WRITE_OK : MANTRA_WRITE_DROPPED;
+}
+
+int mantra_event_write_bytes(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
+                             uint32_t size) {
+    return write_bytes(desc, state, payload, size, NULL);
+}
+
+int mantra_event_write_bytes_ex(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
+                                uint32_t size, const mantra_event_options *opts) {
+    return write_bytes(desc, state, payload, size, opts);
 }
 
 void mantra_set_listener(mantra_listener_fn fn, void *ctx) {

@@ -42,8 +42,10 @@ static int introduce_thread(session *s, tss *t, uint32_t next_seq) {
 
 static void emit(session *s, tss *t, const rec_hdr *h, const uint8_t *payload) {
     if (s->cfg.output == MANTRA_SESSION_OUTPUT_LISTENER) {
+        const rec_ext *x = rec_ext_of(h);
         mantra_session_record rec = {h->provider, h->provider ? h->provider->name : ss_pi_provider, h->desc,
-                                     h->ts, t->tid, h->seq, payload, h->size};
+                                     h->ts, x && x->thread_id ? x->thread_id : t->tid, h->seq, payload,
+                                     rec_payload_size(h)};
         s->cfg.listener(s->cfg.listener_ctx, &rec);
     } else {
         if (s->failed || !s->w)
@@ -62,7 +64,18 @@ static void emit(session *s, tss *t, const rec_hdr *h, const uint8_t *payload) {
         if (!rc) {
             mantra_nettrace_event ev = {.key = key, .timestamp = h->ts, .thread_id = t->tid,
                                         .processor_number = 0xFFFFFFFFu, .sequence = h->seq};
-            rc = mantra_nettrace_write(s->w, &ev, payload, h->size);
+            const rec_ext *x = rec_ext_of(h);
+            if (MANTRA_UNLIKELY(x != NULL)) {
+                /* the writing thread stays the capture thread: the sequence numbers are its own */
+                ev.capture_thread_id = t->tid;
+                if (x->thread_id)
+                    ev.thread_id = x->thread_id;
+                ev.stack = (const uint64_t *)(const void *)(x + 1);
+                ev.stack_frames = x->frames;
+                ev.activity_id = &x->activity;
+                ev.related_activity_id = &x->related;
+            }
+            rc = mantra_nettrace_write(s->w, &ev, payload, rec_payload_size(h));
         }
         if (rc) {
             /* ERANGE: this event refused (the reader sees its sequence number missing); else the
@@ -151,8 +164,8 @@ void ss_drain_pass(session *s, int final) {
         }
         if (!best)
             break;
-        emit(s, best, bh, (const uint8_t *)(bh + 1));
-        best->doff += REC_HDR + ((bh->size + 7u) & ~7u);
+        emit(s, best, bh, rec_payload(bh));
+        best->doff += rec_span(bh);
     }
     if (s->w && !final && !s->failed && mantra_nettrace_flush(s->w) != 0)
         ss_drain_fail(s, mantra_nettrace_last_error(s->w));

@@ -60,12 +60,43 @@ typedef struct rec_hdr {
 #define REC_HDR ((uint32_t)((sizeof(rec_hdr) + 7u) & ~(size_t)7u))
 _Static_assert(sizeof(rec_hdr) % 8u == 0, "record header keeps payloads 8-byte aligned");
 
+/* An event with a stack, another thread's id or activity ids (mantra_event_write_ex, or a thread
+ * with activity ids) has REC_EXT set in rec_hdr.size, whose low bits stay the payload size, and a
+ * rec_ext with its stack's IPs between the header and the payload. Events without them keep the
+ * plain record: the common write costs what it did. */
+#define REC_EXT 0x80000000u
+#define REC_SIZE_MASK 0x00FFFFFFu
+typedef struct rec_ext {
+    uint64_t thread_id; /* 0: the capture thread's */
+    mantra_guid activity, related;
+    uint32_t frames, pad; /* frames uint64_t IPs follow, leaf first */
+} rec_ext;
+_Static_assert(sizeof(rec_ext) % 8u == 0, "record extension keeps payloads 8-byte aligned");
+
+static inline uint32_t rec_payload_size(const rec_hdr *h) { return h->size & REC_SIZE_MASK; }
+static inline const rec_ext *rec_ext_of(const rec_hdr *h) {
+    return (h->size & REC_EXT) ? (const rec_ext *)(const void *)((const uint8_t *)h + REC_HDR) : NULL;
+}
+static inline uint32_t rec_ext_bytes(const rec_hdr *h) {
+    const rec_ext *x = rec_ext_of(h);
+    return x ? (uint32_t)sizeof(rec_ext) + x->frames * 8u : 0u;
+}
+static inline const uint8_t *rec_payload(const rec_hdr *h) {
+    return (const uint8_t *)h + REC_HDR + rec_ext_bytes(h);
+}
+/* Bytes of the whole record in its buffer. */
+static inline uint32_t rec_span(const rec_hdr *h) {
+    return REC_HDR + rec_ext_bytes(h) + ((rec_payload_size(h) + 7u) & ~7u);
+}
+
 typedef struct thread_rec {
     struct thread_rec *next;
     _Atomic uint32_t writing; /* session index + 1 while inside a write, else 0 */
     _Atomic int free;         /* 1: its thread exited; a new thread may take it over */
     uint64_t tid;
     _Atomic uint64_t ev_written, ev_dropped; /* events through sessions (owner writes, relaxed) */
+    int has_activity;            /* owner only: activity or related id non-zero (activity.c) */
+    mantra_guid activity, related; /* owner only */
     struct {
         uint64_t id;
         struct tss *t;
@@ -170,6 +201,8 @@ thread_rec *ss_current_rec(void);
  * prov NULL: libmantra's own ProcessInfo event. Returns MANTRA_WRITE_OK or MANTRA_WRITE_DROPPED. */
 int ss_write_one(session *s, thread_rec *r, const mantra_event_desc *desc, const mantra_provider_desc *prov,
                  const uint8_t *payload, uint32_t size);
+/* A thread record taken over or new: no activity ids (activity.c). */
+void ss_activity_reset(thread_rec *r);
 /* Makes s the only session the calling thread's events go to (a stopping hook or rundown runs;
  * NULL: back to normal); returns the previous one. */
 session *ss_set_exclusive(session *s);

@@ -44,6 +44,7 @@ thread_rec *ss_rec_attach(void) {
         if (atomic_load_explicit(&x->free, memory_order_relaxed) &&
             atomic_compare_exchange_strong(&x->free, &one, 0)) {
             memset(x->cache, 0, sizeof x->cache);
+            ss_activity_reset(x);
             x->tid = mantra_pal_thread_id();
             r = x;
             break;

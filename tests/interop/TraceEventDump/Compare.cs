@@ -168,6 +168,10 @@ public sealed class Comparer
             why.Add($"fields: ours none (manifest template without fields), traceevent [{string.Join(",", te.Fields.Select(k => k.Key))}]");
         }
         else if (manifest) ManifestCompared++;
+        if (ours.HasActivity && ours.ActivityId != te.ActivityId)
+            why.Add($"activity_id: ours {ours.ActivityId}, traceevent {te.ActivityId}");
+        if (ours.HasActivity && ours.RelatedActivityId != te.RelatedActivityId)
+            why.Add($"related_activity_id: ours {ours.RelatedActivityId}, traceevent {te.RelatedActivityId}");
         if (Stacks && !StackMatches(ours, te))
             why.Add($"stack: ours {ours.Stack.Count} frames, traceevent {te.Stack.Count}" + FirstStackDiff(ours.Stack, te.Stack));
         if (why.Count == 0) return;

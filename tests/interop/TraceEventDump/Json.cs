@@ -42,6 +42,10 @@ public sealed class EventLine
     public long Sequence;
     public JObject Fields = new();
     public List<ulong> Stack = new();
+    /// <summary>The row header's ActivityID and RelatedActivityID (TraceEvent.ActivityID /
+    /// RelatedActivityID); ours: HasActivity when the line has the keys.</summary>
+    public Guid ActivityId, RelatedActivityId;
+    public bool HasActivity;
     /// <summary>1-based line number in the file it came from (compare only).</summary>
     public int Line;
     /// <summary>TraceEvent decoded the payload with a built-in parser (CLR, rundown, private, sample
@@ -72,7 +76,8 @@ public static class Json
             if (i > 0) sb.Append(',');
             sb.Append("\"0x").Append(e.Stack[i].ToString("x", CultureInfo.InvariantCulture)).Append('"');
         }
-        sb.Append("]}");
+        sb.Append("],\"activity_id\":\"").Append(e.ActivityId.ToString("D"));
+        sb.Append("\",\"related_activity_id\":\"").Append(e.RelatedActivityId.ToString("D")).Append("\"}");
     }
 
     public static void WriteValue(StringBuilder sb, object? v)
@@ -185,6 +190,12 @@ public static class Json
         // is ignored; TraceEvent's own dump prints neither.
         if (r.TryGetProperty("field_source", out var fs) && fs.ValueKind == JsonValueKind.String)
             e.FieldSource = fs.GetString() ?? "";
+        if (r.TryGetProperty("activity_id", out var act) && r.TryGetProperty("related_activity_id", out var rel))
+        {
+            e.ActivityId = Guid.Parse(act.GetString() ?? "");
+            e.RelatedActivityId = Guid.Parse(rel.GetString() ?? "");
+            e.HasActivity = true;
+        }
         foreach (var a in Req(r, "stack").EnumerateArray())
         {
             string s = a.GetString() ?? "";

@@ -12,6 +12,8 @@ usage: TraceEventDump dump TRACE
        TraceEventDump stats TRACE
        TraceEventDump baseline TRACE BASELINE.txt [--samples]
        TraceEventDump read TRACE [--decode]
+       TraceEventDump stacks TRACE
+       TraceEventDump report TRACE
 
   dump      one JSON line per event, in the shape of docs/dump-json.md, in TraceEvent's dispatch order
   compare   OURS.jsonl (`mantra dump --json --sorted TRACE`, or - for stdin) against TraceEvent,
@@ -19,6 +21,13 @@ usage: TraceEventDump dump TRACE
   stats     {"format_version","complete","events","dropped","error","by_event","by_name"} as one JSON object
   read      the throughput baseline for bench/: EventPipeEventSource over TRACE, touching every event's
             header (and with --decode every payload value); prints {"events","seconds","bytes"}
+  stacks    every event with a stack, its stack resolved through TraceLog (method names from the
+            trace's MethodLoad/MethodDCEnd events, as dotnet-stack and PerfView do): one JSON line
+            {"provider","name","thread_id","activity_id","frames":["Module!Method" or "0xADDRESS",...]}
+            leaf first
+  report    what `dotnet-stack report` prints for a trace it collected: the threads' stacks through
+            SampleProfilerThreadTimeComputer and a MutableTraceEventStackSource, one
+            "Thread (0xID):" block per thread with the first sample's frames, leaf first
   baseline  TraceEvent's counts per "provider/EventName" (through TraceLog, as perfview's tests make
             their *.baseline.txt) against BASELINE.txt; --samples also requires the first event's
             text to be identical
@@ -48,6 +57,12 @@ int Run(string[] a)
         case "stats":
             if (a.Length != 2) return Fail(Usage);
             return Stats(trace);
+        case "stacks":
+            if (a.Length != 2) return Fail(Usage);
+            return Stacks(trace);
+        case "report":
+            if (a.Length != 2) return Fail(Usage);
+            return Report(trace);
         case "compare":
         {
             if (a.Length < 3) return Fail(Usage);
@@ -170,6 +185,107 @@ static void AppendCounts(StringBuilder sb, string key, SortedDictionary<string, 
         sb.Append(':').Append(kv.Value.ToString(CultureInfo.InvariantCulture));
     }
     sb.Append('}');
+}
+
+// The stacks of the trace's events, resolved by TraceLog's code-address table (TraceLog.cs: the
+// MethodLoadVerbose/MethodDCEndVerbose ranges of jitted code), what dotnet-stack report prints.
+int Stacks(string trace)
+{
+    string dir = Environment.GetEnvironmentVariable("MANTRA_BINARY_DIR") is { Length: > 0 } b ? b : Path.GetTempPath();
+    string etlx = Path.Combine(dir, $"te-stacks-{Environment.ProcessId}-{Path.GetFileName(trace)}.etlx");
+    try
+    {
+        TraceLog.CreateFromEventPipeDataFile(trace, etlx);
+        using var log = new TraceLog(etlx);
+        var sb = new StringBuilder();
+        foreach (var data in log.Events)
+        {
+            var cs = data.CallStack();
+            if (cs == null) continue;
+            sb.Clear();
+            sb.Append("{\"provider\":"); Json.WriteString(sb, data.ProviderName ?? "");
+            sb.Append(",\"name\":"); Json.WriteString(sb, data.EventName ?? "");
+            sb.Append(",\"thread_id\":").Append(data.ThreadID.ToString(CultureInfo.InvariantCulture));
+            sb.Append(",\"activity_id\":\"").Append(data.ActivityID.ToString("D")).Append('"');
+            sb.Append(",\"frames\":[");
+            bool first = true;
+            for (var f = cs; f != null; f = f.Caller)
+            {
+                if (!first) sb.Append(',');
+                first = false;
+                var ca = f.CodeAddress;
+                string method = ca.FullMethodName;
+                string text = string.IsNullOrEmpty(method)
+                    ? "0x" + ca.Address.ToString("x", CultureInfo.InvariantCulture)
+                    : (string.IsNullOrEmpty(ca.ModuleName) ? "?" : ca.ModuleName) + "!" + method;
+                Json.WriteString(sb, text);
+            }
+            sb.Append("]}\n");
+            stdout.Write(sb);
+        }
+    }
+    catch (Exception ex)
+    {
+        Console.Error.WriteLine($"TraceEventDump: {trace}: TraceLog failed: {ex.GetType().Name}: {ex.Message}");
+        return 1;
+    }
+    finally
+    {
+        try { File.Delete(etlx); } catch (IOException) { }
+    }
+    return 0;
+}
+
+// dotnet-stack report's view (dotnet/diagnostics, src/Tools/dotnet-stack/ReportCommand.cs): the
+// thread-time stacks of the samples, grouped by their "Thread (ID)" frame; each thread's first
+// sample printed leaf first, up to that frame.
+int Report(string trace)
+{
+    string dir = Environment.GetEnvironmentVariable("MANTRA_BINARY_DIR") is { Length: > 0 } b ? b : Path.GetTempPath();
+    string etlx = Path.Combine(dir, $"te-report-{Environment.ProcessId}-{Path.GetFileName(trace)}.etlx");
+    try
+    {
+        TraceLog.CreateFromEventPipeDataFile(trace, etlx);
+        using var log = new TraceLog(etlx);
+        var source = new Microsoft.Diagnostics.Tracing.Stacks.MutableTraceEventStackSource(log) { OnlyManagedCodeStacks = true };
+        var computer = new SampleProfilerThreadTimeComputer(log, new Microsoft.Diagnostics.Symbols.SymbolReader(TextWriter.Null));
+        computer.GenerateThreadTimeStacks(source);
+        var first = new SortedDictionary<string, Microsoft.Diagnostics.Tracing.Stacks.StackSourceCallStackIndex>(StringComparer.Ordinal);
+        source.ForEach(sample =>
+        {
+            var idx = sample.StackIndex;
+            while (idx != Microsoft.Diagnostics.Tracing.Stacks.StackSourceCallStackIndex.Invalid)
+            {
+                string name = source.GetFrameName(source.GetFrameIndex(idx), false);
+                if (name.StartsWith("Thread (", StringComparison.Ordinal))
+                {
+                    first.TryAdd(name, sample.StackIndex);
+                    break;
+                }
+                idx = source.GetCallerIndex(idx);
+            }
+        });
+        foreach (var (thread, stack) in first)
+        {
+            stdout.WriteLine(thread + ":");
+            for (var idx = stack; idx != Microsoft.Diagnostics.Tracing.Stacks.StackSourceCallStackIndex.Invalid; idx = source.GetCallerIndex(idx))
+            {
+                string name = source.GetFrameName(source.GetFrameIndex(idx), false);
+                if (name.StartsWith("Thread (", StringComparison.Ordinal)) break;
+                stdout.WriteLine("  " + name);
+            }
+        }
+    }
+    catch (Exception ex)
+    {
+        Console.Error.WriteLine($"TraceEventDump: {trace}: TraceLog failed: {ex.GetType().Name}: {ex.Message}");
+        return 1;
+    }
+    finally
+    {
+        try { File.Delete(etlx); } catch (IOException) { }
+    }
+    return 0;
 }
 
 // perfview's EventPipeParsing.Basic test: TraceLog over the file, AllEvents of its source, records

@@ -114,6 +114,9 @@ public sealed unsafe class TeView : IDisposable
             Version = data.Version,
             ThreadId = data.ThreadID,
             Sequence = 0,
+            ActivityId = data.ActivityID,
+            RelatedActivityId = data.RelatedActivityID,
+            HasActivity = true,
             BuiltIn = DynamicType == null || !DynamicType.IsInstanceOfType(data),
         };
         void* rec = RecordPointer(data);

@@ -1,0 +1,122 @@
+/* stacks.c - the sampler's tick and the method rundown of interpreted code (dotnet_stacks.h). */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "dotnet_registry.h"
+#include "dotnet_stacks.h"
+#include "dotnet_writers.h"
+
+/* SampleProfilerSampleType::Managed (dotnet/runtime, src/coreclr/vm/sampleprofiler.h). */
+#define SAMPLE_TYPE_MANAGED 2
+
+static void write_sample(void *ctx, const mantra_interp_sample *s) {
+    int *n = ctx;
+    int32_t type = SAMPLE_TYPE_MANAGED;
+    mantra_event_options o = {0};
+    o.stack = s->ips;
+    o.stack_depth = (uint32_t)s->frames;
+    o.flags = MANTRA_EVENT_OPT_THREAD_ID;
+    o.thread_id = s->os_thread_id;
+    if (mantra_event_write_bytes_ex(&mantra_SampleProfiler_events[0], &mantra_SampleProfiler_states[0], &type,
+                                    sizeof type, &o) == MANTRA_WRITE_OK)
+        (*n)++;
+}
+
+int mantra_dotnet_stacks_sample(void) {
+    if (!MANTRA_SampleProfiler_ThreadSample_enabled())
+        return 0;
+    int n = 0;
+    (void)mantra_interp_sample_threads(write_sample, &n);
+    return n;
+}
+
+static void tick(void *ctx) {
+    (void)ctx;
+    (void)mantra_dotnet_stacks_sample();
+}
+
+/* ---- rundown ----------------------------------------------------------------------------------- */
+
+typedef struct rundown_ctx {
+    int start; /* phase AT_START: the DCStart events */
+    int methods;
+} rundown_ctx;
+
+static const mantra_guid zero_guid;
+
+static void program_rundown(void *arg, const mantra_interp_program *p) {
+    rundown_ctx *c = arg;
+    const mantra_interp_module *m = mantra_interp_program_module(p);
+    uint64_t module_id = (uint64_t)(uintptr_t)p;
+    size_t count = mantra_interp_module_method_count(m);
+    const char *path = "";
+    mantra_interp_method_identity id;
+    if (count > 0 && mantra_interp_module_method(m, 0, &id) == 0)
+        path = id.module_name;
+    if (c->start)
+        (void)mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(module_id, module_id, 0, 0, path, "", 0, &zero_guid,
+                                                                  0, "", &zero_guid, 0, "");
+    else
+        (void)mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(module_id, module_id, 0, 0, path, "", 0, &zero_guid, 0,
+                                                                "", &zero_guid, 0, "");
+    for (size_t i = 0; i < count; i++) {
+        const uint8_t *code;
+        size_t size;
+        if (mantra_interp_module_method(m, i, &id) != 0 || mantra_interp_program_code(p, i, &code, &size) != 0)
+            continue;
+        uint64_t start = (uint64_t)(uintptr_t)code;
+        if (c->start)
+            (void)mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(
+                start, module_id, start, (uint32_t)size, id.token, 0, id.namespace_name, id.name, id.signature, 0, 0);
+        else
+            (void)mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(
+                start, module_id, start, (uint32_t)size, id.token, 0, id.namespace_name, id.name, id.signature, 0, 0);
+        c->methods++;
+    }
+}
+
+int mantra_dotnet_stacks_rundown(int phase) {
+    rundown_ctx c = {phase == MANTRA_RUNDOWN_AT_START, 0};
+    if (c.start)
+        (void)mantra_DotNETRuntimeRundown_DCStartInit_V1_write(0);
+    else
+        (void)mantra_DotNETRuntimeRundown_DCEndInit_V1_write(0);
+    (void)mantra_interp_foreach_program(program_rundown, &c);
+    if (c.start)
+        (void)mantra_DotNETRuntimeRundown_DCStartComplete_V1_write(0);
+    else
+        (void)mantra_DotNETRuntimeRundown_DCEndComplete_V1_write(0);
+    return c.methods;
+}
+
+static void rundown_cb(void *ctx, const mantra_session_info *info, int phase) {
+    (void)ctx;
+    (void)info;
+    (void)mantra_dotnet_stacks_rundown(phase);
+}
+
+/* ---- lifetime ---------------------------------------------------------------------------------- */
+
+static _Atomic int g_registered;
+
+int mantra_dotnet_stacks_init(uint32_t interval_ms) {
+    int rc = mantra_dotnet_register();
+    if (rc < 0)
+        return rc;
+    if (!atomic_exchange(&g_registered, 1) && (rc = mantra_rundown_register(rundown_cb, NULL)) < 0) {
+        atomic_store(&g_registered, 0);
+        return rc;
+    }
+    if (interval_ms == 0) {
+        const char *v = getenv("MANTRA_SampleProfilerIntervalMs");
+        interval_ms = v != NULL ? (uint32_t)strtoul(v, NULL, 10) : 0u;
+    }
+    rc = mantra_interp_sampler_start(interval_ms ? interval_ms : 1u, tick, NULL);
+    return rc == MANTRA_ESTATE ? 0 : rc; /* already running */
+}
+
+void mantra_dotnet_stacks_fini(void) {
+    mantra_interp_sampler_stop();
+    if (atomic_exchange(&g_registered, 0))
+        (void)mantra_rundown_unregister(rundown_cb, NULL);
+}
