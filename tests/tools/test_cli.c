@@ -101,8 +101,9 @@ START_TEST(stats_json_exact) {
     run(&r, "stats", "--json", p, NULL);
     ck_assert_int_eq(r.status, 0);
     ck_assert_str_eq(r.out, "{\"format_version\":4,\"complete\":true,\"pointer_size\":8,\"events\":3,\"metadata\":1,\"stacks\":1,"
-                            "\"sequence_points\":1,\"dropped\":0,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{\"Microsoft-Windows-DotNETRuntimeRundown/"
-                            "300/v0\":3},\"errors\":[]}\n");
+                            "\"sequence_points\":1,\"dropped\":0,\"manifest_events\":3,\"decode_errors\":0,\"by_event\":{\"Microsoft-Windows-DotNETRuntimeRundown/"
+                            "300/v0\":3},\"by_name\":{\"Microsoft-Windows-DotNETRuntimeRundown/ExecutionCheckpointDCEnd\":3},"
+                            "\"errors\":[]}\n");
     ck_assert_str_eq(r.err, "");
     run_tool_free(&r);
     free(p);
@@ -114,7 +115,8 @@ START_TEST(stats_json_exact) {
     ck_assert_int_eq(r.status, 0);
     ck_assert_str_eq(r.out, "{\"format_version\":6,\"complete\":true,\"pointer_size\":8,\"events\":7,\"metadata\":2,\"stacks\":0,"
                             "\"sequence_points\":0,\"dropped\":3,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{\"TestProvider/15/v0\":3,"
-                            "\"TestProvider/16/v0\":4},\"errors\":[]}\n");
+                            "\"TestProvider/16/v0\":4},\"by_name\":{\"TestProvider/TestEvent2\":4,\"TestProvider/TestEvent1\":3},"
+                            "\"errors\":[]}\n");
     run_tool_free(&r);
     free(p);
 }
@@ -148,7 +150,7 @@ START_TEST(stats_truncated_and_netperf) {
           "V5 and V6 traces (.NET Core 3.0 and later)";
     snprintf(want, sizeof want,
              "{\"format_version\":3,\"complete\":false,\"pointer_size\":0,\"events\":0,\"metadata\":0,\"stacks\":0,\"sequence_points\":0,"
-             "\"dropped\":0,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{},\"errors\":[\"%s\"]}\n",
+             "\"dropped\":0,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{},\"by_name\":{},\"errors\":[\"%s\"]}\n",
              msg);
     ck_assert_str_eq(r.out, want);
     run_tool_free(&r);
@@ -170,19 +172,25 @@ START_TEST(dump_json_exact) {
     run_tool_result r;
     run(&r, "dump", "--json", p, NULL);
     ck_assert_int_eq(r.status, 0);
-    /* Field lists: the runtime wrote minimal metadata for ExecutionCheckpoint (no fields) and the
-     * project's manifest does not describe event 300, so "fields" is {} (contract: "{} when the
-     * metadata describes no fields"). */
-    ck_assert_str_eq(r.out,
-                     "{\"timestamp\":11111943296237,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
-                     "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":1,\"fields\":{},"
-                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[]}\n"
-                     "{\"timestamp\":11111943296409,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
-                     "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":2,\"fields\":{},"
-                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[]}\n"
-                     "{\"timestamp\":11111943296514,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
-                     "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":3,\"fields\":{},"
-                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[]}\n");
+    /* The runtime wrote minimal metadata for ExecutionCheckpointDCEnd (no name, no fields): the
+     * built-in runtime providers (manifest/clr/runtime.yaml, no flag) name it, give its task and
+     * opcode and decode its fields (the values TraceEvent shows). */
+    static const char *const cp[] = {"RuntimeInit", "RuntimeSuspend", "RuntimeResumed"};
+    static const char *const ts[] = {"11111943296237", "11111943296409", "11111943296514"};
+    static const char *const cts[] = {"11111925598665", "11111925877436", "11111925880297"};
+    char want[4096] = "";
+    for (int i = 0; i < 3; i++) {
+        char line[700];
+        snprintf(line, sizeof line,
+                 "{\"timestamp\":%s,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\",\"event_id\":300,"
+                 "\"version\":0,\"name\":\"ExecutionCheckpointDCEnd\",\"task\":\"ExecutionCheckpoint\","
+                 "\"opcode\":\"ExecutionCheckpointDCEnd\",\"thread_id\":25112,\"sequence\":%d,\"fields\":{"
+                 "\"ClrInstanceID\":9,\"Name\":\"%s\",\"Timestamp\":%s},\"field_source\":\"manifest\",\"maps\":{},"
+                 "\"stack\":[]}\n",
+                 ts[i], i + 1, cp[i], cts[i]);
+        strcat(want, line);
+    }
+    ck_assert_str_eq(r.out, want);
     ck_assert_str_eq(r.err, "");
     run_tool_free(&r);
     free(p);
@@ -240,7 +248,7 @@ static void want_checkpoints(const char *out, int with_timestamp) {
             snprintf(stamp, sizeof stamp, ",\"Timestamp\":%s", cts[i]);
         snprintf(line, sizeof line,
                  "{\"timestamp\":%s,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\",\"event_id\":300,"
-                 "\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":%d,\"fields\":{\"ClrInstanceID\":9,"
+                 "\"version\":0,\"name\":\"ExecutionCheckpoint\",\"thread_id\":25112,\"sequence\":%d,\"fields\":{\"ClrInstanceID\":9,"
                  "\"Name\":\"%s\"%s},\"field_source\":\"manifest\",\"maps\":{\"ClrInstanceID\":\"Nine\"},"
                  "\"stack\":[]}\n",
                  ts[i], i + 1, names[i], stamp);
@@ -269,10 +277,10 @@ START_TEST(manifest_decodes_fields) {
     ck_assert_int_eq(run_tool(argv2, NULL, &r), 0);
     ck_assert_int_eq(r.status, 0);
     ck_assert_msg(strncmp(r.out,
-                          "11111943296237 Microsoft-Windows-DotNETRuntimeRundown/300/v0 - tid=25112 seq=1 "
+                          "11111943296237 Microsoft-Windows-DotNETRuntimeRundown/300/v0 ExecutionCheckpoint tid=25112 seq=1 "
                           "{\"ClrInstanceID\":9,\"Name\":\"RuntimeInit\",\"Timestamp\":11111925598665} "
                           "maps={\"ClrInstanceID\":\"Nine\"}\n",
-                          170) == 0,
+                          188) == 0,
                   "%s", r.out);
     run_tool_free(&r);
     free(y);

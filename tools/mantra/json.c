@@ -288,6 +288,14 @@ void json_event(FILE *out, const mantra_trace_event *ev) {
     json_string(out, m->provider, strlen(m->provider));
     fprintf(out, ",\"event_id\":%" PRIu32 ",\"version\":%" PRIu32 ",\"name\":", m->event_id, ev->version);
     json_string(out, m->name, strlen(m->name));
+    if (m->task_name) { /* docs/dump-json.md: only when a manifest names them */
+        fputs(",\"task\":", out);
+        json_string(out, m->task_name, strlen(m->task_name));
+    }
+    if (m->opcode_name) {
+        fputs(",\"opcode\":", out);
+        json_string(out, m->opcode_name, strlen(m->opcode_name));
+    }
     fprintf(out, ",\"thread_id\":%" PRIu64 ",\"sequence\":%" PRIu32 ",\"fields\":", ev->thread_id, ev->sequence);
     json_fields(out, ev);
     fprintf(out, ",\"field_source\":\"%s\",\"maps\":", json_field_source(ev));

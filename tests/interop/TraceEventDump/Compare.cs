@@ -152,7 +152,9 @@ public sealed class Comparer
         if (ours.Version != te.Version) why.Add($"version: ours {ours.Version}, traceevent {te.Version}");
         if (ours.Timestamp != te.Timestamp) why.Add($"timestamp: ours {ours.Timestamp}, traceevent {te.Timestamp}");
         if ((uint)ours.ThreadId != (uint)te.ThreadId) why.Add($"thread_id: ours {ours.ThreadId}, traceevent {te.ThreadId}");
-        if (ours.Name.Length > 0 && !NameMatches(ours.Name, te.Name, teOpcode))
+        // Names the trace's metadata gives are compared; a name only mantra's manifest gives (the
+        // runtime providers' metadata has none, so TraceEvent's metadata name is "") is not.
+        if (ours.Name.Length > 0 && te.Name.Length > 0 && !NameMatches(ours.Name, te.Name, teOpcode))
             why.Add($"name: ours \"{ours.Name}\", traceevent \"{te.Name}\" (opcode {teOpcode})");
         bool manifest = ours.FieldSource == "manifest";
         if (manifest && ours.Fields.Count > 0 && te.Fields.Count == 0 && !te.BuiltIn)
