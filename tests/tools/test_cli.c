@@ -237,21 +237,23 @@ static char *manifest_file(const char *name) {
 
 /* The three ExecutionCheckpoint events of the fixture, decoded with checkpoint.yaml (the values
  * TraceEvent shows for them); "fields" without Timestamp for checkpoint-trailing.yaml. */
-static void want_checkpoints(const char *out, int with_timestamp) {
+static void want_checkpoints(const char *out, int with_timestamp, const char *decode_error) {
     static const char *const names[] = {"RuntimeInit", "RuntimeSuspend", "RuntimeResumed"};
     static const char *const ts[] = {"11111943296237", "11111943296409", "11111943296514"};
     static const char *const cts[] = {"11111925598665", "11111925877436", "11111925880297"};
     char want[4096] = "";
     for (int i = 0; i < 3; i++) {
-        char line[640], stamp[64] = "";
+        char line[700], stamp[64] = "", derr[64] = "";
         if (with_timestamp)
             snprintf(stamp, sizeof stamp, ",\"Timestamp\":%s", cts[i]);
+        if (decode_error)
+            snprintf(derr, sizeof derr, ",\"decode_error\":\"%s\"", decode_error);
         snprintf(line, sizeof line,
                  "{\"timestamp\":%s,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\",\"event_id\":300,"
                  "\"version\":0,\"name\":\"ExecutionCheckpoint\",\"thread_id\":25112,\"sequence\":%d,\"fields\":{\"ClrInstanceID\":9,"
-                 "\"Name\":\"%s\"%s},\"field_source\":\"manifest\",\"maps\":{\"ClrInstanceID\":\"Nine\"},"
+                 "\"Name\":\"%s\"%s},\"field_source\":\"manifest\"%s,\"maps\":{\"ClrInstanceID\":\"Nine\"},"
                  "\"stack\":[]}\n",
-                 ts[i], i + 1, names[i], stamp);
+                 ts[i], i + 1, names[i], stamp, derr);
         strcat(want, line);
     }
     ck_assert_str_eq(out, want);
@@ -269,7 +271,7 @@ START_TEST(manifest_decodes_fields) {
     const char *argv[] = {tool(), "dump", "--json", "--manifest", y, p, NULL};
     ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
     ck_assert_int_eq(r.status, 0);
-    want_checkpoints(r.out, 1);
+    want_checkpoints(r.out, 1, NULL);
     ck_assert_str_eq(r.err, "");
     run_tool_free(&r);
     /* text form: the map names after the fields */
@@ -301,7 +303,7 @@ START_TEST(manifest_mismatch_reported) {
         const char *argv[] = {tool(), "dump", "--json", "--manifest", y, p, NULL};
         ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
         ck_assert_int_eq(r.status, 0);
-        want_checkpoints(r.out, k == 0);
+        want_checkpoints(r.out, k == 0, k == 0 ? "short" : "trailing");
         char want[2048] = "";
         static const char *const offs[] = {"384", "441", "485"};
         static const char *const sizes[] = {"34", "40", "40"};
@@ -376,7 +378,7 @@ START_TEST(manifest_path_env) {
     run_tool_result r;
     run(&r, "dump", "--json", p, NULL);
     ck_assert_int_eq(r.status, 0);
-    want_checkpoints(r.out, 1);
+    want_checkpoints(r.out, 1, NULL);
     run_tool_free(&r);
     run(&r, "stats", "--json", p, NULL);
     ck_assert_msg(strstr(r.out, "\"manifest_events\":3,\"decode_errors\":0,") != NULL, "%s", r.out);
@@ -385,7 +387,7 @@ START_TEST(manifest_path_env) {
     char *t = manifest_file("checkpoint-trailing.yaml");
     const char *argv[] = {tool(), "dump", "--json", "--manifest", t, p, NULL};
     ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
-    want_checkpoints(r.out, 0);
+    want_checkpoints(r.out, 0, "trailing");
     run_tool_free(&r);
     /* a bad file on the path: located error, exit 1 */
     snprintf(env, sizeof env, "%s:%s", y, bad);

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""A fresh .NET 10 trace made at test time by TraceMaker, read by mantra and by TraceEvent.
+
+usage: fresh_trace.py MANTRA TRACEMAKER_DLL OUTDIR MODE
+
+MODE env: `dotnet TraceMaker.dll work` with DOTNET_EnableEventPipe=1 (GC, JIT, loader, type-load,
+  thread pool, contention, exception keywords at Verbose, the sample profiler, the Mantra-TraceMaker
+  EventSource with keywords 0xF00000000003: bits 44-47 let WriteEvent(int, object[]) events through);
+  the runtime writes the exit rundown by default.
+MODE default | dotnet-sampled-thread-time | gc-verbose: `TraceMaker serve 30` and
+  `dotnet-trace collect -p PID [--profile MODE] --duration 00:00:00:03` against it (dotnet-trace of
+  tests/interop/dotnet-tools.json; `default` passes no --profile).
+
+Checked: `MANTRA dump --json --sorted` agrees with `$MANTRA_TE_DUMP compare` (0 differences; the
+exceptions TraceEvent forces are counted there, tests/interop/README.md); every event of the
+runtime providers (DotNETRuntime, Rundown, Private, Stress, SampleProfiler, EventPipe) has its
+fields from the built-in manifests and a name; `MANTRA stats --json` counts as decode errors
+exactly the GCFitBucketInfo (209) events with buckets (the runtime writes each bucket as a padded C
+struct of 16 bytes where the manifest describes 14: dotnet/runtime src/coreclr/gc/gc.cpp
+gc_heap::fire_per_heap_hist_event's neighbour FIRE_EVENT(GCFitBucketInfo) passes the raw
+bucket array), and each of them has exactly 14 + 16 * Count payload bytes, plus the TraceLogging
+`Flags` events of Mantra-TraceMaker-SelfDescribing (their metadata describes the bool as a 4-byte
+Boolean, the runtime writes 1 byte: 5 payload bytes where the metadata says 8), each with Flag true
+(the first payload byte) and reported as ending inside a field.
+Without dotnet: SKIP (a failure with MANTRA_REQUIRE_INTEROP=1).
+"""
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNTIME = ("Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown",
+           "Microsoft-Windows-DotNETRuntimePrivate", "Microsoft-Windows-DotNETRuntimeStress",
+           "Microsoft-DotNETCore-SampleProfiler", "Microsoft-DotNETCore-EventPipe")
+# GC 0x1, AssemblyLoader 0x4, Loader 0x8, Jit 0x10, Contention 0x4000, Exception 0x8000,
+# Threading 0x10000, Type 0x80000, Stack 0x40000000, TypeDiagnostic 0x8000000000 (ClrEtwAll.man)
+CONFIG = ("Microsoft-Windows-DotNETRuntime:0x804009C01D:5,Microsoft-DotNETCore-SampleProfiler:0:5,"
+          "Mantra-TraceMaker:0xF00000000003:5,Mantra-TraceMaker-SelfDescribing:0xF00000000003:5")
+ENV = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1")
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def make_env_trace(dll, trace):
+    env = dict(ENV, DOTNET_EnableEventPipe="1", DOTNET_EventPipeOutputPath=trace, DOTNET_EventPipeConfig=CONFIG)
+    p = subprocess.run(["dotnet", dll, "work"], env=env, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        fail(f"TraceMaker work exited {p.returncode}: {p.stderr}")
+
+
+def make_collect_trace(dll, trace, profile):
+    app = subprocess.Popen(["dotnet", dll, "serve", "30"], env=ENV, stdout=subprocess.PIPE, text=True)
+    try:
+        line = app.stdout.readline()
+        m = re.match(r"ready (\d+)", line)
+        if not m:
+            fail(f"TraceMaker serve printed {line!r}")
+        time.sleep(0.5)  # the diagnostics server is up once the program runs managed code
+        cmd = ["dotnet", "tool", "run", "dotnet-trace", "--", "collect", "-p", m.group(1), "-o", trace,
+               "--duration", "00:00:00:03"]
+        if profile != "default":
+            cmd += ["--profile", profile]
+        p = subprocess.run(cmd, cwd=HERE, env=ENV, capture_output=True, text=True, timeout=120,
+                           stdin=subprocess.DEVNULL)
+        if p.returncode != 0 or not os.path.exists(trace):
+            fail(f"dotnet-trace collect exited {p.returncode}: {p.stdout}{p.stderr}")
+    finally:
+        app.kill()
+        app.wait()
+
+
+def main(argv):
+    if len(argv) != 4:
+        fail(__doc__)
+    mantra, dll, outdir, mode = argv
+    te = shlex.split(os.environ.get("MANTRA_TE_DUMP", ""))
+    if not te or not os.path.exists(dll):
+        if os.environ.get("MANTRA_REQUIRE_INTEROP") == "1":
+            fail(f"TraceEvent harness or {dll} missing and MANTRA_REQUIRE_INTEROP=1")
+        print(f"SKIP: TraceEvent harness (MANTRA_TE_DUMP) or {dll} missing")
+        return 0
+    os.makedirs(outdir, exist_ok=True)
+    trace = os.path.join(outdir, f"tracemaker-{mode}.nettrace")
+    if os.path.exists(trace):
+        os.unlink(trace)
+    if mode == "env":
+        make_env_trace(dll, trace)
+    else:
+        make_collect_trace(dll, trace, mode)
+
+    ours = trace + ".mantra.jsonl"
+    with open(ours, "wb") as f:
+        p = subprocess.run([mantra, "dump", "--json", "--sorted", trace], stdout=f, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        fail(f"mantra dump exited {p.returncode}: {p.stderr.decode()}")
+    warnings = p.stderr.decode("utf-8", "replace").splitlines()
+    runtime = unnamed = flags = 0
+    fit = {}  # GCFitBucketInfo events with buckets: payload size the runtime's padded layout gives
+    providers = set()
+    with open(ours, encoding="utf-8") as f:
+        for line in f:
+            o = json.loads(line)
+            providers.add(o["provider"])
+            if o["provider"] == "Mantra-TraceMaker-SelfDescribing" and o["name"] == "Flags":
+                flags += 1
+                if o["fields"] != {"": {"Flag": True}}:
+                    fail(f"TraceLogging Flags: fields {o['fields']}, want the first payload byte as Flag true")
+            if o["provider"] not in RUNTIME:
+                continue
+            runtime += 1
+            if o["field_source"] not in ("manifest", "metadata"):
+                fail(f"runtime event not decoded: {line}")
+            if not o["name"]:
+                unnamed += 1
+            if o["provider"] == RUNTIME[0] and o["event_id"] == 209 and o["fields"]["Count"] > 0:
+                fit[o["timestamp"]] = 14 + 16 * o["fields"]["Count"]
+    if unnamed:
+        fail(f"{unnamed} runtime events without a name")
+    stats = json.loads(subprocess.run([mantra, "stats", "--json", trace], capture_output=True, text=True).stdout)
+    if stats["decode_errors"] != len(fit) + flags:
+        fail(f"{stats['decode_errors']} decode errors, want {len(fit)} (GCFitBucketInfo with buckets) + {flags} "
+             f"(TraceLogging bools); {warnings[:5]}")
+    sizes = set(fit.values())
+    for w in warnings:
+        m = re.search(r"/209/v0: the payload \((\d+) bytes\) has bytes after the last field", w)
+        tl = re.search(r"Mantra-TraceMaker-SelfDescribing/\d+/v0: the payload \(5 bytes\) ends inside a field", w)
+        if m is None and tl is None and "events whose payload" not in w:
+            fail(f"unexpected warning: {w}")
+        if m and int(m.group(1)) not in sizes:
+            fail(f"GCFitBucketInfo payload of {m.group(1)} bytes, the padded layout gives {sorted(sizes)}")
+    print(f"{trace}: {stats['events']} events, {runtime} of the runtime providers, all decoded and named; "
+          f"{len(fit)} GCFitBucketInfo decode errors (padded buckets), {flags} TraceLogging bool decode errors; "
+          f"providers: {', '.join(sorted(providers))}")
+    p = subprocess.run(te + ["compare", trace, ours, "--max", "20"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    text = p.stdout.decode("utf-8", "replace")
+    print(text, end="")
+    if p.returncode != 0 or " 0 differences" not in text.splitlines()[-1]:
+        fail("TraceEvent's compare found differences")
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
