@@ -4,7 +4,8 @@
 usage: fresh_trace.py MANTRA TRACEMAKER_DLL OUTDIR MODE
 
 MODE env: `dotnet TraceMaker.dll work` with DOTNET_EnableEventPipe=1 (GC, JIT, loader, type-load,
-  thread pool, contention, exception keywords at Verbose, the sample profiler, the Mantra-TraceMaker
+  thread pool, contention, exception and JitInstrumentationData keywords at Verbose: some
+  JitInstrumentationDataVerbose (298) events, each decoded whole with its Data by default, the sample profiler, the Mantra-TraceMaker
   EventSource with keywords 0xF00000000003: bits 44-47 let WriteEvent(int, object[]) events through);
   the runtime writes the exit rundown by default.
 MODE default | dotnet-sampled-thread-time | gc-verbose: `TraceMaker serve 30` and
@@ -37,8 +38,9 @@ RUNTIME = ("Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRu
            "Microsoft-Windows-DotNETRuntimePrivate", "Microsoft-Windows-DotNETRuntimeStress",
            "Microsoft-DotNETCore-SampleProfiler", "Microsoft-DotNETCore-EventPipe")
 # GC 0x1, AssemblyLoader 0x4, Loader 0x8, Jit 0x10, Contention 0x4000, Exception 0x8000,
-# Threading 0x10000, Type 0x80000, Stack 0x40000000, TypeDiagnostic 0x8000000000 (ClrEtwAll.man)
-CONFIG = ("Microsoft-Windows-DotNETRuntime:0x804009C01D:5,Microsoft-DotNETCore-SampleProfiler:0:5,"
+# Threading 0x10000, Type 0x80000, Stack 0x40000000, TypeDiagnostic 0x8000000000,
+# JitInstrumentationData 0x10000000000 (ClrEtwAll.man)
+CONFIG = ("Microsoft-Windows-DotNETRuntime:0x1804009C01D:5,Microsoft-DotNETCore-SampleProfiler:0:5,"
           "Mantra-TraceMaker:0xF00000000003:5,Mantra-TraceMaker-SelfDescribing:0xF00000000003:5")
 ENV = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1")
 
@@ -101,7 +103,7 @@ def main(argv):
     if p.returncode != 0:
         fail(f"mantra dump exited {p.returncode}: {p.stderr.decode()}")
     warnings = p.stderr.decode("utf-8", "replace").splitlines()
-    runtime = unnamed = flags = 0
+    runtime = unnamed = flags = whole298 = 0
     fit = {}  # GCFitBucketInfo events with buckets: payload size the runtime's padded layout gives
     providers = set()
     with open(ours, encoding="utf-8") as f:
@@ -119,10 +121,17 @@ def main(argv):
                 fail(f"runtime event not decoded: {line}")
             if not o["name"]:
                 unnamed += 1
+            if o["provider"] == RUNTIME[0] and o["event_id"] == 298:  # JitInstrumentationDataVerbose
+                data = o["fields"].get("Data")
+                if not isinstance(data, str) or len(data) != 2 * o["fields"]["DataSize"] or o.get("decode_error"):
+                    fail(f"event 298 not decoded whole (Data of DataSize bytes): {line[:400]}")
+                whole298 += 1
             if o["provider"] == RUNTIME[0] and o["event_id"] == 209 and o["fields"]["Count"] > 0:
                 fit[o["timestamp"]] = 14 + 16 * o["fields"]["Count"]
     if unnamed:
         fail(f"{unnamed} runtime events without a name")
+    if mode == "env" and whole298 == 0:
+        fail("no JitInstrumentationDataVerbose (298) event: the env run enables JitInstrumentationData")
     stats = json.loads(subprocess.run([mantra, "stats", "--json", trace], capture_output=True, text=True).stdout)
     if stats["decode_errors"] != len(fit) + flags:
         fail(f"{stats['decode_errors']} decode errors, want {len(fit)} (GCFitBucketInfo with buckets) + {flags} "
@@ -136,7 +145,7 @@ def main(argv):
         if m and int(m.group(1)) not in sizes:
             fail(f"GCFitBucketInfo payload of {m.group(1)} bytes, the padded layout gives {sorted(sizes)}")
     print(f"{trace}: {stats['events']} events, {runtime} of the runtime providers, all decoded and named; "
-          f"{len(fit)} GCFitBucketInfo decode errors (padded buckets), {flags} TraceLogging bool decode errors; "
+          f"{whole298} JitInstrumentationDataVerbose with their Data, {len(fit)} GCFitBucketInfo decode errors (padded buckets), {flags} TraceLogging bool decode errors; "
           f"providers: {', '.join(sorted(providers))}")
     p = subprocess.run(te + ["compare", trace, ours, "--max", "20"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     text = p.stdout.decode("utf-8", "replace")

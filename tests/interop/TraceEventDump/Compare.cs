@@ -43,6 +43,18 @@
 //        payload 2 bytes early gives - MethodToken = (ModuleID >> 48) | (our token << 16) mod 2^32,
 //        MethodNamespace = the char (our token >> 16) then our namespace - and counted as
 //        "298 fields read 2 bytes early by TraceEvent", never silently.
+//      - GCDynamicEvent (DotNETRuntime 39) named CommittedUsage: TraceEvent dispatches it as event
+//        65524 with fields read from Data; its Version and five UInt64 must equal our Data bytes
+//        (counted).
+//      - MethodFlags: compared without bits 7-9 (TraceEvent's OptimizationTier), counted when
+//        those bits are set; MethodDetails (72) fields above counted.
+//      - a manifest event whose trace metadata (dynamic, TraceEvent) describes only leading
+//        fields (mantra's partial metadata): those fields compared, counted.
+//  * ours "decode_error":"short" (the payload ends inside the metadata's fields, e.g. a
+//    TraceLogging bool described as 4 bytes and written as 1): TraceEvent reads past the end; the
+//    fields we decoded are compared with TraceEvent's first ones, counted.
+//  * names: compared where TraceEvent's metadata has one; a name only our manifest gives (the
+//    runtime providers') is not.
 //  * stack: equal address lists, except that TraceEvent discards the stacks of every
 //    Microsoft-Windows-DotNETRuntimeRundown event and of Microsoft-Windows-DotNETRuntime events
 //    140-144 and 190 (method load/unload bookkeeping): there an empty TraceEvent stack is accepted.
