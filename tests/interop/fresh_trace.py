@@ -104,6 +104,8 @@ def main(argv):
         fail(f"mantra dump exited {p.returncode}: {p.stderr.decode()}")
     warnings = p.stderr.decode("utf-8", "replace").splitlines()
     runtime = unnamed = flags = whole298 = 0
+    # the events each counted rule of TraceEventDump compare must apply to, from our side
+    expect = {"298": 0, "GCDynamicEvent": 0, "MethodDetails": 0, "MethodFlags": 0, "short": 0}
     fit = {}  # GCFitBucketInfo events with buckets: payload size the runtime's padded layout gives
     providers = set()
     with open(ours, encoding="utf-8") as f:
@@ -114,9 +116,20 @@ def main(argv):
                 flags += 1
                 if o["fields"] != {"": {"Flag": True}}:
                     fail(f"TraceLogging Flags: fields {o['fields']}, want the first payload byte as Flag true")
+            if o.get("decode_error") == "short" and o["field_source"] == "metadata":
+                expect["short"] += 1
             if o["provider"] not in RUNTIME:
                 continue
             runtime += 1
+            f = o["fields"]
+            if o["provider"] == RUNTIME[0] and o["event_id"] == 298:
+                expect["298"] += 1
+            if o["provider"] == RUNTIME[0] and o["event_id"] == 39 and f.get("Name") == "CommittedUsage":
+                expect["GCDynamicEvent"] += 1
+            if o["provider"] == RUNTIME[0] and o["event_id"] == 72:
+                expect["MethodDetails"] += 1
+            if isinstance(f.get("MethodFlags"), int) and f["MethodFlags"] & 0x380:
+                expect["MethodFlags"] += 1
             if o["field_source"] not in ("manifest", "metadata"):
                 fail(f"runtime event not decoded: {line}")
             if not o["name"]:
@@ -152,6 +165,18 @@ def main(argv):
     print(text, end="")
     if p.returncode != 0 or " 0 differences" not in text.splitlines()[-1]:
         fail("TraceEvent's compare found differences")
+    # every counted exception exactly as often as our events call for it
+    notes = {"298": r"note: (\d+) JitInstrumentationDataVerbose events",
+             "GCDynamicEvent": r"note: (\d+) GCDynamicEvent events",
+             "MethodDetails": r"note: (\d+) MethodDetails events",
+             "MethodFlags": r"note: (\d+) events: MethodFlags",
+             "short": r"note: (\d+) events whose payload ends inside"}
+    for rule, pattern in notes.items():
+        m = re.search(pattern, text)
+        got = int(m.group(1)) if m else 0
+        if got != expect[rule]:
+            fail(f"compare counted {got} events under the {rule} rule, our events call for {expect[rule]}")
+    print("counted exceptions: " + ", ".join(f"{k} {v}" for k, v in expect.items()))
     print("OK")
     return 0
 

@@ -77,9 +77,11 @@ def main(argv):
     if "payload" in err:
         fail(f"payloads that do not match the manifest: {err}")
     source, undefined = Counter(), Counter()
+    all_manifest = 0
     with open(ours, encoding="utf-8") as f:
         for line in f:
             o = json.loads(line)
+            all_manifest += o["field_source"] == "manifest"
             if o["provider"] not in RUNTIME:
                 continue
             source[o["field_source"]] += 1
@@ -94,6 +96,14 @@ def main(argv):
           f"{source['none']} not defined by any")
     for k in sorted(undefined):
         print(f"  not defined: {k}: {undefined[k]}")
+    if builtin:  # `mantra stats` without --manifest agrees: no decode error, the same manifest events
+        st = subprocess.run([mantra, "stats", "--json", trace], capture_output=True, text=True)
+        stats = json.loads(st.stdout)
+        if stats["decode_errors"] != 0 or stats["manifest_events"] != all_manifest:
+            fail(f"mantra stats: decode_errors {stats['decode_errors']} (want 0), manifest_events "
+                 f"{stats['manifest_events']} (want {all_manifest})")
+        print(f"mantra stats: {stats['events']} events, {stats['manifest_events']} from the built-in manifests, "
+              "0 decode errors")
     p = subprocess.run(te + ["compare", trace, ours, "--max", "20"], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT)
     text = p.stdout.decode("utf-8", "replace")
