@@ -39,8 +39,8 @@ RUNTIME = ("Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRu
            "Microsoft-DotNETCore-SampleProfiler", "Microsoft-DotNETCore-EventPipe")
 # GC 0x1, AssemblyLoader 0x4, Loader 0x8, Jit 0x10, Contention 0x4000, Exception 0x8000,
 # Threading 0x10000, Type 0x80000, Stack 0x40000000, TypeDiagnostic 0x8000000000,
-# JitInstrumentationData 0x10000000000 (ClrEtwAll.man)
-CONFIG = ("Microsoft-Windows-DotNETRuntime:0x1804009C01D:5,Microsoft-DotNETCore-SampleProfiler:0:5,"
+# MethodDiagnostic 0x4000000000 (MethodDetails, 72), JitInstrumentationData 0x10000000000 (ClrEtwAll.man)
+CONFIG = ("Microsoft-Windows-DotNETRuntime:0x1C04009C01D:5,Microsoft-DotNETCore-SampleProfiler:0:5,"
           "Mantra-TraceMaker:0xF00000000003:5,Mantra-TraceMaker-SelfDescribing:0xF00000000003:5")
 ENV = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1")
 

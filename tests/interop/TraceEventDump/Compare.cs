@@ -33,10 +33,10 @@
 //      - by name as for built-in parsers, with two per-event exceptions where TraceEvent's CLR parser
 //        does not show the manifest's raw values: GCPerHeapHistory (DotNETRuntime 204)
 //        CompactMechanisms/ExpandMechanisms (TraceEvent converts the runtime's mechanism encoding
-//        into its own enum values) and MethodDetails (DotNETRuntime 72) TypeParameterCount,
-//        LoaderModuleID, TypeParameters (TraceEvent's parser reads them at other offsets than the
-//        manifest's layout: TypeParameterCount null, LoaderModuleID 0, TypeParameters = the
-//        manifest's LoaderModuleID) - those fields are not compared.
+//        into its own enum values: not compared) and MethodDetails (DotNETRuntime 72)
+//        TypeParameterCount, LoaderModuleID, TypeParameters (TraceEvent's parser is one field off:
+//        TypeParameterCount null, LoaderModuleID = our TypeParameterCount, TypeParameters = our
+//        LoaderModuleID - checked as exactly that, counted).
 //      - JitInstrumentationDataVerbose (DotNETRuntime 298): TraceEvent 4.0.0's parser reads
 //        MethodToken and MethodNamespace 2 bytes early (its offsets skip MethodFlags' 4 bytes as 2),
 //        for the runtime's own events too. Those two fields are checked against what reading the
@@ -149,7 +149,8 @@ public sealed class Comparer
                            "(CommittedUsage): its fields checked against our Data bytes");
         if (_methodDetails > 0)
             _out.WriteLine($"note: {_methodDetails} MethodDetails events: TypeParameterCount, LoaderModuleID, TypeParameters " +
-                           "not compared (TraceEvent's parser reads them one field off)");
+                           "checked against TraceEvent's reading one field off (TypeParameterCount null, LoaderModuleID = " +
+                           "our TypeParameterCount, TypeParameters = our LoaderModuleID)");
         if (_shortPayload > 0)
             _out.WriteLine($"note: {_shortPayload} events whose payload ends inside their metadata's fields (ours: " +
                            "decode_error short): the fields decoded before the end compared, TraceEvent reads past them");
@@ -315,8 +316,16 @@ public sealed class Comparer
     // Fields of TraceEvent's CLR parsers that do not show the manifest's raw value (see the header).
     static bool NotComparedByName(string provider, long id, string name) =>
         provider == "Microsoft-Windows-DotNETRuntime" &&
-        ((id == 204 && name is "CompactMechanisms" or "ExpandMechanisms") ||
-         (id == 72 && name is "TypeParameterCount" or "LoaderModuleID" or "TypeParameters"));
+        id == 204 && name is "CompactMechanisms" or "ExpandMechanisms";
+
+    // TraceEvent 4.0.0's MethodDetails (72) parser is one field off after MethodToken: it shows
+    // TypeParameterCount null, LoaderModuleID = our TypeParameterCount and TypeParameters = our
+    // LoaderModuleID. True when its values are exactly that.
+    static bool ShiftedMethodDetails(JObject ours, JObject te) =>
+        Int(ours.Get("TypeParameterCount")) is BigInteger count && Int(ours.Get("LoaderModuleID")) is BigInteger module &&
+        te.FindIndex(t => t.Key == "TypeParameterCount") is int ci && ci >= 0 && te[ci].Value == null &&
+        Int(te.Get("LoaderModuleID")) is BigInteger teModule && teModule == count &&
+        Int(te.Get("TypeParameters")) is BigInteger teParams && teParams == module;
 
     // TraceEvent 4.0.0 reads event 298's MethodToken and MethodNamespace 2 bytes early (see the
     // header): true when TraceEvent's values are exactly that early reading of our payload.
@@ -343,17 +352,19 @@ public sealed class Comparer
             rest.AddRange(ours.Where(k => k.Key is not "MethodToken" and not "MethodNamespace"));
             ours = rest;
         }
+        if (provider == "Microsoft-Windows-DotNETRuntime" && id == 72 && ShiftedMethodDetails(ours, te))
+        {
+            _methodDetails++;
+            var rest = new JObject();
+            rest.AddRange(ours.Where(k => k.Key is not "TypeParameterCount" and not "LoaderModuleID" and not "TypeParameters"));
+            ours = rest;
+        }
         int common = 0;
         foreach (var kv in ours)
         {
             int j = te.FindIndex(t => t.Key == kv.Key);
             if (j < 0) continue;
-            if (NotComparedByName(provider, id, kv.Key))
-            {
-                if (kv.Key == "TypeParameterCount") _methodDetails++;
-                common++;
-                continue;
-            }
+            if (NotComparedByName(provider, id, kv.Key)) { common++; continue; }
             common++;
             object? tv = te[j].Value;
             if (BuiltInValueEquals(kv.Key, kv.Value, tv)) continue;
