@@ -12,7 +12,10 @@ MODE default | dotnet-sampled-thread-time | gc-verbose: `TraceMaker serve 30` an
   `dotnet-trace collect -p PID [--profile MODE] --duration 00:00:00:03` against it (dotnet-trace of
   tests/interop/dotnet-tools.json; `default` passes no --profile).
 
-Checked: `MANTRA dump --json --sorted` agrees with `$MANTRA_TE_DUMP compare` (0 differences; the
+Checked (env): an event of each kind of work (GC, JIT, type load, loader, thread pool, contention,
+exceptions, JitInstrumentationData, MethodDetails, rundown, sample profiler, ProcessInfo, both
+EventSources), and the EventSource values exactly as TraceMaker writes them.
+Checked (every mode): `MANTRA dump --json --sorted` agrees with `$MANTRA_TE_DUMP compare` (0 differences; the
 exceptions TraceEvent forces are counted there, tests/interop/README.md); every event of the
 runtime providers (DotNETRuntime, Rundown, Private, Stress, SampleProfiler, EventPipe) has its
 fields from the built-in manifests and a name; `MANTRA stats --json` counts as decode errors
@@ -42,6 +45,21 @@ RUNTIME = ("Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRu
 # MethodDiagnostic 0x4000000000 (MethodDetails, 72), JitInstrumentationData 0x10000000000 (ClrEtwAll.man)
 CONFIG = ("Microsoft-Windows-DotNETRuntime:0x1C04009C01D:5,Microsoft-DotNETCore-SampleProfiler:0:5,"
           "Mantra-TraceMaker:0xF00000000003:5,Mantra-TraceMaker-SelfDescribing:0xF00000000003:5")
+# What the env run must hold: (provider, event name) of each kind of work TraceMaker does.
+REQUIRED = [(RUNTIME[0], n) for n in ("GCStart", "GCEnd", "GCAllocationTick", "MethodJittingStarted",
+                                      "MethodLoadVerbose", "TypeLoadStart", "AssemblyLoadStart", "ModuleLoad",
+                                      "ThreadPoolWorkerThreadStart", "ContentionStart", "ExceptionThrown",
+                                      "JitInstrumentationDataVerbose", "MethodDetails")] + [
+    (RUNTIME[1], "MethodDCEndVerbose"), (RUNTIME[1], "DCEndComplete"), (RUNTIME[4], "ThreadSample"),
+    (RUNTIME[5], "ProcessInfo"), ("Mantra-TraceMaker", "Scalars"), ("Mantra-TraceMaker", "Texts"),
+    ("Mantra-TraceMaker-SelfDescribing", "Numbers")]
+# The EventSource's values as TraceMaker writes them (Program.cs Work), field for field.
+SCALARS = {"flag": True, "u8": 200, "i8": -100, "i16": -30000, "u16": 60000, "i32": -2000000000,
+           "u32": 4000000000, "i64": -9000000000000000000, "u64": 18000000000000000000, "f32": 1.5,
+           "f64": -2.25, "ch": "Z", "ptr": 0x12345678, "color": 2}
+TEXTS = {"text": "h\u00e9llo, w\u00f6rld", "empty": "", "id": "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
+         "when": 134117966450000000}  # 2026-01-02T03:04:05Z as FILETIME
+NUMBERS = {"tag": 9, "values": [10, -20, 30]}
 ENV = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1")
 
 
@@ -107,11 +125,18 @@ def main(argv):
     # the events each counted rule of TraceEventDump compare must apply to, from our side
     expect = {"298": 0, "GCDynamicEvent": 0, "MethodDetails": 0, "MethodFlags": 0, "short": 0}
     fit = {}  # GCFitBucketInfo events with buckets: payload size the runtime's padded layout gives
-    providers = set()
+    providers, seen = set(), set()
     with open(ours, encoding="utf-8") as f:
         for line in f:
             o = json.loads(line)
             providers.add(o["provider"])
+            seen.add((o["provider"], o["name"]))
+            want = {("Mantra-TraceMaker", "Texts"): TEXTS,
+                    ("Mantra-TraceMaker-SelfDescribing", "Numbers"): NUMBERS}.get((o["provider"], o["name"]))
+            if o["provider"] == "Mantra-TraceMaker" and o["name"] == "Scalars" and o["fields"].get("flag") is True:
+                want = SCALARS
+            if want is not None and o["fields"] != want:
+                fail(f"{o['provider']}/{o['name']}: fields {o['fields']}, want {want}")
             if o["provider"] == "Mantra-TraceMaker-SelfDescribing" and o["name"] == "Flags":
                 flags += 1
                 if o["fields"] != {"": {"Flag": True}}:
@@ -143,8 +168,12 @@ def main(argv):
                 fit[o["timestamp"]] = 14 + 16 * o["fields"]["Count"]
     if unnamed:
         fail(f"{unnamed} runtime events without a name")
-    if mode == "env" and whole298 == 0:
-        fail("no JitInstrumentationDataVerbose (298) event: the env run enables JitInstrumentationData")
+    if mode == "env":
+        missing = [f"{p}/{n}" for p, n in REQUIRED if (p, n) not in seen]
+        if missing:
+            fail(f"events missing from the env run: {missing}")
+        if whole298 == 0:
+            fail("no JitInstrumentationDataVerbose (298) event: the env run enables JitInstrumentationData")
     stats = json.loads(subprocess.run([mantra, "stats", "--json", trace], capture_output=True, text=True).stdout)
     if stats["decode_errors"] != len(fit) + flags:
         fail(f"{stats['decode_errors']} decode errors, want {len(fit)} (GCFitBucketInfo with buckets) + {flags} "
