@@ -117,8 +117,11 @@ static int apply_registry(mantra_reader *r, mantra_trace_metadata *m) {
             mantra_trace_metadata tmp;
             memset(&tmp, 0, sizeof tmp);
             const char *what = NULL;
-            if (rd_parse_metadata_v5_blob(&r->arena, d->metadata, d->metadata_size, &tmp, &what) == 0 &&
-                !tmp.fields_invalid && tmp.field_count) {
+            if (rd_parse_metadata_v5_blob(&r->arena, d->metadata, d->metadata_size, &tmp, &what) != 0)
+                return 0;
+            if ((m->name == NULL || m->name[0] == '\0') && tmp.name != NULL)
+                m->name = tmp.name; /* the description's name where the trace gives none */
+            if (!tmp.fields_invalid && tmp.field_count) {
                 m->fields = tmp.fields;
                 m->field_count = tmp.field_count;
                 m->fields_from_registry = 1;
