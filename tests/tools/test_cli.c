@@ -122,6 +122,26 @@ START_TEST(stats_json_exact) {
 }
 END_TEST
 
+/* `mantra stats` text: the counts, then the events by name, most first (TestEvent2 4 before
+ * TestEvent1 3). */
+START_TEST(stats_text_table_by_count) {
+    char *p = fixture(V6HDR);
+    if (p == NULL)
+        return;
+    run_tool_result r;
+    run(&r, "stats", p, NULL, NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "format version   6\ncomplete         yes\npointer size     8\nevents           7\n"
+                            "metadata         2\nstacks           0\nsequence points  0\ndropped          3\n"
+                            "manifest events  0\ndecode errors    0\n\n"
+                            "     count  event                                    provider/id/version\n"
+                            "         4  TestEvent2                               TestProvider/16/v0\n"
+                            "         3  TestEvent1                               TestProvider/15/v0\n");
+    run_tool_free(&r);
+    free(p);
+}
+END_TEST
+
 START_TEST(stats_truncated_and_netperf) {
     char *p = fixture(TRUNCATED);
     if (p == NULL)
@@ -413,6 +433,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, stats_json_exact);
+    tcase_add_test(tc, stats_text_table_by_count);
     tcase_add_test(tc, stats_truncated_and_netperf);
     tcase_add_test(tc, dump_json_exact);
     tcase_add_test(tc, dump_sorted_v6);
