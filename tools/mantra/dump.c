@@ -13,7 +13,7 @@ static const char dump_usage[] =
     "\n"
     "  --json             one JSON object per line (docs/dump-json.md): timestamp, provider, event_id,\n"
     "                     version, name, [task, opcode,] thread_id, sequence, fields, field_source,\n"
-    "                     maps, stack\n"
+    "                     [decode_error,] maps, stack\n"
     "  --sorted           time order, as TraceEvent dispatches events\n"
     "  --manifest FILE    decode events whose trace metadata has no fields with this manifest, in the\n"
     "                     YAML spelling `mantra-gen --emit-yaml` prints (convert ETW .man/.xml\n"
