@@ -37,6 +37,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--list-outputs", action="store_true", help="print the paths that would be generated")
     p.add_argument("--emit-yaml", action="store_true", help="print the manifest in the YAML spelling")
     p.add_argument("--emit-xml", action="store_true", help="print the manifest in the ETW XML spelling")
+    p.add_argument("--provider", action="append", metavar="NAME",
+                   help="with --emit-yaml/--emit-xml: only this provider (repeatable; in the order given)")
+    p.add_argument("--layouts-only", action="store_true",
+                   help="with --emit-yaml/--emit-xml: leave out event and provider messages (what "
+                        "manifest/clr/ holds; docs/manifest.md)")
     p.add_argument("--compat", nargs=2, metavar=("OLD", "NEW"),
                    help="report changes from OLD to NEW that break readers or writers of existing events")
     p.add_argument("--version", action="version", version=f"mantra-gen {__version__}")
@@ -90,13 +95,25 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 1
     if args.validate:
         return 0
-    if args.emit_yaml:
-        from .emit_yaml import emit_yaml
-        sys.stdout.write(emit_yaml(manifests[0]))
-        return 0
-    if args.emit_xml:
-        from .emit_xml import emit_xml
-        sys.stdout.write(emit_xml(manifests[0]))
+    if (args.provider or args.layouts_only) and not (args.emit_yaml or args.emit_xml):
+        _parser().error("--provider/--layouts-only go with --emit-yaml or --emit-xml")
+    if args.emit_yaml or args.emit_xml:
+        from .layouts import layouts_only, select_providers
+        m = manifests[0]
+        try:
+            if args.provider:
+                m = select_providers(m, args.provider)
+        except ManifestError as e:
+            _report(e, sys.stderr)
+            return 1
+        if args.layouts_only:
+            m = layouts_only(m)
+        if args.emit_yaml:
+            from .emit_yaml import emit_yaml
+            sys.stdout.write(emit_yaml(m))
+        else:
+            from .emit_xml import emit_xml
+            sys.stdout.write(emit_xml(m))
         return 0
 
     from .render import render_manifest

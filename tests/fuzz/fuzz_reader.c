@@ -1,11 +1,30 @@
 /* libFuzzer target: the nettrace reader (V4/V5 and V6 parsing, metadata parsing, field decoding)
- * in file order and in sorted (TraceEvent-order) mode. Invariants checked: no crash, no leak, no
- * undefined behaviour; errors carry an "offset N: " text; events only point inside what they say. */
+ * in file order and in sorted (TraceEvent-order) mode, and in file order with the built-in runtime
+ * providers attached (manifest/clr/ runtime.yaml and eventpipe.yaml, the manifest path: names, templates, payload checks).
+ * Invariants checked: no crash, no leak, no undefined behaviour; errors carry an "offset N: " text;
+ * events only point inside what they say; an event's decode_status agrees with a decode of it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mantra/manifest.h"
 #include "mantra/reader.h"
+
+#ifndef MANTRA_FUZZ_CLR_DIR
+#define MANTRA_FUZZ_CLR_DIR "manifest/clr"
+#endif
+
+/* The built-in runtime providers, loaded once (NULL entries without libyaml), never freed. */
+static mantra_manifest *clr[2];
+
+static void load_clr(void) {
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    clr[0] = mantra_manifest_load_file(MANTRA_FUZZ_CLR_DIR "/runtime.yaml", NULL);
+    clr[1] = mantra_manifest_load_file(MANTRA_FUZZ_CLR_DIR "/eventpipe.yaml", NULL);
+}
 
 static int touch(void *ctx, const mantra_value *v) {
     uint64_t *h = ctx;
@@ -23,11 +42,15 @@ static int touch_array(void *ctx, const mantra_value *v) {
 static const mantra_field_visitor visitor = {touch, touch, touch, touch_array, touch};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    for (unsigned mode = 0; mode < 2; mode++) {
-        mantra_reader_options o = {mode ? MANTRA_READER_SORTED : 0, 1u << 20};
+    load_clr();
+    for (unsigned mode = 0; mode < 3; mode++) {
+        mantra_reader_options o = {mode == 1 ? MANTRA_READER_SORTED : 0, 1u << 20};
         mantra_reader *r = mantra_reader_new(&o);
         if (r == NULL)
             return 0;
+        for (size_t i = 0; mode == 2 && i < 2; i++)
+            if (clr[i])
+                mantra_reader_add_manifest(r, clr[i]);
         int rc = mantra_reader_open_memory(r, data, size);
         uint64_t h = 0;
         if (rc == 0) {
@@ -39,7 +62,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     h += mantra_trace_event_ip(ev, i);
                 if (ev->metadata->provider[0] == '\0' && ev->metadata->name[0] == '\0')
                     h++;
-                mantra_decode_event(ev, &visitor, &h);
+                int d = mantra_decode_event(ev, &visitor, &h);
+                /* described events: a payload that decodes whole has status OK, and the reverse */
+                int described = ev->metadata->field_count != 0 || ev->metadata->fields_from_manifest;
+                if (described && (d == 0) != (ev->decode_status == 0))
+                    abort();
+                if (ev->metadata->name == NULL)
+                    abort();
             }
         }
         const char *err = mantra_reader_last_error(r);

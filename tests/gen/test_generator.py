@@ -217,3 +217,42 @@ def test_clr_etw_all_validates():
         pytest.skip("the shared ClrEtwAll fixture is missing" if path else "MANTRA_SHARED_DIR is not set")
     status, out, err = run_gen(["--validate", path])
     assert (status, out, err) == (0, b"", b""), f"ClrEtwAll: exit status {status}\nstdout:\n{out}\nstderr:\n{err}"
+
+
+# ---- --provider and --layouts-only (the built-in data of manifest/clr/) ----------------------------
+def test_emit_yaml_provider_and_layouts_only():
+    """--provider keeps the named providers in the order given; --layouts-only drops event and provider
+    messages but keeps task, opcode, keyword and map display names; the result loads back."""
+    status, out, err = run_gen(["--emit-yaml", "--layouts-only", "--provider", "Mantra-Demo",
+                                "--provider", "Microsoft-DotNETCore-SampleProfiler", "manifest/dotnet.yaml"])
+    assert (status, err) == (0, b"")
+    text = out.decode()
+    names = [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("  - name: ")]
+    assert names == ["Mantra-Demo", "Microsoft-DotNETCore-SampleProfiler"]
+    assert "Demo provider of mantra emit" not in text          # the provider message is gone
+    assert "{value: 0x1, message: Steady}" in text              # map entries keep their names
+    assert "{name: Ticks, mask: 0x1, message: Small fixed-size events}" in text  # keyword display names
+    full = run_gen(["--emit-yaml", "--provider", "Mantra-Demo", "manifest/dotnet.yaml"])[1].decode()
+    assert "Demo provider of mantra emit" in full
+
+
+def test_layouts_only_drops_event_messages(tmp_path):
+    src = tmp_path / "m.yaml"
+    src.write_text("providers:\n  - name: P\n    tasks:\n      - {name: T, value: 1, message: Tee}\n"
+                   "    events:\n      - {name: E, id: 1, task: T, opcode: \"win:Start\", message: \"Count=%1\"}\n")
+    status, out, err = run_gen(["--emit-yaml", "--layouts-only", str(src)])
+    assert (status, err) == (0, b"")
+    assert out.decode() == ("providers:\n  - name: P\n    tasks:\n      - {name: T, value: 1, message: Tee}\n"
+                            "    events:\n      - name: E\n        id: 1\n        task: T\n        opcode: win:Start\n")
+
+
+def test_emit_yaml_unknown_provider():
+    status, out, err = run_gen(["--emit-yaml", "--provider", "Nope", "manifest/dotnet.yaml"])
+    assert (status, out) == (1, b"")
+    assert err.startswith(b"manifest/dotnet.yaml:1:1: error: no provider named 'Nope' (the manifest has: ")
+
+
+def test_layouts_only_needs_emit():
+    status, out, err = run_gen(["--layouts-only", "manifest/dotnet.yaml"])
+    assert (status, out) == (2, b"")
+    assert err.endswith(b"mantra-gen: error: --provider/--layouts-only go with --emit-yaml or --emit-xml\n")

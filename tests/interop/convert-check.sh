@@ -30,7 +30,7 @@ rm -f "$out.$format.json"
 # nothing is written beside the original (the shared fixtures are read-only inputs).
 copy="$out.input.nettrace"
 cp "$trace" "$copy" || { echo "convert-check.sh: cannot copy $trace to $copy" >&2; exit 1; }
-trap 'rm -f "$copy" "$copy.etlx"' EXIT
+trap 'rm -f "$copy" "$copy.etlx" "${copy%.nettrace}.etlx"' EXIT
 trace=$copy
 
 # dotnet-trace writes Path.ChangeExtension(<-o>, ".FORMAT.json"): hand it OUTBASE.x so that dots

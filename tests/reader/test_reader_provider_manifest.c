@@ -70,8 +70,38 @@ START_TEST(registry_alone_is_partial) {
     ck_assert_int_eq(ev->metadata->fields_from_registry, 1);
     ck_assert_uint_eq(ev->metadata->field_count, 9); /* up to MethodSignature */
     ck_assert_int_eq(ev->decode_status, MANTRA_DECODE_TRAILING);
+    /* the trace's metadata has no name: the registered description's */
+    ck_assert_str_eq(ev->metadata->name, "JitInstrumentationDataVerbose");
     mantra_reader_free(r);
     mantra_sink_free(sink);
+}
+END_TEST
+
+/* The built-in runtime providers (manifest/clr/runtime.yaml) alone: 298 decodes whole, named, with
+ * its task and opcode display names. */
+START_TEST(builtin_clr_decodes_298_whole) {
+    if (!mantra_manifest_supported())
+        return;
+    mantra_manifest *m = mantra_manifest_load_file("manifest/clr/runtime.yaml", NULL);
+    ck_assert_ptr_nonnull(m);
+    mantra_sink *sink;
+    size_t size;
+    const uint8_t *bytes = make_trace(&sink, &size);
+    mantra_reader *r = mantra_reader_new(NULL);
+    ck_assert_int_eq(mantra_reader_add_manifest(r, m), 0);
+    ck_assert_int_eq(mantra_reader_open_memory(r, bytes, size), 0);
+    const mantra_trace_event *ev;
+    ck_assert_int_eq(mantra_reader_next(r, &ev), 1);
+    ck_assert_int_eq(ev->metadata->fields_from_manifest, 1);
+    ck_assert_uint_eq(ev->metadata->field_count, 10);
+    ck_assert_str_eq(ev->metadata->fields[9].name, "Data");
+    ck_assert_int_eq(ev->decode_status, MANTRA_DECODE_OK);
+    ck_assert_str_eq(ev->metadata->name, "JitInstrumentationDataVerbose");
+    ck_assert_str_eq(ev->metadata->task_name, "JitInstrumentationData");
+    ck_assert_str_eq(ev->metadata->opcode_name, "InstrumentationData"); /* the opcode's message */
+    mantra_reader_free(r);
+    mantra_sink_free(sink);
+    mantra_manifest_free(m);
 }
 END_TEST
 
@@ -102,6 +132,7 @@ static Suite *suite(void) {
     Suite *s = suite_create("reader_provider_manifest");
     TCase *tc = tcase_create("provider_manifest");
     tcase_add_test(tc, registry_alone_is_partial);
+    tcase_add_test(tc, builtin_clr_decodes_298_whole);
     tcase_add_test(tc, provider_manifest_completes_it);
     suite_add_tcase(s, tc);
     return s;

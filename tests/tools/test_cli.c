@@ -101,8 +101,9 @@ START_TEST(stats_json_exact) {
     run(&r, "stats", "--json", p, NULL);
     ck_assert_int_eq(r.status, 0);
     ck_assert_str_eq(r.out, "{\"format_version\":4,\"complete\":true,\"pointer_size\":8,\"events\":3,\"metadata\":1,\"stacks\":1,"
-                            "\"sequence_points\":1,\"dropped\":0,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{\"Microsoft-Windows-DotNETRuntimeRundown/"
-                            "300/v0\":3},\"errors\":[]}\n");
+                            "\"sequence_points\":1,\"dropped\":0,\"manifest_events\":3,\"decode_errors\":0,\"by_event\":{\"Microsoft-Windows-DotNETRuntimeRundown/"
+                            "300/v0\":3},\"by_name\":{\"Microsoft-Windows-DotNETRuntimeRundown/ExecutionCheckpointDCEnd\":3},"
+                            "\"errors\":[]}\n");
     ck_assert_str_eq(r.err, "");
     run_tool_free(&r);
     free(p);
@@ -114,7 +115,28 @@ START_TEST(stats_json_exact) {
     ck_assert_int_eq(r.status, 0);
     ck_assert_str_eq(r.out, "{\"format_version\":6,\"complete\":true,\"pointer_size\":8,\"events\":7,\"metadata\":2,\"stacks\":0,"
                             "\"sequence_points\":0,\"dropped\":3,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{\"TestProvider/15/v0\":3,"
-                            "\"TestProvider/16/v0\":4},\"errors\":[]}\n");
+                            "\"TestProvider/16/v0\":4},\"by_name\":{\"TestProvider/TestEvent2\":4,\"TestProvider/TestEvent1\":3},"
+                            "\"errors\":[]}\n");
+    run_tool_free(&r);
+    free(p);
+}
+END_TEST
+
+/* `mantra stats` text: the counts, then the events by name, most first (TestEvent2 4 before
+ * TestEvent1 3). */
+START_TEST(stats_text_table_by_count) {
+    char *p = fixture(V6HDR);
+    if (p == NULL)
+        return;
+    run_tool_result r;
+    run(&r, "stats", p, NULL, NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "format version   6\ncomplete         yes\npointer size     8\nevents           7\n"
+                            "metadata         2\nstacks           0\nsequence points  0\ndropped          3\n"
+                            "manifest events  0\ndecode errors    0\n\n"
+                            "     count  event                                    provider/id/version\n"
+                            "         4  TestEvent2                               TestProvider/16/v0\n"
+                            "         3  TestEvent1                               TestProvider/15/v0\n");
     run_tool_free(&r);
     free(p);
 }
@@ -148,7 +170,7 @@ START_TEST(stats_truncated_and_netperf) {
           "V5 and V6 traces (.NET Core 3.0 and later)";
     snprintf(want, sizeof want,
              "{\"format_version\":3,\"complete\":false,\"pointer_size\":0,\"events\":0,\"metadata\":0,\"stacks\":0,\"sequence_points\":0,"
-             "\"dropped\":0,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{},\"errors\":[\"%s\"]}\n",
+             "\"dropped\":0,\"manifest_events\":0,\"decode_errors\":0,\"by_event\":{},\"by_name\":{},\"errors\":[\"%s\"]}\n",
              msg);
     ck_assert_str_eq(r.out, want);
     run_tool_free(&r);
@@ -170,22 +192,25 @@ START_TEST(dump_json_exact) {
     run_tool_result r;
     run(&r, "dump", "--json", p, NULL);
     ck_assert_int_eq(r.status, 0);
-    /* Field lists: the runtime wrote minimal metadata for ExecutionCheckpoint (no fields) and the
-     * project's manifest does not describe event 300, so "fields" is {} (contract: "{} when the
-     * metadata describes no fields"). */
-    ck_assert_str_eq(r.out,
-                     "{\"timestamp\":11111943296237,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
-                     "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":1,\"fields\":{},"
-                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[],"
-                     "\"activity_id\":\"00000000-0000-0000-0000-000000000000\",\"related_activity_id\":\"00000000-0000-0000-0000-000000000000\"}\n"
-                     "{\"timestamp\":11111943296409,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
-                     "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":2,\"fields\":{},"
-                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[],"
-                     "\"activity_id\":\"00000000-0000-0000-0000-000000000000\",\"related_activity_id\":\"00000000-0000-0000-0000-000000000000\"}\n"
-                     "{\"timestamp\":11111943296514,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\","
-                     "\"event_id\":300,\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":3,\"fields\":{},"
-                     "\"field_source\":\"none\",\"maps\":{},\"stack\":[],"
-                     "\"activity_id\":\"00000000-0000-0000-0000-000000000000\",\"related_activity_id\":\"00000000-0000-0000-0000-000000000000\"}\n");
+    /* The runtime wrote minimal metadata for ExecutionCheckpointDCEnd (no name, no fields): the
+     * built-in runtime providers (manifest/clr/runtime.yaml, no flag) name it, give its task and
+     * opcode and decode its fields (the values TraceEvent shows). */
+    static const char *const cp[] = {"RuntimeInit", "RuntimeSuspend", "RuntimeResumed"};
+    static const char *const ts[] = {"11111943296237", "11111943296409", "11111943296514"};
+    static const char *const cts[] = {"11111925598665", "11111925877436", "11111925880297"};
+    char want[4096] = "";
+    for (int i = 0; i < 3; i++) {
+        char line[700];
+        snprintf(line, sizeof line,
+                 "{\"timestamp\":%s,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\",\"event_id\":300,"
+                 "\"version\":0,\"name\":\"ExecutionCheckpointDCEnd\",\"task\":\"ExecutionCheckpoint\","
+                 "\"opcode\":\"ExecutionCheckpointDCEnd\",\"thread_id\":25112,\"sequence\":%d,\"fields\":{"
+                 "\"ClrInstanceID\":9,\"Name\":\"%s\",\"Timestamp\":%s},\"field_source\":\"manifest\",\"maps\":{},"
+                 "\"stack\":[],\"activity_id\":\"00000000-0000-0000-0000-000000000000\",\"related_activity_id\":\"00000000-0000-0000-0000-000000000000\"}\n",
+                 ts[i], i + 1, cp[i], cts[i]);
+        strcat(want, line);
+    }
+    ck_assert_str_eq(r.out, want);
     ck_assert_str_eq(r.err, "");
     run_tool_free(&r);
     free(p);
@@ -233,21 +258,23 @@ static char *manifest_file(const char *name) {
 
 /* The three ExecutionCheckpoint events of the fixture, decoded with checkpoint.yaml (the values
  * TraceEvent shows for them); "fields" without Timestamp for checkpoint-trailing.yaml. */
-static void want_checkpoints(const char *out, int with_timestamp) {
+static void want_checkpoints(const char *out, int with_timestamp, const char *decode_error) {
     static const char *const names[] = {"RuntimeInit", "RuntimeSuspend", "RuntimeResumed"};
     static const char *const ts[] = {"11111943296237", "11111943296409", "11111943296514"};
     static const char *const cts[] = {"11111925598665", "11111925877436", "11111925880297"};
     char want[4096] = "";
     for (int i = 0; i < 3; i++) {
-        char line[640], stamp[64] = "";
+        char line[700], stamp[64] = "", derr[64] = "";
         if (with_timestamp)
             snprintf(stamp, sizeof stamp, ",\"Timestamp\":%s", cts[i]);
+        if (decode_error)
+            snprintf(derr, sizeof derr, ",\"decode_error\":\"%s\"", decode_error);
         snprintf(line, sizeof line,
                  "{\"timestamp\":%s,\"provider\":\"Microsoft-Windows-DotNETRuntimeRundown\",\"event_id\":300,"
-                 "\"version\":0,\"name\":\"\",\"thread_id\":25112,\"sequence\":%d,\"fields\":{\"ClrInstanceID\":9,"
-                 "\"Name\":\"%s\"%s},\"field_source\":\"manifest\",\"maps\":{\"ClrInstanceID\":\"Nine\"},"
+                 "\"version\":0,\"name\":\"ExecutionCheckpoint\",\"thread_id\":25112,\"sequence\":%d,\"fields\":{\"ClrInstanceID\":9,"
+                 "\"Name\":\"%s\"%s},\"field_source\":\"manifest\"%s,\"maps\":{\"ClrInstanceID\":\"Nine\"},"
                  "\"stack\":[],\"activity_id\":\"00000000-0000-0000-0000-000000000000\",\"related_activity_id\":\"00000000-0000-0000-0000-000000000000\"}\n",
-                 ts[i], i + 1, names[i], stamp);
+                 ts[i], i + 1, names[i], stamp, derr);
         strcat(want, line);
     }
     ck_assert_str_eq(out, want);
@@ -265,7 +292,7 @@ START_TEST(manifest_decodes_fields) {
     const char *argv[] = {tool(), "dump", "--json", "--manifest", y, p, NULL};
     ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
     ck_assert_int_eq(r.status, 0);
-    want_checkpoints(r.out, 1);
+    want_checkpoints(r.out, 1, NULL);
     ck_assert_str_eq(r.err, "");
     run_tool_free(&r);
     /* text form: the map names after the fields */
@@ -273,10 +300,10 @@ START_TEST(manifest_decodes_fields) {
     ck_assert_int_eq(run_tool(argv2, NULL, &r), 0);
     ck_assert_int_eq(r.status, 0);
     ck_assert_msg(strncmp(r.out,
-                          "11111943296237 Microsoft-Windows-DotNETRuntimeRundown/300/v0 - tid=25112 seq=1 "
+                          "11111943296237 Microsoft-Windows-DotNETRuntimeRundown/300/v0 ExecutionCheckpoint tid=25112 seq=1 "
                           "{\"ClrInstanceID\":9,\"Name\":\"RuntimeInit\",\"Timestamp\":11111925598665} "
                           "maps={\"ClrInstanceID\":\"Nine\"}\n",
-                          170) == 0,
+                          188) == 0,
                   "%s", r.out);
     run_tool_free(&r);
     free(y);
@@ -297,7 +324,7 @@ START_TEST(manifest_mismatch_reported) {
         const char *argv[] = {tool(), "dump", "--json", "--manifest", y, p, NULL};
         ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
         ck_assert_int_eq(r.status, 0);
-        want_checkpoints(r.out, k == 0);
+        want_checkpoints(r.out, k == 0, k == 0 ? "short" : "trailing");
         char want[2048] = "";
         static const char *const offs[] = {"384", "441", "485"};
         static const char *const sizes[] = {"34", "40", "40"};
@@ -372,7 +399,7 @@ START_TEST(manifest_path_env) {
     run_tool_result r;
     run(&r, "dump", "--json", p, NULL);
     ck_assert_int_eq(r.status, 0);
-    want_checkpoints(r.out, 1);
+    want_checkpoints(r.out, 1, NULL);
     run_tool_free(&r);
     run(&r, "stats", "--json", p, NULL);
     ck_assert_msg(strstr(r.out, "\"manifest_events\":3,\"decode_errors\":0,") != NULL, "%s", r.out);
@@ -381,7 +408,7 @@ START_TEST(manifest_path_env) {
     char *t = manifest_file("checkpoint-trailing.yaml");
     const char *argv[] = {tool(), "dump", "--json", "--manifest", t, p, NULL};
     ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
-    want_checkpoints(r.out, 0);
+    want_checkpoints(r.out, 0, "trailing");
     run_tool_free(&r);
     /* a bad file on the path: located error, exit 1 */
     snprintf(env, sizeof env, "%s:%s", y, bad);
@@ -407,6 +434,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, stats_json_exact);
+    tcase_add_test(tc, stats_text_table_by_count);
     tcase_add_test(tc, stats_truncated_and_netperf);
     tcase_add_test(tc, dump_json_exact);
     tcase_add_test(tc, dump_sorted_v6);

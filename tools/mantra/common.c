@@ -30,6 +30,27 @@ static const mantra_manifest *registry_manifest(void) {
 }
 #endif
 
+/* manifest/clr/runtime.yaml and manifest/clr/eventpipe.yaml, embedded at build time
+ * (tools/embed_file.cmake): the .NET runtime's providers (docs/manifest.md). */
+extern const unsigned char mantra_tool_clr_runtime[];
+extern const size_t mantra_tool_clr_runtime_size;
+extern const unsigned char mantra_tool_clr_eventpipe[];
+extern const size_t mantra_tool_clr_eventpipe_size;
+
+/* The built-in manifests, loaded once (an entry stays NULL without YAML support). */
+static const mantra_manifest *const *builtin_manifests(void) {
+    static mantra_manifest *m[2];
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        m[0] = mantra_manifest_load_memory(mantra_tool_clr_runtime, mantra_tool_clr_runtime_size,
+                                           "manifest/clr/runtime.yaml", NULL);
+        m[1] = mantra_manifest_load_memory(mantra_tool_clr_eventpipe, mantra_tool_clr_eventpipe_size,
+                                           "manifest/clr/eventpipe.yaml", NULL);
+    }
+    return (const mantra_manifest *const *)m;
+}
+
 mantra_reader *tool_reader(const char *cmd, unsigned flags, const tool_manifests *ms) {
     mantra_reader_options o = {flags, 0};
     mantra_reader *r = mantra_reader_new(&o);
@@ -39,6 +60,14 @@ mantra_reader *tool_reader(const char *cmd, unsigned flags, const tool_manifests
     }
     for (size_t i = 0; ms && i < ms->nloaded; i++)
         if (mantra_reader_add_manifest(r, ms->loaded[i]) < 0) {
+            fprintf(stderr, "mantra %s: out of memory\n", cmd);
+            mantra_reader_free(r);
+            return NULL;
+        }
+    /* precedence: --manifest files, MANTRA_MANIFEST_PATH, the built-in data, the generated registry */
+    const mantra_manifest *const *builtin = builtin_manifests();
+    for (size_t i = 0; i < 2; i++)
+        if (builtin[i] && mantra_reader_add_manifest(r, builtin[i]) < 0) {
             fprintf(stderr, "mantra %s: out of memory\n", cmd);
             mantra_reader_free(r);
             return NULL;
@@ -222,7 +251,10 @@ void tool_decode_warning(const char *cmd, const char *path, const mantra_trace_e
                                                                        : "ends inside a field (too short)";
     fprintf(stderr, "mantra %s: %s: offset %llu: %s/%u/v%u: the payload (%zu bytes) %s of the %s template\n", cmd,
             path, (unsigned long long)ev->offset, m->provider, (unsigned)m->event_id, (unsigned)ev->version,
-            ev->payload_size, what, m->fields_from_manifest ? "manifest's" : "registered provider's");
+            ev->payload_size, what,
+            m->fields_from_manifest    ? "manifest's"
+            : m->fields_from_registry ? "registered provider's"
+                                      : "trace metadata's");
 }
 
 void tool_decode_summary(const char *cmd, const char *path, const mantra_reader *r) {

@@ -290,9 +290,23 @@ void json_event(FILE *out, const mantra_trace_event *ev) {
     json_string(out, m->provider, strlen(m->provider));
     fprintf(out, ",\"event_id\":%" PRIu32 ",\"version\":%" PRIu32 ",\"name\":", m->event_id, ev->version);
     json_string(out, m->name, strlen(m->name));
+    if (m->task_name) { /* docs/dump-json.md: only when a manifest names them */
+        fputs(",\"task\":", out);
+        json_string(out, m->task_name, strlen(m->task_name));
+    }
+    if (m->opcode_name) {
+        fputs(",\"opcode\":", out);
+        json_string(out, m->opcode_name, strlen(m->opcode_name));
+    }
     fprintf(out, ",\"thread_id\":%" PRIu64 ",\"sequence\":%" PRIu32 ",\"fields\":", ev->thread_id, ev->sequence);
     json_fields(out, ev);
-    fprintf(out, ",\"field_source\":\"%s\",\"maps\":", json_field_source(ev));
+    fprintf(out, ",\"field_source\":\"%s\"", json_field_source(ev));
+    if (ev->decode_status != 0) /* docs/dump-json.md: only for a payload that does not match */
+        fprintf(out, ",\"decode_error\":\"%s\"",
+                ev->decode_status == MANTRA_DECODE_TRAILING ? "trailing"
+                : ev->decode_status == MANTRA_DECODE_BAD_STRING ? "bad_string"
+                                                                 : "short");
+    fputs(",\"maps\":", out);
     json_maps(out);
     fputs(",\"stack\":[", out);
     for (size_t i = 0; i < ev->stack_count; i++)

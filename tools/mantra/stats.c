@@ -9,7 +9,8 @@
 static const char stats_usage[] =
     "Usage: mantra stats [--json] [--manifest FILE]... TRACE\n"
     "\n"
-    "Reads a whole nettrace trace and prints its counts. With --json, one JSON object:\n"
+    "Reads a whole nettrace trace and prints its counts, then a table of its events by name with\n"
+    "their counts, most events first. With --json, one JSON object:\n"
     "  format_version  3, 4 or 6 as the file says (V5 files say 4)\n"
     "  complete        whether the end-of-stream marker was seen\n"
     "  pointer_size    the trace header's pointer size in bytes (4: a 32-bit process such as WASI)\n"
@@ -17,17 +18,22 @@ static const char stats_usage[] =
     "  dropped         events lost, from per-thread sequence-number gaps\n"
     "  decode_errors   events whose payload does not match their manifest template\n"
     "  by_event        \"<provider>/<event id>/v<version>\" -> count\n"
+    "  by_name         \"<provider>/<event name>\" -> count (versions together; \"<provider>/<id>\" for\n"
+    "                  events without a name), most events first\n"
     "  errors          list of strings (\"offset N: what\")\n"
     "TRACE '-' reads standard input.\n"
     "\n"
     "  --manifest FILE    a manifest (YAML, as `mantra-gen --emit-yaml` prints) for events whose trace\n"
     "                     metadata has no fields; repeatable; MANTRA_MANIFEST_PATH (colon-separated)\n"
-    "                     adds more\n"
+    "                     adds more. The .NET runtime's providers are built in (manifest/clr/); a\n"
+    "                     manifest given here wins for the events it defines\n"
     "\n"
     "Exit status: 0 every complete block was read, 1 unreadable trace or bad manifest, 2 usage error.\n";
 
 typedef struct bucket {
-    char *key;
+    char *key;      /* "<provider>/<event id>/v<version>" */
+    char *name_key; /* "<provider>/<event name>", or "<provider>/<event id>" when it has no name */
+    const char *name; /* the event name ("" when none) */
     uint64_t count;
 } bucket;
 
@@ -51,6 +57,40 @@ static size_t hash_ptr(const void *p, uint32_t v) {
 
 static int bucket_cmp(const void *a, const void *b) {
     return strcmp(((const bucket *)a)->key, ((const bucket *)b)->key);
+}
+
+/* Most events first; equal counts by key. */
+static int by_count_cmp(const void *a, const void *b) {
+    const bucket *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return strcmp(x->key, y->key);
+}
+
+/* The buckets merged by name_key (versions of one event together), most events first, in *out
+ * (free with free(); the keys are borrowed). -1 when out of memory. */
+static int by_name(const bucket *b, size_t n, bucket **out, size_t *nout) {
+    bucket *r = malloc((n ? n : 1) * sizeof *r);
+    if (r == NULL)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < k && strcmp(r[j].name_key, b[i].name_key) != 0)
+            j++;
+        if (j == k) {
+            r[k] = b[i];
+            r[k].key = b[i].name_key;
+            k++;
+        } else {
+            r[j].count += b[i].count;
+        }
+    }
+    if (k > 1)
+        qsort(r, k, sizeof *r, by_count_cmp);
+    *out = r;
+    *nout = k;
+    return 0;
 }
 
 static int count_event(counter *c, const mantra_trace_event *ev) {
@@ -94,6 +134,16 @@ static int count_event(counter *c, const mantra_trace_event *ev) {
         if (key == NULL)
             return -1;
         snprintf(key, len, "%s/%" PRIu32 "/v%" PRIu32, m->provider, m->event_id, ev->version);
+        size_t nlen = strlen(m->provider) + strlen(m->name) + 16;
+        char *name_key = malloc(nlen);
+        if (name_key == NULL) {
+            free(key);
+            return -1;
+        }
+        if (m->name[0])
+            snprintf(name_key, nlen, "%s/%s", m->provider, m->name);
+        else
+            snprintf(name_key, nlen, "%s/%" PRIu32, m->provider, m->event_id);
         size_t bi;
         for (bi = 0; bi < c->nb; bi++)
             if (strcmp(c->b[bi].key, key) == 0)
@@ -104,16 +154,20 @@ static int count_event(counter *c, const mantra_trace_event *ev) {
                 bucket *nb = realloc(c->b, ncap * sizeof *nb);
                 if (nb == NULL) {
                     free(key);
+                    free(name_key);
                     return -1;
                 }
                 c->b = nb;
                 c->capb = ncap;
             }
             c->b[c->nb].key = key;
+            c->b[c->nb].name_key = name_key;
+            c->b[c->nb].name = m->name;
             c->b[c->nb].count = 0;
             c->nb++;
         } else {
             free(key);
+            free(name_key);
         }
         c->mkeys[j] = m;
         c->mvers[j] = ev->version;
@@ -125,8 +179,10 @@ static int count_event(counter *c, const mantra_trace_event *ev) {
 }
 
 static void counter_free(counter *c) {
-    for (size_t i = 0; i < c->nb; i++)
+    for (size_t i = 0; i < c->nb; i++) {
         free(c->b[i].key);
+        free(c->b[i].name_key);
+    }
     free(c->b);
     free(c->mkeys);
     free(c->mvers);
@@ -193,6 +249,15 @@ int cmd_stats(int argc, char **argv) {
     }
     if (c.nb > 1)
         qsort(c.b, c.nb, sizeof *c.b, bucket_cmp);
+    bucket *names = NULL;
+    size_t nnames = 0;
+    if (by_name(c.b, c.nb, &names, &nnames) < 0) {
+        fprintf(stderr, "mantra stats: out of memory\n");
+        counter_free(&c);
+        mantra_reader_free(r);
+        tool_manifests_free(&ms);
+        return TOOL_BAD_INPUT;
+    }
     const mantra_reader_stats *s = mantra_reader_get_stats(r);
     const mantra_trace_info *info = mantra_reader_info(r);
     const char *err = rc < 0 ? mantra_reader_last_error(r) : "";
@@ -209,6 +274,13 @@ int cmd_stats(int argc, char **argv) {
             json_string(stdout, c.b[i].key, strlen(c.b[i].key));
             printf(":%" PRIu64, c.b[i].count);
         }
+        fputs("},\"by_name\":{", stdout);
+        for (size_t i = 0; i < nnames; i++) {
+            if (i)
+                putchar(',');
+            json_string(stdout, names[i].key, strlen(names[i].key));
+            printf(":%" PRIu64, names[i].count);
+        }
         fputs("},\"errors\":[", stdout);
         if (err[0])
             json_string(stdout, err, strlen(err));
@@ -219,13 +291,18 @@ int cmd_stats(int argc, char **argv) {
                "\ndropped          %" PRIu64 "\nmanifest events  %" PRIu64 "\ndecode errors    %" PRIu64 "\n",
                info->format_version, mantra_reader_complete(r) ? "yes" : "no", info->pointer_size, s->events,
                s->metadata, s->stacks, s->sequence_points, s->dropped, s->manifest_events, s->decode_errors);
+        if (c.nb > 1)
+            qsort(c.b, c.nb, sizeof *c.b, by_count_cmp);
+        if (c.nb)
+            printf("\n%10s  %-40s %s\n", "count", "event", "provider/id/version");
         for (size_t i = 0; i < c.nb; i++)
-            printf("%10" PRIu64 "  %s\n", c.b[i].count, c.b[i].key);
+            printf("%10" PRIu64 "  %-40s %s\n", c.b[i].count, c.b[i].name[0] ? c.b[i].name : "-", c.b[i].key);
         if (err[0])
             printf("error: %s\n", err);
     }
     fflush(stdout);
     int status = tool_status(rc);
+    free(names);
     counter_free(&c);
     mantra_reader_free(r);
     tool_manifests_free(&ms);

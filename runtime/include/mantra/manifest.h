@@ -135,6 +135,11 @@ typedef struct mantra_manifest_event {
     uint8_t level;           /* enum mantra_level, default Informational */
     uint8_t opcode;          /* opcode value, 0 when none */
     uint8_t stack;           /* 1: the runtime captures a stack (default) */
+    /* Display names: the task's and the opcode's `message` (their short names, e.g. "GC" and
+     * "Start": TraceEvent shows that event as GC/Start), else their names; a win: opcode shows as
+     * winmeta.xml names it ("Start", "DCStop", ...). NULL when the event has no task / opcode. */
+    const char *task_message;
+    const char *opcode_message;
 } mantra_manifest_event;
 
 struct mantra_manifest_provider {

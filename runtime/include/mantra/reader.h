@@ -40,7 +40,10 @@ typedef struct mantra_trace_metadata {
     uint32_t id;             /* metadata id in the trace */
     const char *provider;    /* provider name, UTF-8 */
     uint32_t event_id;
-    const char *name;        /* event name, UTF-8; "" when the metadata has none */
+    const char *name;        /* event name, UTF-8: the trace metadata's; when it has none, the name
+                                of the manifest event that defines (provider, id, version), e.g.
+                                "GCStart" (mantra_reader_add_manifest/_add_provider_manifest);
+                                else "" */
     uint64_t keywords;
     uint32_t version;
     uint32_t level;
@@ -60,6 +63,14 @@ typedef struct mantra_trace_metadata {
     int fields_from_manifest;
     int has_provider_guid;    /* V6: the metadata carries the provider GUID */
     mantra_guid provider_guid;
+    /* Display names of the event's task and opcode from the manifest that defines the event
+     * (mantra_manifest_event task_message/opcode_message, e.g. "GC" and "Start": TraceEvent's
+     * GC/Start), whether or not its fields come from there; NULL when unknown. */
+    const char *task_name;
+    const char *opcode_name;
+    /* Payload bytes every event of this metadata has when each of its fields has a fixed size
+     * (set when the metadata is read), else 0. */
+    uint32_t fixed_payload_size;
 } mantra_trace_metadata;
 
 /* Trace-wide facts (the Trace object / block). */
@@ -105,12 +116,15 @@ typedef struct mantra_trace_event {
     size_t stack_count;
     uint32_t pointer_size;
     uint64_t offset;             /* stream offset of the event's row */
-    /* Events whose fields come from a manifest or a registered provider (not from the trace): how
-     * the payload matches that template, checked when the event is read — MANTRA_DECODE_OK (0),
+    /* How the payload matches the fields that describe it (the trace's metadata, a manifest or a
+     * registered provider), checked when the event is read — MANTRA_DECODE_OK (0),
      * MANTRA_DECODE_TRAILING (bytes after the last field), MANTRA_DECODE_SHORT (the payload ends
-     * inside a field), MANTRA_DECODE_BAD_STRING (a string without terminator); see mantra/decode.h.
-     * Always 0 for other events. Reading goes on either way; mantra_reader_stats.decode_errors
-     * counts the events delivered with a non-zero status. */
+     * inside a field or holds a value its type does not allow), MANTRA_DECODE_BAD_STRING (a
+     * manifest string without terminator); see mantra/decode.h. A payload longer or shorter than
+     * its description is never decoded silently: the .NET runtime, for one, describes a
+     * TraceLogging bool as 4 bytes and writes 1. Always 0 for events nothing describes (metadata
+     * without fields and no manifest). Reading goes on either way;
+     * mantra_reader_stats.decode_errors counts the events delivered with a non-zero status. */
     int decode_status;
 } mantra_trace_event;
 

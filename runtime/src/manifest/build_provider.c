@@ -22,6 +22,11 @@ static const char *const STANDARD_OPCODES[] = {"win:Info",   "win:Start",  "win:
                                                "win:DC_Stop", "win:Extension", "win:Reply", "win:Resume",
                                                "win:Suspend", "win:Send",   "win:Receive"};
 static const uint8_t STANDARD_OPCODE_VALUES[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 240};
+/* Their display names: the messages winmeta.xml gives them (Windows SDK; the names TraceEvent shows,
+ * microsoft/perfview src/TraceEvent/TraceEvent.cs TraceEventOpcode). */
+static const char *const STANDARD_OPCODE_MESSAGES[] = {"Info",      "Start",  "Stop",   "DCStart",
+                                                       "DCStop",    "Extension", "Reply", "Resume",
+                                                       "Suspend",   "Send",   "Receive"};
 
 static int cmp_event_key(const void *a, const void *b) {
     const mantra_manifest_event *x = *(const mantra_manifest_event *const *)a;
@@ -213,6 +218,7 @@ static void provider(mf_loader *l, yaml_node_t *node, mantra_manifest_provider *
                 mf_fail(l, enode, NULL, "undefined task '%s'", task);
             e->task = td->value;
             e->task_name = td->name;
+            e->task_message = td->message;
         }
         if (opcode != NULL) {
             const mf_opcode_def *od = td != NULL ? mf_names_get(&td->opcodes, opcode) : NULL;
@@ -221,6 +227,7 @@ static void provider(mf_loader *l, yaml_node_t *node, mantra_manifest_provider *
             if (od != NULL) {
                 e->opcode = od->value;
                 e->opcode_name = od->name;
+                e->opcode_message = od->message;
             } else {
                 size_t s = 0;
                 while (s < sizeof STANDARD_OPCODES / sizeof STANDARD_OPCODES[0] &&
@@ -244,6 +251,7 @@ static void provider(mf_loader *l, yaml_node_t *node, mantra_manifest_provider *
                 }
                 e->opcode = STANDARD_OPCODE_VALUES[s];
                 e->opcode_name = STANDARD_OPCODES[s];
+                e->opcode_message = STANDARD_OPCODE_MESSAGES[s];
             }
         }
         tnames[i] = tname;

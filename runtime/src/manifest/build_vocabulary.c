@@ -72,8 +72,7 @@ void mf_opcodes(mf_loader *l, yaml_node_item_t *items, size_t n, mf_names *table
         mf_int value = mf_integer(l, p.val[1], "value");
         if (mf_given(&p, 2))
             mf_string(l, p.val[2], "symbol");
-        if (mf_given(&p, 3))
-            mf_string(l, p.val[3], "message");
+        const char *message = mf_given(&p, 3) ? mf_string(l, p.val[3], "message") : name;
         nodes[i] = node;
         const mf_opcode_def *first = mf_names_add(l, table, name, &defs[i]);
         if (first != NULL) {
@@ -84,6 +83,7 @@ void mf_opcodes(mf_loader *l, yaml_node_item_t *items, size_t n, mf_names *table
         char owner[300];
         snprintf(owner, sizeof owner, "opcode '%.280s'", name);
         defs[i].name = mf_keep(l, name);
+        defs[i].message = mf_keep(l, message);
         defs[i].value =
             (uint8_t)mf_in_range(l, &value, "value", owner, 0xFF, mf_node_line(node), mf_node_col(node), NULL);
     }
@@ -104,8 +104,7 @@ void mf_tasks(mf_loader *l, mf_provider_ctx *c, const mf_pairs *pp) {
         if (mf_given(&p, 2))
             mf_string(l, p.val[2], "symbol");
         const char *guid = mf_given(&p, 3) ? mf_guid_text(l, p.val[3], "guid") : NULL;
-        if (mf_given(&p, 4))
-            mf_string(l, p.val[4], "message");
+        const char *message = mf_given(&p, 4) ? mf_string(l, p.val[4], "message") : name;
         nodes[i] = node;
         const mf_task_def *first = mf_names_add(l, &c->tasks, name, &defs[i]);
         if (first != NULL) {
@@ -116,6 +115,7 @@ void mf_tasks(mf_loader *l, mf_provider_ctx *c, const mf_pairs *pp) {
         char owner[300];
         snprintf(owner, sizeof owner, "task '%.280s'", name);
         defs[i].name = mf_keep(l, name);
+        defs[i].message = mf_keep(l, message);
         defs[i].value =
             (uint16_t)mf_in_range(l, &value, "value", owner, 0xFFFF, mf_node_line(node), mf_node_col(node), NULL);
         if (guid != NULL)

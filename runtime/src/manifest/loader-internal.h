@@ -160,11 +160,13 @@ void mf_names_free_all(mf_loader *l);
 
 typedef struct mf_opcode_def {
     const char *name;
+    const char *message; /* its message, or its name when it has none */
     uint8_t value;
 } mf_opcode_def;
 
 typedef struct mf_task_def {
     const char *name;
+    const char *message; /* its message, or its name when it has none */
     uint16_t value;
     mf_names opcodes;
 } mf_task_def;

@@ -189,12 +189,7 @@ static int next_row(mantra_reader *r) {
     e->payload_size = s->payload_size;
     e->pointer_size = r->info.pointer_size;
     e->offset = row_off;
-    if (m->fields_from_manifest)
-        e->decode_status = rd_manifest_check(e);
-    else if (m->fields_from_registry) {
-        int rc = mantra_decode_payload(m->fields, m->field_count, payload, s->payload_size, e->pointer_size, NULL, NULL);
-        e->decode_status = rc == 0 ? MANTRA_DECODE_OK : rc == 1 ? MANTRA_DECODE_TRAILING : MANTRA_DECODE_SHORT;
-    }
+    e->decode_status = rd_event_decode_status(e);
     if (!r->v6) {
         e->thread_id = e->thread_index = s->thread;
         e->capture_thread_id = e->capture_thread_index = s->capture_thread;

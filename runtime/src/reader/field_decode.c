@@ -280,6 +280,27 @@ int mantra_decode_payload(const mantra_field_desc *fields, uint32_t count, const
     return c.cur.pos < c.cur.size ? 1 : 0;
 }
 
+uint32_t rd_fields_fixed_size(const mantra_field_desc *fields, uint32_t count) {
+    uint64_t s = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t e = fixed_size(&fields[i], 0);
+        if (e == 0)
+            return 0;
+        s += e;
+        if (s > UINT32_MAX)
+            return 0;
+    }
+    return (uint32_t)s;
+}
+
+int rd_event_check_fields(const mantra_trace_event *e) {
+    const mantra_trace_metadata *m = e->metadata;
+    if (m->fields_from_manifest && m->manifest_event)
+        return rd_manifest_check(e);
+    int rc = mantra_decode_payload(m->fields, m->field_count, e->payload, e->payload_size, e->pointer_size, NULL, NULL);
+    return rc == 0 ? MANTRA_DECODE_OK : rc == 1 ? MANTRA_DECODE_TRAILING : MANTRA_DECODE_SHORT;
+}
+
 int mantra_decode_event(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx) {
     if (ev == NULL || ev->metadata == NULL)
         return MANTRA_EINVAL;

@@ -13,6 +13,7 @@
 #include "common/arena-internal.h"
 #include "common/grow-internal.h"
 #include "common/hashmap-internal.h"
+#include "mantra/decode.h"
 #include "mantra/reader.h"
 
 /* ---- the reader object ---- */
@@ -205,6 +206,26 @@ int rd_parse_metadata_v5_blob(cm_arena *a, const uint8_t *p, size_t n, mantra_tr
 int rd_parse_metadata_v6(cm_arena *a, const uint8_t *p, size_t n, mantra_trace_metadata **out, const char **what);
 /* V6 strings: varuint32 length + UTF-8. Copies into the arena. Returns bytes used or 0. */
 size_t rd_v6_string(cm_arena *a, const uint8_t *p, size_t n, const char **out);
+
+/* ---- field decoding (field_decode.c) ---- */
+
+/* Payload bytes of fields[0..count) when every one has a fixed size (that fits 32 bits), else 0. */
+uint32_t rd_fields_fixed_size(const mantra_field_desc *fields, uint32_t count);
+/* How e's payload matches fields that are not all of a fixed size (a MANTRA_DECODE_* status). */
+int rd_event_check_fields(const mantra_trace_event *e);
+/* An event's decode_status (mantra_trace_event): how its payload matches the fields that
+ * describe it (the trace's metadata, a manifest or a registered provider); 0 when none do. A
+ * fixed-size description costs one comparison. */
+static inline int rd_event_decode_status(const mantra_trace_event *e) {
+    const mantra_trace_metadata *m = e->metadata;
+    if (m->fixed_payload_size != 0)
+        return e->payload_size == m->fixed_payload_size ? MANTRA_DECODE_OK
+               : e->payload_size > m->fixed_payload_size ? MANTRA_DECODE_TRAILING
+                                                         : MANTRA_DECODE_SHORT;
+    if (m->field_count == 0 && !m->fields_from_manifest)
+        return MANTRA_DECODE_OK;
+    return rd_event_check_fields(e);
+}
 
 /* ---- manifests loaded at run time (manifest_fields.c) ---- */
 struct mantra_manifest_event;

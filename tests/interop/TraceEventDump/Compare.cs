@@ -33,16 +33,28 @@
 //      - by name as for built-in parsers, with two per-event exceptions where TraceEvent's CLR parser
 //        does not show the manifest's raw values: GCPerHeapHistory (DotNETRuntime 204)
 //        CompactMechanisms/ExpandMechanisms (TraceEvent converts the runtime's mechanism encoding
-//        into its own enum values) and MethodDetails (DotNETRuntime 72) TypeParameterCount,
-//        LoaderModuleID, TypeParameters (TraceEvent's parser reads them at other offsets than the
-//        manifest's layout: TypeParameterCount null, LoaderModuleID 0, TypeParameters = the
-//        manifest's LoaderModuleID) - those fields are not compared.
+//        into its own enum values: not compared) and MethodDetails (DotNETRuntime 72)
+//        TypeParameterCount, LoaderModuleID, TypeParameters (TraceEvent's parser is one field off:
+//        TypeParameterCount null, LoaderModuleID = our TypeParameterCount, TypeParameters = our
+//        LoaderModuleID - checked as exactly that, counted).
 //      - JitInstrumentationDataVerbose (DotNETRuntime 298): TraceEvent 4.0.0's parser reads
 //        MethodToken and MethodNamespace 2 bytes early (its offsets skip MethodFlags' 4 bytes as 2),
 //        for the runtime's own events too. Those two fields are checked against what reading the
 //        payload 2 bytes early gives - MethodToken = (ModuleID >> 48) | (our token << 16) mod 2^32,
 //        MethodNamespace = the char (our token >> 16) then our namespace - and counted as
 //        "298 fields read 2 bytes early by TraceEvent", never silently.
+//      - GCDynamicEvent (DotNETRuntime 39) named CommittedUsage: TraceEvent dispatches it as event
+//        65524 with fields read from Data; its Version and five UInt64 must equal our Data bytes
+//        (counted).
+//      - MethodFlags: compared without bits 7-9 (TraceEvent's OptimizationTier), counted when
+//        those bits are set; MethodDetails (72) fields above counted.
+//      - a manifest event whose trace metadata (dynamic, TraceEvent) describes only leading
+//        fields (mantra's partial metadata): those fields compared, counted.
+//  * ours "decode_error":"short" (the payload ends inside the metadata's fields, e.g. a
+//    TraceLogging bool described as 4 bytes and written as 1): TraceEvent reads past the end; the
+//    fields we decoded are compared with TraceEvent's first ones, counted.
+//  * names: compared where TraceEvent's metadata has one; a name only our manifest gives (the
+//    runtime providers') is not.
 //  * stack: equal address lists, except that TraceEvent discards the stacks of every
 //    Microsoft-Windows-DotNETRuntimeRundown event and of Microsoft-Windows-DotNETRuntime events
 //    140-144 and 190 (method load/unload bookkeeping): there an empty TraceEvent stack is accepted.
@@ -68,7 +80,15 @@ public sealed class Comparer
     /// <summary>Events whose fields came from a manifest (ours): compared field by field, and not
     /// decodable by TraceEvent (no parser, no metadata fields).</summary>
     public long ManifestCompared, ManifestNotDecodedByTe;
+    // manifest events whose trace metadata describes only leading fields (mantra's partial metadata,
+    // before a counted array, binary, struct or UTF-8 string): TraceEvent shows those fields only;
+    // they are compared, the rest (which only the manifest describes) is counted here
+    public long ManifestPrefixByTe;
     static long _shifted298; // 298 events whose MethodToken/MethodNamespace matched TraceEvent's early read
+    static long _gcDynamic;  // GCDynamicEvent (39) shown by TraceEvent as its own event (CommittedUsage)
+    static long _methodDetails; // MethodDetails (72) events with fields TraceEvent reads at other offsets
+    static long _methodFlags;   // events whose MethodFlags TraceEvent shows without the tier bits
+    static long _shortPayload;  // events whose payload ends before their metadata's fields do (ours: decode_error)
     readonly TextWriter _out;
 
     public Comparer(TextWriter output) { _out = output; }
@@ -118,9 +138,24 @@ public sealed class Comparer
         if (ManifestCompared + ManifestNotDecodedByTe > 0)
             _out.WriteLine($"manifest: {ManifestCompared} events with fields from a manifest compared, " +
                            $"{ManifestNotDecodedByTe} not decoded by TraceEvent");
+        if (ManifestPrefixByTe > 0)
+            _out.WriteLine($"note: {ManifestPrefixByTe} manifest events of which TraceEvent decodes only the fields " +
+                           "their trace metadata describes (compared); the rest only the manifest describes");
         if (_shifted298 > 0)
             _out.WriteLine($"note: {_shifted298} JitInstrumentationDataVerbose events: MethodToken and MethodNamespace " +
                            "checked against TraceEvent's reading 2 bytes early (its parser's offsets)");
+        if (_gcDynamic > 0)
+            _out.WriteLine($"note: {_gcDynamic} GCDynamicEvent events shown by TraceEvent as event {GcDynamicCommittedUsageId} " +
+                           "(CommittedUsage): its fields checked against our Data bytes");
+        if (_methodDetails > 0)
+            _out.WriteLine($"note: {_methodDetails} MethodDetails events: TypeParameterCount, LoaderModuleID, TypeParameters " +
+                           "checked against TraceEvent's reading one field off (TypeParameterCount null, LoaderModuleID = " +
+                           "our TypeParameterCount, TypeParameters = our LoaderModuleID)");
+        if (_shortPayload > 0)
+            _out.WriteLine($"note: {_shortPayload} events whose payload ends inside their metadata's fields (ours: " +
+                           "decode_error short): the fields decoded before the end compared, TraceEvent reads past them");
+        if (_methodFlags > 0)
+            _out.WriteLine($"note: {_methodFlags} events: MethodFlags compared without bits 7-9 (TraceEvent's OptimizationTier)");
         _out.WriteLine($"compare: {Events} events, {Differences} differences");
         return Differences == 0 ? 0 : 1;
     }
@@ -144,19 +179,65 @@ public sealed class Comparer
         return list;
     }
 
+    // TraceEvent 4.0.0 dispatches GCDynamicEvent (DotNETRuntime 39) named "CommittedUsage" as an
+    // event of its own (id 65524) whose fields it reads from the Data bytes: Version (UInt16), then
+    // five UInt64 (dotnet/runtime src/coreclr/gc/gcevents.h, GCDynamicEvent CommittedUsage).
+    const long GcDynamicCommittedUsageId = 65524;
+    static readonly string[] CommittedUsageFields = { "TotalCommittedInUse", "TotalCommittedInGlobalDecommit",
+        "TotalCommittedInFree", "TotalCommittedInGlobalFree", "TotalBookkeepingCommitted" };
+
+    static bool GcDynamicMatches(EventLine ours, EventLine te)
+    {
+        if (ours.Provider != "Microsoft-Windows-DotNETRuntime" || ours.EventId != 39 ||
+            te.EventId != GcDynamicCommittedUsageId || ours.Fields.Get("Name") as string != "CommittedUsage" ||
+            ours.Fields.Get("Data") is not string hex || hex.Length != 2 * (2 + 8 * CommittedUsageFields.Length))
+            return false;
+        byte[] data = Convert.FromHexString(hex);
+        if (Int(te.Fields.Get("Version")) is not BigInteger v || v != BitConverter.ToUInt16(data, 0)) return false;
+        for (int i = 0; i < CommittedUsageFields.Length; i++)
+            if (Int(te.Fields.Get(CommittedUsageFields[i])) is not BigInteger f || f != BitConverter.ToUInt64(data, 2 + 8 * i))
+                return false;
+        return ours.Timestamp == te.Timestamp && (uint)ours.ThreadId == (uint)te.ThreadId;
+    }
+
     void Check(EventLine ours, EventLine te, int teOpcode)
     {
+        if (GcDynamicMatches(ours, te))
+        {
+            _gcDynamic++;
+            return;
+        }
         var why = new List<string>();
+        if (ours.DecodeError == "short" && !te.BuiltIn)
+        {
+            // TraceEvent reads what the metadata describes whatever the payload holds (a TraceLogging
+            // bool described as 4 bytes and written as 1, dotnet/runtime#119737): compare what we
+            // decoded before the payload ended
+            _shortPayload++;
+            te = new EventLine { Line = te.Line, Timestamp = te.Timestamp, Provider = te.Provider, EventId = te.EventId,
+                                 Version = te.Version, ThreadId = te.ThreadId, Name = te.Name, BuiltIn = te.BuiltIn,
+                                 Fields = PrefixLike(ours.Fields, te.Fields), Stack = te.Stack };
+        }
         if (ours.Provider != te.Provider) why.Add($"provider: ours \"{ours.Provider}\", traceevent \"{te.Provider}\"");
         if (ours.EventId != te.EventId) why.Add($"event_id: ours {ours.EventId}, traceevent {te.EventId}");
         if (ours.Version != te.Version) why.Add($"version: ours {ours.Version}, traceevent {te.Version}");
         if (ours.Timestamp != te.Timestamp) why.Add($"timestamp: ours {ours.Timestamp}, traceevent {te.Timestamp}");
         if ((uint)ours.ThreadId != (uint)te.ThreadId) why.Add($"thread_id: ours {ours.ThreadId}, traceevent {te.ThreadId}");
-        if (ours.Name.Length > 0 && !NameMatches(ours.Name, te.Name, teOpcode))
+        // Names the trace's metadata gives are compared; a name only mantra's manifest gives (the
+        // runtime providers' metadata has none, so TraceEvent's metadata name is "") is not.
+        if (ours.Name.Length > 0 && te.Name.Length > 0 && !NameMatches(ours.Name, te.Name, teOpcode))
             why.Add($"name: ours \"{ours.Name}\", traceevent \"{te.Name}\" (opcode {teOpcode})");
         bool manifest = ours.FieldSource == "manifest";
         if (manifest && ours.Fields.Count > 0 && te.Fields.Count == 0 && !te.BuiltIn)
             ManifestNotDecodedByTe++;   // TraceEvent has no template for it
+        else if (manifest && !te.BuiltIn && te.Fields.Count > 0 && te.Fields.Count < ours.Fields.Count &&
+                 te.Fields.Select(k => k.Key).SequenceEqual(ours.Fields.Take(te.Fields.Count).Select(k => k.Key)))
+        {
+            ManifestPrefixByTe++;
+            var prefix = new JObject();
+            foreach (var kv in ours.Fields.Take(te.Fields.Count)) prefix.Add(kv.Key, kv.Value);
+            CheckFields(prefix, te.Fields, "", why);
+        }
         else if (ours.Fields.Count > 0)
         {
             if (manifest) ManifestCompared++;
@@ -179,6 +260,15 @@ public sealed class Comparer
         if (Differences <= MaxShown)
             _out.WriteLine($"ours line {ours.Line}, traceevent event {te.Line} ({te.Provider}/{te.EventId}/v{te.Version} at {te.Timestamp}): " +
                            string.Join("; ", why));
+    }
+
+    // te's fields cut to ours' shape: the first ours.Count fields, nested objects likewise.
+    static JObject PrefixLike(JObject ours, JObject te)
+    {
+        var cut = new JObject();
+        for (int i = 0; i < Math.Min(ours.Count, te.Count); i++)
+            cut.Add(te[i].Key, ours[i].Value is JObject o && te[i].Value is JObject t ? PrefixLike(o, t) : te[i].Value);
+        return cut;
     }
 
     static bool NameMatches(string ours, string te, int opcode) =>
@@ -230,8 +320,16 @@ public sealed class Comparer
     // Fields of TraceEvent's CLR parsers that do not show the manifest's raw value (see the header).
     static bool NotComparedByName(string provider, long id, string name) =>
         provider == "Microsoft-Windows-DotNETRuntime" &&
-        ((id == 204 && name is "CompactMechanisms" or "ExpandMechanisms") ||
-         (id == 72 && name is "TypeParameterCount" or "LoaderModuleID" or "TypeParameters"));
+        id == 204 && name is "CompactMechanisms" or "ExpandMechanisms";
+
+    // TraceEvent 4.0.0's MethodDetails (72) parser is one field off after MethodToken: it shows
+    // TypeParameterCount null, LoaderModuleID = our TypeParameterCount and TypeParameters = our
+    // LoaderModuleID. True when its values are exactly that.
+    static bool ShiftedMethodDetails(JObject ours, JObject te) =>
+        Int(ours.Get("TypeParameterCount")) is BigInteger count && Int(ours.Get("LoaderModuleID")) is BigInteger module &&
+        te.FindIndex(t => t.Key == "TypeParameterCount") is int ci && ci >= 0 && te[ci].Value == null &&
+        Int(te.Get("LoaderModuleID")) is BigInteger teModule && teModule == count &&
+        Int(te.Get("TypeParameters")) is BigInteger teParams && teParams == module;
 
     // TraceEvent 4.0.0 reads event 298's MethodToken and MethodNamespace 2 bytes early (see the
     // header): true when TraceEvent's values are exactly that early reading of our payload.
@@ -258,6 +356,13 @@ public sealed class Comparer
             rest.AddRange(ours.Where(k => k.Key is not "MethodToken" and not "MethodNamespace"));
             ours = rest;
         }
+        if (provider == "Microsoft-Windows-DotNETRuntime" && id == 72 && ShiftedMethodDetails(ours, te))
+        {
+            _methodDetails++;
+            var rest = new JObject();
+            rest.AddRange(ours.Where(k => k.Key is not "TypeParameterCount" and not "LoaderModuleID" and not "TypeParameters"));
+            ours = rest;
+        }
         int common = 0;
         foreach (var kv in ours)
         {
@@ -280,8 +385,12 @@ public sealed class Comparer
     //    TraceEvent masks out (flags & ~0x380) and reports as a separate OptimizationTier field.
     static bool BuiltInValueEquals(string name, object? ours, object? te)
     {
-        if (name == "MethodFlags" && Int(ours) is BigInteger o && Int(te) is BigInteger t)
-            return SameBits(o & ~(BigInteger)0x380, t);
+        if (name == "MethodFlags" && Int(ours) is BigInteger o && Int(te) is BigInteger t &&
+            !SameBits(o, t) && SameBits(o & ~(BigInteger)0x380, t))
+        {
+            _methodFlags++;
+            return true;
+        }
         return false;
     }
 

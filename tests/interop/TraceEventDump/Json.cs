@@ -54,6 +54,8 @@ public sealed class EventLine
     /// <summary>Ours only: where mantra took the field names from ("metadata", "manifest", "none"; "" when
     /// the line has no "field_source" key). The "maps" key of ours is read by nobody.</summary>
     public string FieldSource = "";
+    /// <summary>mantra's "decode_error" ("short", "trailing", "bad_string"), "" when absent.</summary>
+    public string DecodeError = "";
 }
 
 public static class Json
@@ -196,6 +198,8 @@ public static class Json
             e.RelatedActivityId = Guid.Parse(rel.GetString() ?? "");
             e.HasActivity = true;
         }
+        if (r.TryGetProperty("decode_error", out var de) && de.ValueKind == JsonValueKind.String)
+            e.DecodeError = de.GetString() ?? "";
         foreach (var a in Req(r, "stack").EnumerateArray())
         {
             string s = a.GetString() ?? "";

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""A fresh .NET 10 trace made at test time by TraceMaker, read by mantra and by TraceEvent.
+
+usage: fresh_trace.py MANTRA TRACEMAKER_DLL OUTDIR MODE
+
+MODE env: `dotnet TraceMaker.dll work` with DOTNET_EnableEventPipe=1 (GC, JIT, loader, type-load,
+  thread pool, contention, exception and JitInstrumentationData keywords at Verbose: some
+  JitInstrumentationDataVerbose (298) events, each decoded whole with its Data by default, the sample profiler, the Mantra-TraceMaker
+  EventSource with keywords 0xF00000000003: bits 44-47 let WriteEvent(int, object[]) events through);
+  the runtime writes the exit rundown by default.
+MODE default | dotnet-sampled-thread-time | gc-verbose: `TraceMaker serve 30` and
+  `dotnet-trace collect -p PID [--profile MODE] --duration 00:00:00:03` against it (dotnet-trace of
+  tests/interop/dotnet-tools.json; `default` passes no --profile).
+
+Checked (env): an event of each kind of work (GC, JIT, type load, loader, thread pool, contention,
+exceptions, JitInstrumentationData, MethodDetails, rundown, sample profiler, ProcessInfo, both
+EventSources), and the EventSource values exactly as TraceMaker writes them.
+Checked (every mode): `MANTRA dump --json --sorted` agrees with `$MANTRA_TE_DUMP compare` (0 differences; the
+exceptions TraceEvent forces are counted there, tests/interop/README.md); every event of the
+runtime providers (DotNETRuntime, Rundown, Private, Stress, SampleProfiler, EventPipe) has its
+fields from the built-in manifests and a name; `MANTRA stats --json` counts as decode errors
+exactly the GCFitBucketInfo (209) events with buckets (the runtime writes each bucket as a padded C
+struct of 16 bytes where the manifest describes 14: dotnet/runtime src/coreclr/gc/gc.cpp
+gc_heap::fire_per_heap_hist_event's neighbour FIRE_EVENT(GCFitBucketInfo) passes the raw
+bucket array), and each of them has exactly 14 + 16 * Count payload bytes, plus the TraceLogging
+`Flags` events of Mantra-TraceMaker-SelfDescribing (their metadata describes the bool as a 4-byte
+Boolean, the runtime writes 1 byte: 5 payload bytes where the metadata says 8), each with Flag true
+(the first payload byte) and reported as ending inside a field.
+Without dotnet: SKIP (a failure with MANTRA_REQUIRE_INTEROP=1).
+"""
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNTIME = ("Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown",
+           "Microsoft-Windows-DotNETRuntimePrivate", "Microsoft-Windows-DotNETRuntimeStress",
+           "Microsoft-DotNETCore-SampleProfiler", "Microsoft-DotNETCore-EventPipe")
+# GC 0x1, AssemblyLoader 0x4, Loader 0x8, Jit 0x10, Contention 0x4000, Exception 0x8000,
+# Threading 0x10000, Type 0x80000, Stack 0x40000000, TypeDiagnostic 0x8000000000,
+# MethodDiagnostic 0x4000000000 (MethodDetails, 72), JitInstrumentationData 0x10000000000 (ClrEtwAll.man)
+CONFIG = ("Microsoft-Windows-DotNETRuntime:0x1C04009C01D:5,Microsoft-DotNETCore-SampleProfiler:0:5,"
+          "Mantra-TraceMaker:0xF00000000003:5,Mantra-TraceMaker-SelfDescribing:0xF00000000003:5")
+# What the env run must hold: (provider, event name) of each kind of work TraceMaker does.
+REQUIRED = [(RUNTIME[0], n) for n in ("GCStart", "GCEnd", "GCAllocationTick", "MethodJittingStarted",
+                                      "MethodLoadVerbose", "TypeLoadStart", "AssemblyLoadStart", "ModuleLoad",
+                                      "ThreadPoolWorkerThreadStart", "ContentionStart", "ExceptionThrown",
+                                      "JitInstrumentationDataVerbose", "MethodDetails")] + [
+    (RUNTIME[1], "MethodDCEndVerbose"), (RUNTIME[1], "DCEndComplete"), (RUNTIME[4], "ThreadSample"),
+    (RUNTIME[5], "ProcessInfo"), ("Mantra-TraceMaker", "Scalars"), ("Mantra-TraceMaker", "Texts"),
+    ("Mantra-TraceMaker-SelfDescribing", "Numbers")]
+# The EventSource's values as TraceMaker writes them (Program.cs Work), field for field.
+SCALARS = {"flag": True, "u8": 200, "i8": -100, "i16": -30000, "u16": 60000, "i32": -2000000000,
+           "u32": 4000000000, "i64": -9000000000000000000, "u64": 18000000000000000000, "f32": 1.5,
+           "f64": -2.25, "ch": "Z", "ptr": 0x12345678, "color": 2}
+TEXTS = {"text": "h\u00e9llo, w\u00f6rld", "empty": "", "id": "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
+         "when": 134117966450000000}  # 2026-01-02T03:04:05Z as FILETIME
+NUMBERS = {"tag": 9, "values": [10, -20, 30]}
+ENV = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1")
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def make_env_trace(dll, trace):
+    env = dict(ENV, DOTNET_EnableEventPipe="1", DOTNET_EventPipeOutputPath=trace, DOTNET_EventPipeConfig=CONFIG)
+    p = subprocess.run(["dotnet", dll, "work"], env=env, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        fail(f"TraceMaker work exited {p.returncode}: {p.stderr}")
+
+
+def make_collect_trace(dll, trace, profile):
+    app = subprocess.Popen(["dotnet", dll, "serve", "30"], env=ENV, stdout=subprocess.PIPE, text=True)
+    try:
+        line = app.stdout.readline()
+        m = re.match(r"ready (\d+)", line)
+        if not m:
+            fail(f"TraceMaker serve printed {line!r}")
+        time.sleep(0.5)  # the diagnostics server is up once the program runs managed code
+        cmd = ["dotnet", "tool", "run", "dotnet-trace", "--", "collect", "-p", m.group(1), "-o", trace,
+               "--duration", "00:00:00:03"]
+        if profile != "default":
+            cmd += ["--profile", profile]
+        p = subprocess.run(cmd, cwd=HERE, env=ENV, capture_output=True, text=True, timeout=120,
+                           stdin=subprocess.DEVNULL)
+        if p.returncode != 0 or not os.path.exists(trace):
+            fail(f"dotnet-trace collect exited {p.returncode}: {p.stdout}{p.stderr}")
+    finally:
+        app.kill()
+        app.wait()
+
+
+def main(argv):
+    if len(argv) != 4:
+        fail(__doc__)
+    mantra, dll, outdir, mode = argv
+    te = shlex.split(os.environ.get("MANTRA_TE_DUMP", ""))
+    if not te or not os.path.exists(dll):
+        if os.environ.get("MANTRA_REQUIRE_INTEROP") == "1":
+            fail(f"TraceEvent harness or {dll} missing and MANTRA_REQUIRE_INTEROP=1")
+        print(f"SKIP: TraceEvent harness (MANTRA_TE_DUMP) or {dll} missing")
+        return 0
+    os.makedirs(outdir, exist_ok=True)
+    trace = os.path.join(outdir, f"tracemaker-{mode}.nettrace")
+    if os.path.exists(trace):
+        os.unlink(trace)
+    if mode == "env":
+        make_env_trace(dll, trace)
+    else:
+        make_collect_trace(dll, trace, mode)
+
+    ours = trace + ".mantra.jsonl"
+    with open(ours, "wb") as f:
+        p = subprocess.run([mantra, "dump", "--json", "--sorted", trace], stdout=f, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        fail(f"mantra dump exited {p.returncode}: {p.stderr.decode()}")
+    warnings = p.stderr.decode("utf-8", "replace").splitlines()
+    runtime = unnamed = flags = whole298 = 0
+    # the events each counted rule of TraceEventDump compare must apply to, from our side
+    expect = {"298": 0, "GCDynamicEvent": 0, "MethodDetails": 0, "MethodFlags": 0, "short": 0}
+    fit = {}  # GCFitBucketInfo events with buckets: payload size the runtime's padded layout gives
+    providers, seen = set(), set()
+    with open(ours, encoding="utf-8") as f:
+        for line in f:
+            o = json.loads(line)
+            providers.add(o["provider"])
+            seen.add((o["provider"], o["name"]))
+            want = {("Mantra-TraceMaker", "Texts"): TEXTS,
+                    ("Mantra-TraceMaker-SelfDescribing", "Numbers"): NUMBERS}.get((o["provider"], o["name"]))
+            if o["provider"] == "Mantra-TraceMaker" and o["name"] == "Scalars" and o["fields"].get("flag") is True:
+                want = SCALARS
+            if want is not None and o["fields"] != want:
+                fail(f"{o['provider']}/{o['name']}: fields {o['fields']}, want {want}")
+            if o["provider"] == "Mantra-TraceMaker-SelfDescribing" and o["name"] == "Flags":
+                flags += 1
+                if o["fields"] != {"": {"Flag": True}}:
+                    fail(f"TraceLogging Flags: fields {o['fields']}, want the first payload byte as Flag true")
+            if o.get("decode_error") == "short" and o["field_source"] == "metadata":
+                expect["short"] += 1
+            if o["provider"] not in RUNTIME:
+                continue
+            runtime += 1
+            f = o["fields"]
+            if o["provider"] == RUNTIME[0] and o["event_id"] == 298:
+                expect["298"] += 1
+            if o["provider"] == RUNTIME[0] and o["event_id"] == 39 and f.get("Name") == "CommittedUsage":
+                expect["GCDynamicEvent"] += 1
+            if o["provider"] == RUNTIME[0] and o["event_id"] == 72:
+                expect["MethodDetails"] += 1
+            if isinstance(f.get("MethodFlags"), int) and f["MethodFlags"] & 0x380:
+                expect["MethodFlags"] += 1
+            if o["field_source"] not in ("manifest", "metadata"):
+                fail(f"runtime event not decoded: {line}")
+            if not o["name"]:
+                unnamed += 1
+            if o["provider"] == RUNTIME[0] and o["event_id"] == 298:  # JitInstrumentationDataVerbose
+                data = o["fields"].get("Data")
+                if not isinstance(data, str) or len(data) != 2 * o["fields"]["DataSize"] or o.get("decode_error"):
+                    fail(f"event 298 not decoded whole (Data of DataSize bytes): {line[:400]}")
+                whole298 += 1
+            if o["provider"] == RUNTIME[0] and o["event_id"] == 209 and o["fields"]["Count"] > 0:
+                fit[o["timestamp"]] = 14 + 16 * o["fields"]["Count"]
+    if unnamed:
+        fail(f"{unnamed} runtime events without a name")
+    if mode == "env":
+        missing = [f"{p}/{n}" for p, n in REQUIRED if (p, n) not in seen]
+        if missing:
+            fail(f"events missing from the env run: {missing}")
+        if whole298 == 0:
+            fail("no JitInstrumentationDataVerbose (298) event: the env run enables JitInstrumentationData")
+    stats = json.loads(subprocess.run([mantra, "stats", "--json", trace], capture_output=True, text=True).stdout)
+    if stats["decode_errors"] != len(fit) + flags:
+        fail(f"{stats['decode_errors']} decode errors, want {len(fit)} (GCFitBucketInfo with buckets) + {flags} "
+             f"(TraceLogging bools); {warnings[:5]}")
+    sizes = set(fit.values())
+    for w in warnings:
+        m = re.search(r"/209/v0: the payload \((\d+) bytes\) has bytes after the last field", w)
+        tl = re.search(r"Mantra-TraceMaker-SelfDescribing/\d+/v0: the payload \(5 bytes\) ends inside a field", w)
+        if m is None and tl is None and "events whose payload" not in w:
+            fail(f"unexpected warning: {w}")
+        if m and int(m.group(1)) not in sizes:
+            fail(f"GCFitBucketInfo payload of {m.group(1)} bytes, the padded layout gives {sorted(sizes)}")
+    print(f"{trace}: {stats['events']} events, {runtime} of the runtime providers, all decoded and named; "
+          f"{whole298} JitInstrumentationDataVerbose with their Data, {len(fit)} GCFitBucketInfo decode errors (padded buckets), {flags} TraceLogging bool decode errors; "
+          f"providers: {', '.join(sorted(providers))}")
+    p = subprocess.run(te + ["compare", trace, ours, "--max", "20"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    text = p.stdout.decode("utf-8", "replace")
+    print(text, end="")
+    if p.returncode != 0 or " 0 differences" not in text.splitlines()[-1]:
+        fail("TraceEvent's compare found differences")
+    # every counted exception exactly as often as our events call for it
+    notes = {"298": r"note: (\d+) JitInstrumentationDataVerbose events",
+             "GCDynamicEvent": r"note: (\d+) GCDynamicEvent events",
+             "MethodDetails": r"note: (\d+) MethodDetails events",
+             "MethodFlags": r"note: (\d+) events: MethodFlags",
+             "short": r"note: (\d+) events whose payload ends inside"}
+    for rule, pattern in notes.items():
+        m = re.search(pattern, text)
+        got = int(m.group(1)) if m else 0
+        if got != expect[rule]:
+            fail(f"compare counted {got} events under the {rule} rule, our events call for {expect[rule]}")
+    print("counted exceptions: " + ", ".join(f"{k} {v}" for k, v in expect.items()))
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
