@@ -216,7 +216,9 @@ public sealed class Comparer
             _shortPayload++;
             te = new EventLine { Line = te.Line, Timestamp = te.Timestamp, Provider = te.Provider, EventId = te.EventId,
                                  Version = te.Version, ThreadId = te.ThreadId, Name = te.Name, BuiltIn = te.BuiltIn,
-                                 Fields = PrefixLike(ours.Fields, te.Fields), Stack = te.Stack };
+                                 Fields = PrefixLike(ours.Fields, te.Fields), Stack = te.Stack,
+                                 ActivityId = te.ActivityId, RelatedActivityId = te.RelatedActivityId,
+                                 HasActivity = te.HasActivity };
         }
         if (ours.Provider != te.Provider) why.Add($"provider: ours \"{ours.Provider}\", traceevent \"{te.Provider}\"");
         if (ours.EventId != te.EventId) why.Add($"event_id: ours {ours.EventId}, traceevent {te.EventId}");
