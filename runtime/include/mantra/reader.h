@@ -60,6 +60,9 @@ typedef struct mantra_trace_metadata {
     int fields_from_manifest;
     int has_provider_guid;    /* V6: the metadata carries the provider GUID */
     mantra_guid provider_guid;
+    /* The reader's decoding plan for `fields` (private to the reader; NULL when none, e.g. in
+     * metadata made by the caller): mantra_decode_event() decodes through it. */
+    const struct mantra_field_plan *plan;
 } mantra_trace_metadata;
 
 /* Trace-wide facts (the Trace object / block). */
