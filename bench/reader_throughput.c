@@ -1,7 +1,7 @@
 /* reader_throughput: nettrace reader throughput over a large synthetic V5 trace.
  *
  *   reader_throughput [-s MB] [-o FILE] [-k]
- *   reader_throughput -i FILE [-m hdr|dec] [-p]
+ *   reader_throughput -i FILE [-m hdr|dec] [-p] [-M]
  *
  * Generates a trace of about MB megabytes (default 1024) in FILE (default
  * $TMPDIR/mantra-bench-reader.nettrace): compressed rows of two events (V1 fields: UInt64, UInt32,
@@ -15,7 +15,7 @@
  * decoded; default both) and prints one line per mode (bench/reader_vs_traceevent.sh alternates
  * such runs with TraceEvent's). -p registers the generated .NET runtime providers
  * (mantra_dotnet_providers, as `mantra dump` does) so that runtime events with minimal metadata
- * are decoded too. */
+ * are decoded too. -M reads through a memory mapping (MANTRA_READER_MAP). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
@@ -321,9 +321,11 @@ static int sink_value(void *ctx, const mantra_value *v) {
 static const mantra_field_visitor vis = {sink_value, 0, 0, sink_value, 0};
 
 static int with_providers;
+static unsigned reader_flags;
 
 static void pass(const char *path, int decode, uint64_t *events_out, double *secs, uint64_t *bytes) {
-    mantra_reader *r = mantra_reader_new(NULL);
+    mantra_reader_options o = {reader_flags, 0};
+    mantra_reader *r = mantra_reader_new(&o);
 #ifdef READER_BENCH_DOTNET
     for (size_t i = 0; with_providers && i < MANTRA_DOTNET_PROVIDER_COUNT; i++)
         mantra_reader_add_provider(r, mantra_dotnet_providers[i]);
@@ -372,9 +374,11 @@ int main(int argc, char **argv) {
             mode = argv[++i];
         else if (strcmp(argv[i], "-p") == 0)
             with_providers = 1;
+        else if (strcmp(argv[i], "-M") == 0)
+            reader_flags |= MANTRA_READER_MAP;
         else {
             fprintf(stderr, "usage: reader_throughput [-s MB] [-o FILE] [-k]\n"
-                            "       reader_throughput -i FILE [-m hdr|dec] [-p]\n");
+                            "       reader_throughput -i FILE [-m hdr|dec] [-p] [-M]\n");
             return 2;
         }
     }

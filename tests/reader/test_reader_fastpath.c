@@ -1,10 +1,11 @@
 /* The reader's fast paths against the plain ones, on every shared fixture
  * ($MANTRA_SHARED_DIR/fixtures/nettrace; absent fixtures SKIP unless MANTRA_REQUIRE_INTEROP=1):
  *
- *   mapped_equals_read   a trace file opened by path (a regular file: mapped, input.c) gives exactly
- *                        the events (every header member, payload and stack bytes, decode status),
- *                        counters and error text of the same bytes read through a pipe (read()) and
- *                        from memory; on Linux the mapping is checked in /proc/self/maps.
+ *   mapped_equals_read   a trace file opened by path with MANTRA_READER_MAP (mapped, input.c) gives
+ *                        exactly the events (every header member, payload and stack bytes, decode
+ *                        status), counters and error text of the same bytes read by path without it
+ *                        (read()), through a pipe and from memory; on Linux the mapping (and its
+ *                        absence without the flag) is checked in /proc/self/maps.
  *   plan_equals_walk     every event whose metadata has a decoding plan (field_plan.c) is decoded by
  *                        mantra_decode_event (the plan) and by mantra_decode_payload over the same
  *                        fields (the walking decoder) with identical visitor calls (every mantra_value
@@ -112,16 +113,17 @@ static int path_mapped(const char *path) {
 }
 #endif
 
-/* how: 0 = path, 1 = pipe, 2 = memory */
+/* how: 0 = path with MANTRA_READER_MAP, 1 = pipe, 2 = memory, 3 = path (read()) */
 static void read_all(const char *path, int how, run *out) {
     memset(out, 0, sizeof *out);
-    mantra_reader *r = mantra_reader_new(NULL);
+    mantra_reader_options o = {how == 0 ? MANTRA_READER_MAP : 0, 0};
+    mantra_reader *r = mantra_reader_new(&o);
     ck_assert_ptr_nonnull(r);
     int fds[2] = {-1, -1};
     pid_t child = -1;
     uint8_t *mem = NULL;
     int rc;
-    if (how == 0) {
+    if (how == 0 || how == 3) {
         rc = mantra_reader_open_file(r, path);
     } else if (how == 1) {
         ck_assert_int_eq(pipe(fds), 0);
@@ -159,7 +161,7 @@ static void read_all(const char *path, int how, run *out) {
             out->ev[out->n++] = digest(ev);
         }
 #ifdef __linux__
-    if (how == 0)
+    if (how == 0 || how == 3)
         out->mapped = path_mapped(path);
 #endif
     out->rc = rc;
@@ -181,19 +183,20 @@ START_TEST(mapped_equals_read) {
         ck_assert(!must_fail);
         return;
     }
-    run a[3];
-    for (int how = 0; how < 3; how++)
+    run a[4];
+    for (int how = 0; how < 4; how++)
         read_all(p, how, &a[how]);
 #ifdef __linux__
-    ck_assert_msg(a[0].mapped, "%s: not mapped while read by path", fixtures[_i]);
+    ck_assert_msg(a[0].mapped, "%s: not mapped while read by path with MANTRA_READER_MAP", fixtures[_i]);
+    ck_assert_msg(!a[3].mapped, "%s: mapped while read by path without MANTRA_READER_MAP", fixtures[_i]);
 #endif
-    for (int how = 1; how < 3; how++) {
+    for (int how = 1; how < 4; how++) {
         ck_assert_int_eq(a[0].rc, a[how].rc);
         ck_assert_str_eq(a[0].err, a[how].err);
         ck_assert_uint_eq(a[0].n, a[how].n);
         for (size_t i = 0; i < a[0].n; i++)
-            ck_assert_msg(a[0].ev[i] == a[how].ev[i], "%s: event %zu differs (path / %s)", fixtures[_i], i,
-                          how == 1 ? "pipe" : "memory");
+            ck_assert_msg(a[0].ev[i] == a[how].ev[i], "%s: event %zu differs (mapped / %s)", fixtures[_i], i,
+                          how == 1 ? "pipe" : how == 2 ? "memory" : "read()");
         ck_assert_uint_eq(a[0].stats.events, a[how].stats.events);
         ck_assert_uint_eq(a[0].stats.bytes_read, a[how].stats.bytes_read);
         ck_assert_uint_eq(a[0].stats.stacks, a[how].stats.stacks);
@@ -201,7 +204,7 @@ START_TEST(mapped_equals_read) {
         ck_assert_uint_eq(a[0].stats.decode_errors, a[how].stats.decode_errors);
     }
     ck_assert_uint_eq(a[0].stats.events, a[0].n);
-    for (int how = 0; how < 3; how++)
+    for (int how = 0; how < 4; how++)
         free(a[how].ev);
     free(p);
 }

@@ -119,6 +119,9 @@ const void *mantra_pal_map_file(int fd, size_t size);
 /* Tells the host that bytes p[0..size) of a mapping will not be read again (their pages may leave
  * the process's resident memory; reading them again still works). p is page-aligned. */
 void mantra_pal_map_done(const void *p, size_t size);
+/* Tells the host that bytes p[0..size) of a mapping will be read soon: their pages are mapped in
+ * now, in one call where the host can (fewer page faults). p is page-aligned. */
+void mantra_pal_map_prefetch(const void *p, size_t size);
 /* Unmaps what mantra_pal_map_file returned. */
 void mantra_pal_unmap_file(const void *p, size_t size);
 /* The host's page size (4096 under WASI). */

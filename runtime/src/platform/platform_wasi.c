@@ -66,6 +66,10 @@ void mantra_pal_map_done(const void *p, size_t size) {
     (void)p;
     (void)size;
 }
+void mantra_pal_map_prefetch(const void *p, size_t size) {
+    (void)p;
+    (void)size;
+}
 void mantra_pal_unmap_file(const void *p, size_t size) {
     (void)p;
     (void)size;

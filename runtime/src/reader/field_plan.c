@@ -118,7 +118,17 @@ const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fie
 /* The end of the UTF-16LE string starting at pos (the offset after its terminator), or 0 when the
  * payload ends first. */
 static size_t str16_end(const uint8_t *p, size_t size, size_t pos) {
-    for (size_t i = pos; i + 1 < size; i += 2)
+    size_t i = pos;
+    /* four code units at a time: a unit is 0 when its 16-bit lane of the little-endian word is 0
+     * (the classic has-zero test, per 16-bit lane) */
+    const uint64_t lo = UINT64_C(0x0001000100010001), hi = UINT64_C(0x8000800080008000);
+    while (size - i >= 8) {
+        uint64_t x = mantra_load_u64(p + i);
+        if (((x - lo) & ~x & hi) != 0)
+            break; /* a zero unit in this word (or a borrow artefact): found below, unit by unit */
+        i += 8;
+    }
+    for (; i + 1 < size; i += 2)
         if (p[i] == 0 && p[i + 1] == 0)
             return i + 2;
     return 0;
@@ -255,12 +265,12 @@ static int decode_array(const plan_step *s, const uint8_t *payload, size_t size,
     if (rc != 1 && visitor->scalar) {
         const mantra_field_desc *el = s->f->element;
         mantra_value e;
+        memset(&e, 0, sizeof e); /* each element sets the same members (one element type) */
+        e.field = el;
+        e.name = "";
+        e.type = el->type;
+        e.depth = 1;
         for (size_t i = 0; i < count; i++, pos += s->esize) {
-            memset(&e, 0, sizeof e);
-            e.field = el;
-            e.name = "";
-            e.type = el->type;
-            e.depth = 1;
             e.index = i;
             e.offset = pos;
             e.data = payload + pos;
@@ -290,6 +300,8 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
     int (*scalar)(void *, const mantra_value *) = visitor->scalar;
     size_t pos = 0;
     mantra_value v;
+    memset(&v, 0, sizeof v); /* depth, index, manifest_field, map_text stay 0 */
+    int had_guid = 0;
     for (uint32_t i = 0; i < plan->count; i++) {
         const plan_step *s = &plan->steps[i];
         const uint8_t *p = payload + pos;
@@ -307,7 +319,14 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
         }
         if (s->size > size - pos)
             return MANTRA_EFORMAT;
-        memset(&v, 0, sizeof v);
+        v.u = 0;
+        v.i = 0;
+        v.d = 0;
+        v.count = 0;
+        if (had_guid) { /* only a GUID step sets it */
+            memset(&v.guid, 0, sizeof v.guid);
+            had_guid = 0;
+        }
         v.field = s->f;
         v.name = s->f->name;
         v.type = s->f->type;
@@ -316,6 +335,7 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
         v.size = s->size;
         if (s->size) {
             fill_fixed(s->op, p, &v);
+            had_guid = s->op == OP_GUID;
             pos += s->size;
         } else if (s->op == OP_STR16) {
             size_t end = str16_end(payload, size, pos);

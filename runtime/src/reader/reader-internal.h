@@ -67,6 +67,7 @@ struct mantra_reader {
     int eof;
     int map_tried;       /* input.c: mapping the file was tried */
     size_t map_released; /* input.c: mapped bytes before this were handed back to the host */
+    size_t map_ready;    /* input.c: mapped bytes before this were made resident */
     /* state */
     int opened;
     int state;
