@@ -1,6 +1,8 @@
 /* libFuzzer target: the nettrace reader (V4/V5 and V6 parsing, metadata parsing, field decoding)
  * in file order and in sorted (TraceEvent-order) mode. Invariants checked: no crash, no leak, no
- * undefined behaviour; errors carry an "offset N: " text; events only point inside what they say. */
+ * undefined behaviour; errors carry an "offset N: " text; events only point inside what they say;
+ * mantra_decode_event (through the metadata's decoding plan) shows the same values and returns the
+ * same result as mantra_decode_payload walking the same fields. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +41,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     h += mantra_trace_event_ip(ev, i);
                 if (ev->metadata->provider[0] == '\0' && ev->metadata->name[0] == '\0')
                     h++;
-                mantra_decode_event(ev, &visitor, &h);
+                uint64_t hp = 0, hw = 0;
+                int rp = mantra_decode_event(ev, &visitor, &hp);
+                h += hp;
+                /* the decoding plan (field_plan.c) and the walking decoder agree, value for value */
+                if (!ev->metadata->fields_from_manifest) {
+                    int rw = mantra_decode_payload(ev->metadata->fields, ev->metadata->field_count, ev->payload,
+                                                   ev->payload_size, ev->pointer_size, &visitor, &hw);
+                    if (rp != rw || hp != hw)
+                        abort();
+                }
             }
         }
         const char *err = mantra_reader_last_error(r);

@@ -124,8 +124,15 @@ static size_t str16_end(const uint8_t *p, size_t size, size_t pos) {
     const uint64_t lo = UINT64_C(0x0001000100010001), hi = UINT64_C(0x8000800080008000);
     while (size - i >= 8) {
         uint64_t x = mantra_load_u64(p + i);
-        if (((x - lo) & ~x & hi) != 0)
-            break; /* a zero unit in this word (or a borrow artefact): found below, unit by unit */
+        uint64_t z = (x - lo) & ~x & hi;
+        if (z != 0) {
+#if defined(__GNUC__)
+            /* the lowest flagged lane is the first zero unit (a borrow only flags lanes above one) */
+            return i + 2 * ((size_t)__builtin_ctzll(z) / 16) + 2;
+#else
+            break; /* found below, unit by unit */
+#endif
+        }
         i += 8;
     }
     for (; i + 1 < size; i += 2)
