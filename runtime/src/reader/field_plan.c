@@ -277,16 +277,37 @@ static int decode_array(const plan_step *s, const uint8_t *payload, size_t size,
         e.name = "";
         e.type = el->type;
         e.depth = 1;
-        for (size_t i = 0; i < count; i++, pos += s->esize) {
-            e.index = i;
-            e.offset = pos;
-            e.data = payload + pos;
-            e.size = s->esize;
-            fill_fixed(s->eop, payload + pos, &e);
-            rc = visitor->scalar(ctx, &e);
-            if (rc < 0)
-                return rc;
+        e.size = s->esize;
+        int (*scalar)(void *, const mantra_value *) = visitor->scalar;
+        /* one loop per common element type, so that the element's load is not a switch */
+#define ELEMENTS(LOAD)                                                                             \
+    for (size_t i = 0; i < count; i++, pos += s->esize) {                                          \
+        e.index = i;                                                                               \
+        e.offset = pos;                                                                            \
+        e.data = payload + pos;                                                                    \
+        LOAD;                                                                                      \
+        rc = scalar(ctx, &e);                                                                      \
+        if (rc < 0)                                                                                \
+            return rc;                                                                             \
+    }
+        switch (s->eop) {
+        case OP_S32:
+            ELEMENTS((e.u = mantra_load_u32(e.data), e.i = (int32_t)(uint32_t)e.u))
+            break;
+        case OP_U32:
+            ELEMENTS((e.u = mantra_load_u32(e.data), e.i = (int64_t)e.u))
+            break;
+        case OP_U64:
+            ELEMENTS((e.u = mantra_load_u64(e.data), e.i = (int64_t)e.u))
+            break;
+        case OP_U8:
+            ELEMENTS((e.u = e.data[0], e.i = (int64_t)e.u))
+            break;
+        default:
+            ELEMENTS(fill_fixed(s->eop, e.data, &e))
+            break;
         }
+#undef ELEMENTS
     } else {
         pos += count * s->esize;
     }
