@@ -25,7 +25,7 @@ enum {
     OP_STR16,
     OP_VARUINT,
     OP_VARINT,
-    OP_ARRAY, /* Array (UInt16 count) or FixedArray of fixed-size scalars */
+    OP_ARRAY, /* Array (UInt16 count) or FixedArray of fixed-size scalars (>= OP_ARRAY: not a scalar) */
     OP_WALK   /* anything else: field_decode.c's walker */
 };
 
@@ -328,19 +328,18 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
     int (*scalar)(void *, const mantra_value *) = visitor->scalar;
     size_t pos = 0;
     mantra_value v;
-    memset(&v, 0, sizeof v); /* depth, index, manifest_field, map_text stay 0 */
+    v.manifest_field = NULL; /* these stay as they are for every value at depth 0 */
+    v.depth = 0;
+    v.index = 0;
+    v.map_text = NULL;
+    memset(&v.guid, 0, sizeof v.guid);
     int had_guid = 0;
     for (uint32_t i = 0; i < plan->count; i++) {
         const plan_step *s = &plan->steps[i];
         const uint8_t *p = payload + pos;
-        if (s->op == OP_WALK) {
-            int rc = rd_decode_one_field(s->f, payload, size, &pos, visitor, ctx);
-            if (rc < 0)
-                return rc;
-            continue;
-        }
-        if (s->op == OP_ARRAY) {
-            int rc = decode_array(s, payload, size, &pos, visitor, ctx);
+        if (s->op >= OP_ARRAY) {
+            int rc = s->op == OP_ARRAY ? decode_array(s, payload, size, &pos, visitor, ctx)
+                                       : rd_decode_one_field(s->f, payload, size, &pos, visitor, ctx);
             if (rc < 0)
                 return rc;
             continue;
