@@ -13,7 +13,8 @@
 #    reader_throughput (e.g. built from the commit before, for before/after in the same run).
 #    -p passes -p to ours (the generated .NET runtime providers, for real traces).
 # Prints MB/s median, min and max per reader and mode, and `summary:` lines with ours as a multiple
-# of TraceEvent's (ratio of the medians).
+# of TraceEvent's: the median of the per-round ratios (the runs of one round see about the same
+# machine load) and the ratio of the medians.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR="$REPO/build"
@@ -63,13 +64,13 @@ te() { # args for `read` -> MB/s
 }
 for round in $(seq "$RUNS"); do
   for mode in hdr dec; do
-    v=$(ours "$EXE" $mode); echo "ours $mode $v" >>"$RES"; echo "  round $round: ours $mode $v MB/s"
+    v=$(ours "$EXE" $mode); echo "ours $mode $v $round" >>"$RES"; echo "  round $round: ours $mode $v MB/s"
     if [ -n "$BASE" ]; then
-      v=$(ours "$BASE" $mode); echo "base $mode $v" >>"$RES"; echo "  round $round: base $mode $v MB/s"
+      v=$(ours "$BASE" $mode); echo "base $mode $v $round" >>"$RES"; echo "  round $round: base $mode $v MB/s"
     fi
     if [ $have_te = 1 ]; then
       if [ $mode = hdr ]; then v=$(te); else v=$(te --decode); fi
-      echo "te $mode $v" >>"$RES"; echo "  round $round: TraceEvent $mode $v MB/s"
+      echo "te $mode $v $round" >>"$RES"; echo "  round $round: TraceEvent $mode $v MB/s"
     fi
   done
 done
@@ -86,10 +87,17 @@ for who in ours base te; do
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 med() { stat "$1" "$2" | cut -d' ' -f1; }
+paired() { # a b mode -> median over the rounds of a/b in the same round
+  awk -v a="$1" -v b="$2" -v m="$3" '$2 == m && $1 == a { x[$4] = $3 } $2 == m && $1 == b { y[$4] = $3 }
+    END { for (r in x) if (r in y && y[r] > 0) print x[r] / y[r] }' "$RES" | sort -g |
+    awk '{ a[NR] = $1 } END { if (NR) printf "%.2f (min %.2f, max %.2f)", a[int((NR + 1) / 2)], a[1], a[NR] }'
+}
 if [ $have_te = 1 ]; then
+  echo "summary: reader vs TraceEvent ($LABEL, per-round ratios, median of $RUNS): headers only $(paired ours te hdr)x (goal 5x); every field decoded $(paired ours te dec)x (goal 3x)"
   echo "summary: reader vs TraceEvent ($LABEL, medians of $RUNS): headers only $(med ours hdr) vs $(med te hdr) MB/s = $(ratio "$(med ours hdr)" "$(med te hdr)")x (goal 5x); every field decoded $(med ours dec) vs $(med te dec) MB/s = $(ratio "$(med ours dec)" "$(med te dec)")x (goal 3x)"
 fi
 if [ -n "$BASE" ]; then
+  echo "summary: reader vs base exe ($LABEL, per-round ratios, median of $RUNS): headers only $(paired ours base hdr)x; every field decoded $(paired ours base dec)x"
   echo "summary: reader vs base exe ($LABEL, medians of $RUNS): headers only $(ratio "$(med ours hdr)" "$(med base hdr)")x; every field decoded $(ratio "$(med ours dec)" "$(med base dec)")x"
   if [ $have_te = 1 ]; then
     echo "summary: base vs TraceEvent ($LABEL): headers only $(ratio "$(med base hdr)" "$(med te hdr)")x; every field decoded $(ratio "$(med base dec)" "$(med te dec)")x"
