@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
     -r) RUNS=$2; shift 2 ;;
     -p) PROV=-p; shift ;;
     --base-exe) BASE=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "reader_vs_traceevent.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
