@@ -1,6 +1,7 @@
 /* reader_throughput: nettrace reader throughput over a large synthetic V5 trace.
  *
  *   reader_throughput [-s MB] [-o FILE] [-k]
+ *   reader_throughput -i FILE [-m hdr|dec] [-p] [-M]
  *
  * Generates a trace of about MB megabytes (default 1024) in FILE (default
  * $TMPDIR/mantra-bench-reader.nettrace): compressed rows of two events (V1 fields: UInt64, UInt32,
@@ -8,7 +9,13 @@
  * every 10 MB, the end tag. The bytes are produced here (independent of the writer under test).
  * Then reads it back: headers only, and with every field decoded; prints MB/s, events/s and the
  * peak RSS after a first pass over an eighth of the file and after the full file (memory must not
- * grow with the file). -k keeps the file. */
+ * grow with the file). -k keeps the file.
+ *
+ * With -i, reads the existing FILE once per mode (-m hdr: headers only, -m dec: every field
+ * decoded; default both) and prints one line per mode (bench/reader_vs_traceevent.sh alternates
+ * such runs with TraceEvent's). -p registers the generated .NET runtime providers
+ * (mantra_dotnet_providers, as `mantra dump` does) so that runtime events with minimal metadata
+ * are decoded too. -M reads through a memory mapping (MANTRA_READER_MAP). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
@@ -21,6 +28,9 @@
 
 #include "common/varint-internal.h"
 #include "mantra/reader.h"
+#ifdef READER_BENCH_DOTNET
+#include "dotnet_registry.h"
+#endif
 
 typedef struct out {
     FILE *f;
@@ -310,8 +320,16 @@ static int sink_value(void *ctx, const mantra_value *v) {
 
 static const mantra_field_visitor vis = {sink_value, 0, 0, sink_value, 0};
 
+static int with_providers;
+static unsigned reader_flags;
+
 static void pass(const char *path, int decode, uint64_t *events_out, double *secs, uint64_t *bytes) {
-    mantra_reader *r = mantra_reader_new(NULL);
+    mantra_reader_options o = {reader_flags, 0};
+    mantra_reader *r = mantra_reader_new(&o);
+#ifdef READER_BENCH_DOTNET
+    for (size_t i = 0; with_providers && i < MANTRA_DOTNET_PROVIDER_COUNT; i++)
+        mantra_reader_add_provider(r, mantra_dotnet_providers[i]);
+#endif
     double t0 = now();
     if (mantra_reader_open_file(r, path) < 0) {
         fprintf(stderr, "%s: %s\n", path, mantra_reader_last_error(r));
@@ -342,6 +360,7 @@ int main(int argc, char **argv) {
     double mb = 1024;
     const char *path = NULL;
     int keep = 0;
+    const char *input = NULL, *mode = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
             mb = atof(argv[++i]);
@@ -349,10 +368,38 @@ int main(int argc, char **argv) {
             path = argv[++i];
         else if (strcmp(argv[i], "-k") == 0)
             keep = 1;
+        else if (strcmp(argv[i], "-i") == 0 && i + 1 < argc)
+            input = argv[++i];
+        else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
+            mode = argv[++i];
+        else if (strcmp(argv[i], "-p") == 0)
+            with_providers = 1;
+        else if (strcmp(argv[i], "-M") == 0)
+            reader_flags |= MANTRA_READER_MAP;
         else {
-            fprintf(stderr, "usage: reader_throughput [-s MB] [-o FILE] [-k]\n");
+            fprintf(stderr, "usage: reader_throughput [-s MB] [-o FILE] [-k]\n"
+                            "       reader_throughput -i FILE [-m hdr|dec] [-p] [-M]\n");
             return 2;
         }
+    }
+#ifndef READER_BENCH_DOTNET
+    if (with_providers) {
+        fprintf(stderr, "reader_throughput: -p needs the build with mantra::dotnet\n");
+        return 2;
+    }
+#endif
+    if (input) {
+        for (int d = 0; d < 2; d++) {
+            if (mode && strcmp(mode, d ? "dec" : "hdr") != 0)
+                continue;
+            uint64_t n, bytes;
+            double s;
+            pass(input, d, &n, &s, &bytes);
+            printf("%-26s %8.1f MB  %9" PRIu64 " events  %7.3f s  %8.1f MB/s  %11.0f events/s  peak RSS %ld KB\n",
+                   d ? "file, decoding" : "file, headers only", (double)bytes / 1048576.0, n, s,
+                   (double)bytes / 1048576.0 / s, (double)n / s, peak_rss_kb());
+        }
+        return 0;
     }
     char def[512], small[600];
     if (path == NULL) {

@@ -2,7 +2,9 @@
  * in file order and in sorted (TraceEvent-order) mode, and in file order with the built-in runtime
  * providers attached (manifest/clr/ runtime.yaml and eventpipe.yaml, the manifest path: names, templates, payload checks).
  * Invariants checked: no crash, no leak, no undefined behaviour; errors carry an "offset N: " text;
- * events only point inside what they say; an event's decode_status agrees with a decode of it. */
+ * events only point inside what they say; an event's decode_status agrees with a decode of it;
+ * mantra_decode_event (through the metadata's decoding plan) shows the same values and returns the
+ * same result as mantra_decode_payload walking the same fields. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +64,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     h += mantra_trace_event_ip(ev, i);
                 if (ev->metadata->provider[0] == '\0' && ev->metadata->name[0] == '\0')
                     h++;
-                int d = mantra_decode_event(ev, &visitor, &h);
+                uint64_t hp = 0, hw = 0;
+                int rp = mantra_decode_event(ev, &visitor, &hp);
+                h += hp;
+                /* the decoding plan (field_plan.c) and the walking decoder agree, value for value */
+                if (!ev->metadata->fields_from_manifest) {
+                    int rw = mantra_decode_payload(ev->metadata->fields, ev->metadata->field_count, ev->payload,
+                                                   ev->payload_size, ev->pointer_size, &visitor, &hw);
+                    if (rp != rw || hp != hw)
+                        abort();
+                }
                 /* described events: a payload that decodes whole has status OK, and the reverse */
                 int described = ev->metadata->field_count != 0 || ev->metadata->fields_from_manifest;
-                if (described && (d == 0) != (ev->decode_status == 0))
+                if (described && (rp == 0) != (ev->decode_status == 0))
                     abort();
                 if (ev->metadata->name == NULL)
                     abort();

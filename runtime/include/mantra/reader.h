@@ -71,6 +71,9 @@ typedef struct mantra_trace_metadata {
     /* Payload bytes every event of this metadata has when each of its fields has a fixed size
      * (set when the metadata is read), else 0. */
     uint32_t fixed_payload_size;
+    /* The reader's decoding plan for `fields` (private to the reader; NULL when none, e.g. in
+     * metadata made by the caller): mantra_decode_event() decodes through it. */
+    const struct mantra_field_plan *plan;
 } mantra_trace_metadata;
 
 /* Trace-wide facts (the Trace object / block). */
@@ -150,6 +153,11 @@ typedef struct mantra_reader_stats {
 /* Deliver events in time order as TraceEvent does (microsoft/perfview, src/TraceEvent/EventPipe/EventCache.cs:
  * per-capture-thread queues, merged on IsSorted rows, sequence points and the end of the stream). */
 #define MANTRA_READER_SORTED 0x1u
+/* Read a regular file (mantra_reader_open_file, or a descriptor of one at offset 0) through a
+ * read-only memory mapping instead of read() calls (not under WASI, where read() is used). The
+ * events are the same. Off by default: on the virtual machines measured (bench/README.md, "The
+ * reader"), touching mapped pages cost more CPU time than copying them with read(). */
+#define MANTRA_READER_MAP 0x2u
 
 typedef struct mantra_reader_options {
     unsigned flags;          /* MANTRA_READER_* */

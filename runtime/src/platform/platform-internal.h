@@ -112,6 +112,20 @@ int64_t mantra_pal_read(int fd, void *buf, size_t size, char *err, size_t errlen
 int mantra_pal_close(int fd, char *err, size_t errlen);
 /* 1 and the size in *size when fd is a regular file; else 0. */
 int mantra_pal_file_size(int fd, uint64_t *size);
+/* Maps size bytes of fd (a regular file whose offset is 0) read-only, for reading front to back: the
+ * address, or NULL when the host cannot or the offset is not 0 (then read with mantra_pal_read;
+ * always NULL under WASI). The descriptor's offset is left alone. */
+const void *mantra_pal_map_file(int fd, size_t size);
+/* Tells the host that bytes p[0..size) of a mapping will not be read again (their pages may leave
+ * the process's resident memory; reading them again still works). p is page-aligned. */
+void mantra_pal_map_done(const void *p, size_t size);
+/* Tells the host that bytes p[0..size) of a mapping will be read soon: their pages are mapped in
+ * now, in one call where the host can (fewer page faults). p is page-aligned. */
+void mantra_pal_map_prefetch(const void *p, size_t size);
+/* Unmaps what mantra_pal_map_file returned. */
+void mantra_pal_unmap_file(const void *p, size_t size);
+/* The host's page size (4096 under WASI). */
+size_t mantra_pal_page_size(void);
 
 /* ---- sockets (platform_socket_posix.c; stubs answering MANTRA_EUNSUPPORTED in platform_wasi.c) ----
  * What the diagnostics server (src/diag) needs, after the .NET runtime's socket PAL (dotnet/runtime,

@@ -56,6 +56,26 @@ void mantra_pal_free_buffer(void *p, size_t size) {
     free(p);
 }
 
+/* No file mappings under WASI: the reader reads its input with mantra_pal_read. */
+const void *mantra_pal_map_file(int fd, size_t size) {
+    (void)fd;
+    (void)size;
+    return NULL;
+}
+void mantra_pal_map_done(const void *p, size_t size) {
+    (void)p;
+    (void)size;
+}
+void mantra_pal_map_prefetch(const void *p, size_t size) {
+    (void)p;
+    (void)size;
+}
+void mantra_pal_unmap_file(const void *p, size_t size) {
+    (void)p;
+    (void)size;
+}
+size_t mantra_pal_page_size(void) { return 4096; }
+
 /* The one thread is the process: its exit is the process's exit, where nothing runs per thread
  * (as for the main thread under POSIX). */
 int mantra_pal_on_thread_exit(void (*fn)(void *), void *value) {

@@ -25,7 +25,7 @@ int rd_parse_metadata_block_v6(mantra_reader *r, const uint8_t *p, size_t n, uin
         int rc = rd_parse_metadata_v6(&r->arena, p + pos, rs, &m, &what);
         if (rc < 0)
             return rd_fail(r, rc, off + pos, "bad metadata row: %s", what ? what : "?");
-        rc = rd_add_metadata(r, m, off + pos);
+        rc = rd_define_metadata(r, m, off + pos);
         if (rc < 0)
             return rc;
         pos += rs;
@@ -86,6 +86,7 @@ int rd_parse_thread_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t
         if (cm_map_get(&r->threads, index))
             return rd_fail(r, MANTRA_EFORMAT, off + row, "thread index %llu declared twice",
                            (unsigned long long)index);
+        rd_forget_threads(r);
         if (cm_map_put(&r->threads, index, tid) < 0)
             return rd_fail(r, MANTRA_ENOMEM, off, "out of memory");
     }
@@ -111,6 +112,8 @@ int rd_parse_remove_thread_block(mantra_reader *r, const uint8_t *p, size_t n, u
         rd_note_seq(r, last, (uint32_t)s);
         cm_map_del(&r->seq, index);
         cm_map_del(&r->threads, index);
+        r->seq_valid = 0;
+        rd_forget_threads(r);
         pos += k + k2;
     }
     return 0;

@@ -2,11 +2,13 @@
  * and (V4/V5) MetadataBlocks, the event handed out with its metadata, thread, labels and stack, and
  * mantra_reader_next, which steps the stream until an event is ready. The functions that run per
  * event stay together in this file so that they inline. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mantra/decode.h"
 #include "common/le-internal.h"
 #include "common/varint-internal.h"
+#include "field_plan-internal.h"
 #include "reader-internal.h"
 
 int rd_start_rows(mantra_reader *r, int kind, const uint8_t *p, size_t n, uint64_t off) {
@@ -28,10 +30,15 @@ int rd_start_rows(mantra_reader *r, int kind, const uint8_t *p, size_t n, uint64
     return 0;
 }
 
+/* A varint of a row header into dst; a one-byte value (most of them) without the loop. */
 #define ROW_VAR(dst, max, what)                                                                    \
     do {                                                                                           \
+        if (pos < n && p[pos] < 0x80) {                                                            \
+            (dst) = p[pos++];                                                                      \
+            break;                                                                                 \
+        }                                                                                          \
         uint64_t v_;                                                                               \
-        size_t k_ = cm_varint_get(p + pos, n - pos, (max), &v_);                               \
+        size_t k_ = cm_varint_get(p + pos, n - pos, (max), &v_);                                   \
         if (k_ == 0)                                                                               \
             return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos, "bad %s varint in a row", (what)); \
         pos += k_;                                                                                 \
@@ -134,6 +141,60 @@ static int read_row(mantra_reader *r, size_t *payload_pos, int *sorted) {
     return 1;
 }
 
+/* Metadata by id: the dense lookup, filled from r->meta on first use of an id. */
+static const mantra_trace_metadata *meta_slow(mantra_reader *r, uint32_t id) {
+    uint64_t *mv = cm_map_get(&r->meta, id);
+    if (mv == NULL)
+        return NULL;
+    const mantra_trace_metadata *m = (const mantra_trace_metadata *)(uintptr_t)*mv;
+    size_t old = r->meta_dense_cap;
+    if (id < RD_DENSE_MAX &&
+        (id < old || rd_grow((void **)&r->meta_dense, &r->meta_dense_cap, (size_t)id + 1, sizeof *r->meta_dense) == 0)) {
+        if (r->meta_dense_cap > old)
+            memset(r->meta_dense + old, 0, (r->meta_dense_cap - old) * sizeof *r->meta_dense);
+        r->meta_dense[id] = m;
+    }
+    return m;
+}
+
+static inline const mantra_trace_metadata *meta_of(mantra_reader *r, uint32_t id) {
+    if (id < r->meta_dense_cap && r->meta_dense[id] != NULL)
+        return r->meta_dense[id];
+    return meta_slow(r, id);
+}
+
+/* V6 thread index -> OS thread id, remembering the last one of the thread (which = 0) and of the
+ * capture thread (which = 1). 0 when no Thread block defines the index. */
+static inline int thread_of(mantra_reader *r, int which, uint64_t index, uint64_t *out) {
+    if (!r->th_valid[which] || r->th_key[which] != index) {
+        uint64_t *t = cm_map_get(&r->threads, index);
+        if (t == NULL)
+            return 0;
+        r->th_key[which] = index;
+        r->th_val[which] = *t;
+        r->th_valid[which] = 1;
+    }
+    *out = r->th_val[which];
+    return 1;
+}
+
+int rd_define_metadata(mantra_reader *r, mantra_trace_metadata *m, uint64_t off) {
+    if (rd_add_metadata(r, m, off) < 0)
+        return r->err_code;
+    rd_forget_meta(r, m->id); /* V4/V5 may define an id again */
+    if (!m->fields_from_manifest && m->field_count != 0) {
+        m->plan = rd_plan_build(&r->arena, m->fields, m->field_count);
+        if (m->plan == NULL)
+            return rd_fail(r, MANTRA_ENOMEM, off, "out of memory");
+    }
+    return 0;
+}
+
+void rd_dense_free(mantra_reader *r) {
+    free(r->meta_dense);
+    free(r->stack_dense);
+}
+
 /* Processes one row of the current block: 1 = an event is in r->cur, 0 = no event. */
 static int next_row(mantra_reader *r) {
     uint64_t row_off = r->blk_off + r->blk_pos;
@@ -150,7 +211,7 @@ static int next_row(mantra_reader *r) {
         rc = rd_parse_metadata_v5(&r->arena, payload, s->payload_size, &m, &what);
         if (rc < 0)
             return rd_fail(r, rc, r->blk_off + ppos, "bad metadata record: %s", what ? what : "?");
-        return rd_add_metadata(r, m, r->blk_off + ppos) < 0 ? r->err_code : 0;
+        return rd_define_metadata(r, m, r->blk_off + ppos);
     }
     /* dropped-event accounting and the current capture thread, as TraceEvent (microsoft/perfview,
      * src/TraceEvent/EventPipe/EventCache.cs, ProcessEventBlock: the capture thread changes only on
@@ -161,19 +222,28 @@ static int next_row(mantra_reader *r) {
         r->have_cur_thread = 1;
         r->first_row = 0;
     }
-    uint64_t *last = rd_thread_seq(r, r->cur_thread, s->sequence - 1u);
-    if (last == NULL)
-        return rd_fail(r, MANTRA_ENOMEM, row_off, "out of memory");
+    uint64_t *last = r->seq_last;
+    if (!r->seq_valid || r->seq_key != r->cur_thread) {
+        last = rd_thread_seq(r, r->cur_thread, s->sequence - 1u);
+        if (last == NULL)
+            return rd_fail(r, MANTRA_ENOMEM, row_off, "out of memory");
+        r->seq_last = last;
+        r->seq_key = r->cur_thread;
+        r->seq_valid = 1;
+    }
     rd_note_seq(r, last, s->sequence - 1u);
     *last = s->sequence;
 
-    uint64_t *mv = cm_map_get(&r->meta, s->metadata_id);
-    if (mv == NULL)
+    const mantra_trace_metadata *m = meta_of(r, s->metadata_id);
+    if (m == NULL)
         return rd_fail(r, MANTRA_EFORMAT, row_off, "event refers to metadata id %u, which no earlier metadata defines",
                        s->metadata_id);
-    const mantra_trace_metadata *m = (const mantra_trace_metadata *)(uintptr_t)*mv;
     mantra_trace_event *e = &r->cur;
-    memset(e, 0, sizeof *e);
+    /* every member is set below (no memset of the whole event per row) */
+    e->stack = NULL;
+    e->stack_count = 0;
+    e->label_list_id = 0;
+    e->decode_status = 0;
     e->metadata = m;
     e->metadata_id = s->metadata_id;
     e->sequence = s->sequence;
@@ -196,15 +266,14 @@ static int next_row(mantra_reader *r) {
         e->activity_id = s->activity;
         e->related_activity_id = s->related;
     } else {
-        uint64_t *t = cm_map_get(&r->threads, s->thread);
-        uint64_t *ct = cm_map_get(&r->threads, s->capture_thread);
-        if (t == NULL || ct == NULL)
+        memset(&e->activity_id, 0, sizeof e->activity_id);
+        memset(&e->related_activity_id, 0, sizeof e->related_activity_id);
+        int have_t = thread_of(r, 0, s->thread, &e->thread_id);
+        if (!have_t || !thread_of(r, 1, s->capture_thread, &e->capture_thread_id))
             return rd_fail(r, MANTRA_EFORMAT, row_off, "event refers to thread index %llu, which no Thread block defines",
-                           (unsigned long long)(t == NULL ? s->thread : s->capture_thread));
+                           (unsigned long long)(!have_t ? s->thread : s->capture_thread));
         e->thread_index = s->thread;
         e->capture_thread_index = s->capture_thread;
-        e->thread_id = *t;
-        e->capture_thread_id = *ct;
         e->label_list_id = s->label_list;
         if (s->label_list != 0) {
             uint64_t *li = cm_map_get(&r->labels, s->label_list);
@@ -226,11 +295,11 @@ static int next_row(mantra_reader *r) {
                 e->keywords = l->keywords;
         }
     }
-    uint64_t *si = cm_map_get(&r->stacks, s->stack_id);
-    if (si) {
-        const rd_stack_ref *sr = &r->stack_refs[*si];
+    int64_t si = rd_stack_get(r, s->stack_id);
+    if (si >= 0) {
+        const rd_stack_ref *sr = &r->stack_refs[si];
         e->stack = r->stack_data + sr->off;
-        e->stack_count = sr->size / r->info.pointer_size;
+        e->stack_count = sr->count;
     }
     if (r->order) {
         if (rd_order_event(r->order, e, r->cur_thread) < 0)
@@ -259,12 +328,10 @@ static int step(mantra_reader *r) {
     return r->v6 ? rd_next_block_v6(r) : rd_next_object_v4(r);
 }
 
-static void count_event(mantra_reader *r, const mantra_trace_event *e) {
+static inline void count_event(mantra_reader *r, const mantra_trace_event *e) {
     r->stats.events++;
-    if (e->decode_status != 0)
-        r->stats.decode_errors++;
-    if (e->metadata->fields_from_manifest)
-        r->stats.manifest_events++;
+    r->stats.decode_errors += e->decode_status != 0;
+    r->stats.manifest_events += e->metadata->fields_from_manifest != 0;
 }
 
 int mantra_reader_next(mantra_reader *r, const mantra_trace_event **ev) {
@@ -273,6 +340,15 @@ int mantra_reader_next(mantra_reader *r, const mantra_trace_event **ev) {
     *ev = NULL;
     if (!r->opened)
         return MANTRA_EINVAL;
+    /* the common case first: the next row of the current block, unsorted */
+    if (r->order == NULL && r->state == RD_ST_ROWS && r->blk_pos < r->blk_len) {
+        int rc = next_row(r);
+        if (rc == 1) {
+            count_event(r, &r->cur);
+            *ev = &r->cur;
+            return 1;
+        }
+    }
     for (;;) {
         if (r->order) {
             const mantra_trace_event *e = rd_order_pop(r->order);

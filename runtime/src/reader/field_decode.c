@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/cursor-internal.h"
+#include "field_plan-internal.h"
 #include "reader-internal.h"
 
 typedef struct dc {
@@ -297,8 +298,19 @@ int rd_event_check_fields(const mantra_trace_event *e) {
     const mantra_trace_metadata *m = e->metadata;
     if (m->fields_from_manifest && m->manifest_event)
         return rd_manifest_check(e);
-    int rc = mantra_decode_payload(m->fields, m->field_count, e->payload, e->payload_size, e->pointer_size, NULL, NULL);
+    int rc = m->plan ? rd_plan_check(m->plan, e->payload, e->payload_size)
+                     : mantra_decode_payload(m->fields, m->field_count, e->payload, e->payload_size, e->pointer_size, NULL, NULL);
     return rc == 0 ? MANTRA_DECODE_OK : rc == 1 ? MANTRA_DECODE_TRAILING : MANTRA_DECODE_SHORT;
+}
+
+/* field_plan.c's way into the walker for one top-level field (field_plan-internal.h). */
+int rd_decode_one_field(const mantra_field_desc *f, const uint8_t *payload, size_t size, size_t *pos,
+                        const mantra_field_visitor *visitor, void *ctx) {
+    mantra_cursor cur = {payload, size, *pos, 0};
+    dc c = {cur, visitor ? visitor : &null_visitor, ctx, 0};
+    int rc = decode_one(&c, f, f->name, 0);
+    *pos = c.cur.pos;
+    return rc;
 }
 
 int mantra_decode_event(const mantra_trace_event *ev, const mantra_field_visitor *visitor, void *ctx) {
@@ -306,6 +318,8 @@ int mantra_decode_event(const mantra_trace_event *ev, const mantra_field_visitor
         return MANTRA_EINVAL;
     if (ev->metadata->fields_from_manifest && ev->metadata->manifest_event)
         return rd_manifest_decode(ev, visitor, ctx);
+    if (ev->metadata->plan) /* the metadata's fields, precompiled (field_plan.c) */
+        return rd_plan_decode(ev->metadata->plan, ev->payload, ev->payload_size, visitor, ctx);
     return mantra_decode_payload(ev->metadata->fields, ev->metadata->field_count, ev->payload, ev->payload_size,
                                  ev->pointer_size, visitor, ctx);
 }

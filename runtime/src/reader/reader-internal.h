@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/arena-internal.h"
 #include "common/grow-internal.h"
@@ -23,13 +24,13 @@
 /* The FastSerialization signature after "Nettrace" (V4/V5) or at offset 0 (NetPerf, V3). */
 #define RD_FS_SIGNATURE "!FastSerialization.1"
 
-enum { RD_IN_NONE, RD_IN_FD, RD_IN_MEM };
+enum { RD_IN_NONE, RD_IN_FD, RD_IN_MEM, RD_IN_MAP }; /* RD_IN_MAP: a regular file, mapped (input.c) */
 enum { RD_ST_OBJECTS, RD_ST_ROWS, RD_ST_END, RD_ST_ERROR };
 enum { RD_BLK_EVENT, RD_BLK_METADATA };
 
 typedef struct rd_stack_ref {
     size_t off;
-    size_t size;
+    size_t count; /* addresses */
 } rd_stack_ref;
 
 typedef struct rd_label_list {
@@ -65,6 +66,9 @@ struct mantra_reader {
     size_t cap, pos, end;
     uint64_t base; /* stream offset of buf[0] */
     int eof;
+    int map_tried;       /* input.c: mapping the file was tried */
+    size_t map_released; /* input.c: mapped bytes before this were handed back to the host */
+    size_t map_ready;    /* input.c: mapped bytes before this were made resident */
     /* state */
     int opened;
     int state;
@@ -113,7 +117,47 @@ struct mantra_reader {
     rd_row_state rs;
     mantra_trace_event cur;
     rd_order *order;
+    /* Per-event lookups without hashing (event_rows.c, stack_block.c): the maps above stay the
+     * record; these are filled from them and forgotten whenever a map changes. */
+    const mantra_trace_metadata **meta_dense; /* by metadata id (ids below RD_DENSE_MAX) */
+    size_t meta_dense_cap;
+    uint64_t *seq_last; /* r->seq's value for seq_key, while seq_valid */
+    uint64_t seq_key;
+    int seq_valid;
+    uint64_t th_key[2], th_val[2]; /* V6 thread index -> OS id: [0] thread, [1] capture thread */
+    int th_valid[2];
+    uint32_t *stack_dense; /* index in stack_refs + 1 by stack id - stack_base; 0 = none */
+    size_t stack_dense_n, stack_dense_cap;
+    uint32_t stack_base;
 };
+
+/* Ids up to which the dense lookups hold metadata and stacks (the runtime numbers both from 1). */
+#define RD_DENSE_MAX (1u << 20)
+
+/* The lookups above forget what they hold (the maps they come from changed). */
+static inline void rd_forget_meta(mantra_reader *r, uint32_t id) {
+    if (id < r->meta_dense_cap)
+        r->meta_dense[id] = NULL;
+}
+static inline void rd_forget_all_meta(mantra_reader *r) {
+    if (r->meta_dense_cap)
+        memset(r->meta_dense, 0, r->meta_dense_cap * sizeof *r->meta_dense);
+}
+static inline void rd_forget_threads(mantra_reader *r) { r->th_valid[0] = r->th_valid[1] = 0; }
+/* Records stack id -> index in stack_refs (stack_block.c). 0 or MANTRA_ENOMEM. */
+int rd_stack_put(mantra_reader *r, uint32_t id, size_t index);
+/* Forgets every stack of the region (sequence_point.c). */
+void rd_stacks_clear(mantra_reader *r);
+/* The index in stack_refs of stack id, or -1. */
+static inline int64_t rd_stack_get(const mantra_reader *r, uint32_t id) {
+    uint32_t k = id - r->stack_base;
+    if (id >= r->stack_base && k < r->stack_dense_n)
+        return (int64_t)r->stack_dense[k] - 1;
+    uint64_t *v = cm_map_get(&r->stacks, id);
+    return v ? (int64_t)*v : -1;
+}
+/* Frees the lookups (mantra_reader_free). */
+void rd_dense_free(mantra_reader *r);
 
 /* Records an error ("offset N: " + the formatted text), puts the reader in its error state and
  * returns code (reader.c). */
@@ -179,6 +223,7 @@ static inline uint64_t *rd_thread_seq(mantra_reader *r, uint64_t key, uint32_t i
     uint64_t *v = cm_map_get(&r->seq, key);
     if (v)
         return v;
+    r->seq_valid = 0; /* the insertion may move every value */
     if (cm_map_put(&r->seq, key, init) < 0)
         return NULL;
     return cm_map_get(&r->seq, key);
@@ -191,6 +236,10 @@ static inline uint64_t *rd_thread_seq(mantra_reader *r, uint64_t key, uint32_t i
 int rd_add_metadata(mantra_reader *r, mantra_trace_metadata *m, uint64_t off);
 
 /* ---- event rows (event_rows.c) ---- */
+
+/* rd_add_metadata for a record read from the trace, then the lookups told and the record's
+ * decoding plan built (field_plan.c). 0 or an error (recorded). */
+int rd_define_metadata(mantra_reader *r, mantra_trace_metadata *m, uint64_t off);
 
 /* Starts the rows of an EventBlock or (V4/V5) MetadataBlock: kind is RD_BLK_EVENT or RD_BLK_METADATA. */
 int rd_start_rows(mantra_reader *r, int kind, const uint8_t *p, size_t n, uint64_t off);

@@ -61,6 +61,7 @@ void mantra_reader_free(mantra_reader *r) {
     free(r->provider_manifests);
     cm_map_free(&r->manifest_fields);
     rd_order_free(r->order);
+    rd_dense_free(r);
     free(r);
 }
 

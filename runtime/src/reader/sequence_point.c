@@ -6,7 +6,7 @@
 #include "reader-internal.h"
 
 static void clear_region(mantra_reader *r) {
-    cm_map_clear(&r->stacks);
+    rd_stacks_clear(r);
     r->nstack = 0;
     r->stack_len = 0;
     cm_map_clear(&r->labels);
@@ -61,9 +61,13 @@ int rd_parse_sp_block(mantra_reader *r, const uint8_t *p, size_t n, uint64_t off
     if (flags & 1) {
         cm_map_clear(&r->threads);
         cm_map_clear(&r->seq);
+        r->seq_valid = 0;
+        rd_forget_threads(r);
     }
-    if (flags & 2)
+    if (flags & 2) {
         cm_map_clear(&r->meta);
+        rd_forget_all_meta(r);
+    }
     clear_region(r);
     r->have_cur_thread = 0;
     r->stats.sequence_points++;

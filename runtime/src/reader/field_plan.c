@@ -1,0 +1,389 @@
+/* Decoding plans (field_plan-internal.h): a metadata record's top-level fields as a flat list of
+ * steps, compiled once. The payload encodings are those of the nettrace type codes (microsoft/perfview,
+ * src/TraceEvent/EventPipe/EventPipeMetadata.cs and NetTraceFormat.md, the TypeCode table), the same
+ * field_decode.c reads: little-endian fixed-size scalars, NUL-terminated UTF-16LE strings, LEB128
+ * varints (zig-zag for VarInt). Arrays, objects and located data are decoded by field_decode.c's
+ * walker, one field at a time. */
+#include <string.h>
+
+#include "common/le-internal.h"
+#include "common/varint-internal.h"
+#include "field_plan-internal.h"
+
+enum {
+    OP_U8,  /* Byte, UTF8 code unit, Boolean8 */
+    OP_S8,  /* SByte */
+    OP_U16, /* Char, UInt16 */
+    OP_S16, /* Int16 */
+    OP_U32, /* Boolean (4 bytes), UInt32 */
+    OP_S32, /* Int32 */
+    OP_U64, /* Int64, UInt64, DateTime */
+    OP_F32,
+    OP_F64,
+    OP_RAW16, /* Decimal: the 16 bytes */
+    OP_GUID,
+    OP_STR16,
+    OP_VARUINT,
+    OP_VARINT,
+    OP_ARRAY, /* Array (UInt16 count) or FixedArray of fixed-size scalars (>= OP_ARRAY: not a scalar) */
+    OP_WALK   /* anything else: field_decode.c's walker */
+};
+
+typedef struct plan_step {
+    uint8_t op;
+    uint8_t size;  /* bytes of a fixed-size step, else 0 */
+    uint8_t eop;   /* OP_ARRAY: the elements' op */
+    uint8_t esize; /* OP_ARRAY: their size */
+    const mantra_field_desc *f;
+} plan_step;
+
+struct mantra_field_plan {
+    uint32_t count;
+    int all_fixed;      /* every step has a fixed size */
+    size_t fixed_bytes; /* their sum when all_fixed */
+    plan_step steps[];
+};
+
+static uint8_t op_of(uint32_t type, uint8_t *size) {
+    switch (type) {
+    case MANTRA_TYPE_BYTE:
+    case MANTRA_TYPE_UTF8_CODE_UNIT:
+    case MANTRA_TYPE_BOOLEAN8:
+        return *size = 1, OP_U8;
+    case MANTRA_TYPE_SBYTE:
+        return *size = 1, OP_S8;
+    case MANTRA_TYPE_CHAR:
+    case MANTRA_TYPE_UINT16:
+        return *size = 2, OP_U16;
+    case MANTRA_TYPE_INT16:
+        return *size = 2, OP_S16;
+    case MANTRA_TYPE_BOOLEAN:
+    case MANTRA_TYPE_UINT32:
+        return *size = 4, OP_U32;
+    case MANTRA_TYPE_INT32:
+        return *size = 4, OP_S32;
+    case MANTRA_TYPE_INT64:
+    case MANTRA_TYPE_UINT64:
+    case MANTRA_TYPE_DATETIME:
+        return *size = 8, OP_U64;
+    case MANTRA_TYPE_SINGLE:
+        return *size = 4, OP_F32;
+    case MANTRA_TYPE_DOUBLE:
+        return *size = 8, OP_F64;
+    case MANTRA_TYPE_DECIMAL:
+        return *size = 16, OP_RAW16;
+    case MANTRA_TYPE_GUID:
+        return *size = 16, OP_GUID;
+    case MANTRA_TYPE_STRING:
+        return *size = 0, OP_STR16;
+    case MANTRA_TYPE_VARUINT:
+        return *size = 0, OP_VARUINT;
+    case MANTRA_TYPE_VARINT:
+        return *size = 0, OP_VARINT;
+    default:
+        return *size = 0, OP_WALK;
+    }
+}
+
+const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fields, uint32_t count) {
+    if (fields == NULL || count == 0)
+        return NULL;
+    mantra_field_plan *p = cm_arena_alloc(a, sizeof *p + (size_t)count * sizeof(plan_step));
+    if (p == NULL)
+        return NULL;
+    p->count = count;
+    p->all_fixed = 1;
+    p->fixed_bytes = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        plan_step *s = &p->steps[i];
+        s->f = &fields[i];
+        s->op = op_of(fields[i].type, &s->size);
+        s->eop = s->esize = 0;
+        const mantra_field_desc *el = fields[i].element;
+        if ((fields[i].type == MANTRA_TYPE_ARRAY || fields[i].type == MANTRA_TYPE_FIXED_ARRAY) && el != NULL) {
+            uint8_t es, eop = op_of(el->type, &es);
+            if (es != 0) { /* elements of fixed size; a FixedArray of them is still decoded by steps */
+                s->op = OP_ARRAY;
+                s->eop = eop;
+                s->esize = es;
+            }
+        }
+        if (s->size == 0)
+            p->all_fixed = 0;
+        p->fixed_bytes += s->size;
+    }
+    return p;
+}
+
+/* The end of the UTF-16LE string starting at pos (the offset after its terminator), or 0 when the
+ * payload ends first. */
+static size_t str16_end(const uint8_t *p, size_t size, size_t pos) {
+    size_t i = pos;
+    /* four code units at a time: a unit is 0 when its 16-bit lane of the little-endian word is 0
+     * (the classic has-zero test, per 16-bit lane) */
+    const uint64_t lo = UINT64_C(0x0001000100010001), hi = UINT64_C(0x8000800080008000);
+    while (size - i >= 8) {
+        uint64_t x = mantra_load_u64(p + i);
+        uint64_t z = (x - lo) & ~x & hi;
+        if (z != 0) {
+#if defined(__GNUC__)
+            /* the lowest flagged lane is the first zero unit (a borrow only flags lanes above one) */
+            return i + 2 * ((size_t)__builtin_ctzll(z) / 16) + 2;
+#else
+            break; /* found below, unit by unit */
+#endif
+        }
+        i += 8;
+    }
+    for (; i + 1 < size; i += 2)
+        if (p[i] == 0 && p[i + 1] == 0)
+            return i + 2;
+    return 0;
+}
+
+int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t size) {
+    if (plan->all_fixed)
+        return size < plan->fixed_bytes ? MANTRA_EFORMAT : size > plan->fixed_bytes;
+    size_t pos = 0;
+    for (uint32_t i = 0; i < plan->count; i++) {
+        const plan_step *s = &plan->steps[i];
+        if (s->size) {
+            if (s->size > size - pos)
+                return MANTRA_EFORMAT;
+            pos += s->size;
+            continue;
+        }
+        uint64_t v;
+        size_t k;
+        switch (s->op) {
+        case OP_ARRAY: {
+            size_t count = s->f->fixed_count;
+            if (s->f->type == MANTRA_TYPE_ARRAY) {
+                if (size - pos < 2)
+                    return MANTRA_EFORMAT;
+                count = mantra_load_u16(payload + pos);
+                pos += 2;
+            }
+            if (count > (size - pos) / s->esize)
+                return MANTRA_EFORMAT;
+            pos += count * s->esize;
+            break;
+        }
+        case OP_STR16:
+            k = str16_end(payload, size, pos);
+            if (k == 0)
+                return MANTRA_EFORMAT;
+            pos = k;
+            break;
+        case OP_VARUINT:
+        case OP_VARINT:
+            k = cm_varint_get(payload + pos, size - pos, CM_VARINT64_MAX_BYTES, &v);
+            if (k == 0)
+                return MANTRA_EFORMAT;
+            pos += k;
+            break;
+        default: {
+            int rc = rd_decode_one_field(s->f, payload, size, &pos, NULL, NULL);
+            if (rc < 0)
+                return rc;
+        }
+        }
+    }
+    return pos < size;
+}
+
+/* The value of a fixed-size scalar at p (v's other members are set by the caller). */
+static inline void fill_fixed(uint8_t op, const uint8_t *p, mantra_value *v) {
+    switch (op) {
+    case OP_U8:
+        v->u = p[0];
+        v->i = (int64_t)v->u;
+        break;
+    case OP_S8:
+        v->u = p[0];
+        v->i = (int8_t)p[0];
+        break;
+    case OP_U16:
+        v->u = mantra_load_u16(p);
+        v->i = (int64_t)v->u;
+        break;
+    case OP_S16:
+        v->u = mantra_load_u16(p);
+        v->i = (int16_t)mantra_load_u16(p);
+        break;
+    case OP_U32:
+        v->u = mantra_load_u32(p);
+        v->i = (int64_t)v->u;
+        break;
+    case OP_S32:
+        v->u = mantra_load_u32(p);
+        v->i = (int32_t)mantra_load_u32(p);
+        break;
+    case OP_U64:
+        v->u = mantra_load_u64(p);
+        v->i = (int64_t)v->u;
+        break;
+    case OP_F32: {
+        float x;
+        memcpy(&x, p, 4);
+        v->d = x;
+        break;
+    }
+    case OP_F64:
+        memcpy(&v->d, p, 8);
+        break;
+    case OP_GUID:
+        cm_load_guid(&v->guid, p);
+        break;
+    default: /* OP_RAW16: the bytes only */
+        break;
+    }
+}
+
+static int call(int (*fn)(void *, const mantra_value *), void *ctx, const mantra_value *v) {
+    return fn ? fn(ctx, v) : 0;
+}
+
+/* An array of fixed-size scalars, shown as field_decode.c shows it: begin_array (count, the element
+ * bytes), one scalar per element at depth 1 (name "", index), end_array. */
+static int decode_array(const plan_step *s, const uint8_t *payload, size_t size, size_t *ppos,
+                        const mantra_field_visitor *visitor, void *ctx) {
+    size_t pos = *ppos, count = s->f->fixed_count;
+    mantra_value av;
+    memset(&av, 0, sizeof av);
+    av.field = s->f;
+    av.name = s->f->name;
+    av.type = s->f->type;
+    av.offset = pos;
+    if (s->f->type == MANTRA_TYPE_ARRAY) {
+        if (size - pos < 2)
+            return MANTRA_EFORMAT;
+        count = mantra_load_u16(payload + pos);
+        pos += 2;
+    }
+    if (count > (size - pos) / s->esize)
+        return MANTRA_EFORMAT;
+    av.data = payload + pos;
+    av.size = count * s->esize;
+    av.count = count;
+    int rc = call(visitor->begin_array, ctx, &av);
+    if (rc < 0)
+        return rc;
+    if (rc != 1 && visitor->scalar) {
+        const mantra_field_desc *el = s->f->element;
+        mantra_value e;
+        memset(&e, 0, sizeof e); /* each element sets the same members (one element type) */
+        e.field = el;
+        e.name = "";
+        e.type = el->type;
+        e.depth = 1;
+        e.size = s->esize;
+        int (*scalar)(void *, const mantra_value *) = visitor->scalar;
+        /* one loop per common element type, so that the element's load is not a switch */
+#define ELEMENTS(LOAD)                                                                             \
+    for (size_t i = 0; i < count; i++, pos += s->esize) {                                          \
+        e.index = i;                                                                               \
+        e.offset = pos;                                                                            \
+        e.data = payload + pos;                                                                    \
+        LOAD;                                                                                      \
+        rc = scalar(ctx, &e);                                                                      \
+        if (rc < 0)                                                                                \
+            return rc;                                                                             \
+    }
+        switch (s->eop) {
+        case OP_S32:
+            ELEMENTS((e.u = mantra_load_u32(e.data), e.i = (int32_t)(uint32_t)e.u))
+            break;
+        case OP_U32:
+            ELEMENTS((e.u = mantra_load_u32(e.data), e.i = (int64_t)e.u))
+            break;
+        case OP_U64:
+            ELEMENTS((e.u = mantra_load_u64(e.data), e.i = (int64_t)e.u))
+            break;
+        case OP_U8:
+            ELEMENTS((e.u = e.data[0], e.i = (int64_t)e.u))
+            break;
+        default:
+            ELEMENTS(fill_fixed(s->eop, e.data, &e))
+            break;
+        }
+#undef ELEMENTS
+    } else {
+        pos += count * s->esize;
+    }
+    *ppos = pos;
+    return call(visitor->end_array, ctx, &av);
+}
+
+int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t size,
+                   const mantra_field_visitor *visitor, void *ctx) {
+    static const uint8_t empty[1];
+    static const mantra_field_visitor none = {0};
+    if (payload == NULL) {
+        payload = empty;
+        size = 0;
+    }
+    if (visitor == NULL)
+        visitor = &none;
+    int (*scalar)(void *, const mantra_value *) = visitor->scalar;
+    size_t pos = 0;
+    mantra_value v;
+    v.manifest_field = NULL; /* these stay as they are for every value at depth 0 */
+    v.depth = 0;
+    v.index = 0;
+    v.map_text = NULL;
+    memset(&v.guid, 0, sizeof v.guid);
+    int had_guid = 0;
+    for (uint32_t i = 0; i < plan->count; i++) {
+        const plan_step *s = &plan->steps[i];
+        const uint8_t *p = payload + pos;
+        if (s->op >= OP_ARRAY) {
+            int rc = s->op == OP_ARRAY ? decode_array(s, payload, size, &pos, visitor, ctx)
+                                       : rd_decode_one_field(s->f, payload, size, &pos, visitor, ctx);
+            if (rc < 0)
+                return rc;
+            continue;
+        }
+        if (s->size > size - pos)
+            return MANTRA_EFORMAT;
+        v.u = 0;
+        v.i = 0;
+        v.d = 0;
+        v.count = 0;
+        if (had_guid) { /* only a GUID step sets it */
+            memset(&v.guid, 0, sizeof v.guid);
+            had_guid = 0;
+        }
+        v.field = s->f;
+        v.name = s->f->name;
+        v.type = s->f->type;
+        v.offset = pos;
+        v.data = p;
+        v.size = s->size;
+        if (s->size) {
+            fill_fixed(s->op, p, &v);
+            had_guid = s->op == OP_GUID;
+            pos += s->size;
+        } else if (s->op == OP_STR16) {
+            size_t end = str16_end(payload, size, pos);
+            if (end == 0)
+                return MANTRA_EFORMAT;
+            v.count = (end - pos - 2) / 2;
+            v.size = v.count * 2;
+            pos = end;
+        } else { /* OP_VARUINT, OP_VARINT */
+            size_t k = cm_varint_get(p, size - pos, CM_VARINT64_MAX_BYTES, &v.u);
+            if (k == 0)
+                return MANTRA_EFORMAT;
+            v.i = s->op == OP_VARINT ? cm_zigzag_decode(v.u) : (int64_t)v.u;
+            v.size = k;
+            pos += k;
+        }
+        if (scalar) {
+            int rc = scalar(ctx, &v);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return pos < size ? 1 : 0;
+}

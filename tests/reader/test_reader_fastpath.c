@@ -1,0 +1,368 @@
+/* The reader's fast paths against the plain ones, on every shared fixture
+ * ($MANTRA_SHARED_DIR/fixtures/nettrace; absent fixtures SKIP unless MANTRA_REQUIRE_INTEROP=1):
+ *
+ *   mapped_equals_read   a trace file opened by path with MANTRA_READER_MAP (mapped, input.c) gives
+ *                        exactly the events (every header member, payload and stack bytes, decode
+ *                        status), counters and error text of the same bytes read by path without it
+ *                        (read()), through a pipe and from memory; on Linux the mapping (and its
+ *                        absence without the flag) is checked in /proc/self/maps.
+ *   plan_equals_walk     every event whose metadata has a decoding plan (field_plan.c) is decoded by
+ *                        mantra_decode_event (the plan) and by mantra_decode_payload over the same
+ *                        fields (the walking decoder) with identical visitor calls (every mantra_value
+ *                        member) and results: whole, cut at several lengths (errors part-way), with a
+ *                        visitor that skips arrays and one that stops; with the generated .NET
+ *                        providers registered, registry events' decode_status equals the walker's. */
+#define _XOPEN_SOURCE 700 /* realpath */
+
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "gen/run_tool.h"
+#include "mantra/decode.h"
+#include "mantra/reader.h"
+#include "reader_test_util.h"
+#ifdef MANTRA_TEST_HAVE_DOTNET
+#include "dotnet_registry.h"
+#endif
+
+static const char *const fixtures[] = {
+    "microsoft-perfview/eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace",
+    "microsoft-perfview/eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
+    "microsoft-perfview/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace",
+    "microsoft-perfview/mixed_managed_external_samples.nettrace",
+    "erlendthune-RememberCalendar/trace.nettrace",
+    "dotnet-diagnostics/trace.nettrace",
+    "synthetic-v6/te-test-ParseMinimalTraceV6.nettrace",
+    "synthetic-v6/te-test-ParseV6CompressedEventHeaders.nettrace",
+};
+#define NFIX ((int)(sizeof fixtures / sizeof fixtures[0]))
+/* Events decoded through a plan with the trace's own metadata (no providers registered), by fixture:
+ * the events whose metadata has a field list (counted once by this test, stable with the trace). */
+static const uint64_t planned_trace_only[] = {0, 5, 0, 1, 1, 3, 0, 0};
+/* The same with the generated .NET providers registered (minimal metadata completed from them). */
+static const uint64_t planned_with_providers[] = {0, 40, 36829, 6349, 108, 7300, 0, 0};
+
+/* ---- one whole run as a list of 64-bit digests, one per event ---- */
+
+typedef struct run {
+    uint64_t *ev;
+    size_t n, cap;
+    int rc;
+    char err[512];
+    mantra_reader_stats stats;
+    int mapped; /* the fixture's path was in /proc/self/maps while reading (Linux) */
+} run;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+#define FNV(h, x) fnv((h), &(x), sizeof(x))
+
+static uint64_t digest(const mantra_trace_event *e) {
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    h = FNV(h, e->metadata_id);
+    h = FNV(h, e->metadata->id);
+    h = FNV(h, e->sequence);
+    h = FNV(h, e->thread_id);
+    h = FNV(h, e->capture_thread_id);
+    h = FNV(h, e->thread_index);
+    h = FNV(h, e->capture_thread_index);
+    h = FNV(h, e->processor);
+    h = FNV(h, e->stack_id);
+    h = FNV(h, e->timestamp);
+    h = FNV(h, e->activity_id);
+    h = FNV(h, e->related_activity_id);
+    h = FNV(h, e->label_list_id);
+    h = FNV(h, e->is_sorted);
+    h = FNV(h, e->version);
+    h = FNV(h, e->level);
+    h = FNV(h, e->opcode);
+    h = FNV(h, e->keywords);
+    h = FNV(h, e->payload_size);
+    h = fnv(h, e->payload, e->payload_size);
+    h = FNV(h, e->stack_count);
+    h = fnv(h, e->stack, e->stack_count * e->pointer_size);
+    h = FNV(h, e->pointer_size);
+    h = FNV(h, e->offset);
+    h = FNV(h, e->decode_status);
+    return h;
+}
+
+#ifdef __linux__
+static int path_mapped(const char *path) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (f == NULL)
+        return 0;
+    char line[4096];
+    int found = 0;
+    char *real = realpath(path, NULL);
+    while (!found && fgets(line, sizeof line, f))
+        found = real && strstr(line, real) != NULL;
+    free(real);
+    fclose(f);
+    return found;
+}
+#endif
+
+/* how: 0 = path with MANTRA_READER_MAP, 1 = pipe, 2 = memory, 3 = path (read()) */
+static void read_all(const char *path, int how, run *out) {
+    memset(out, 0, sizeof *out);
+    mantra_reader_options o = {how == 0 ? MANTRA_READER_MAP : 0, 0};
+    mantra_reader *r = mantra_reader_new(&o);
+    ck_assert_ptr_nonnull(r);
+    int fds[2] = {-1, -1};
+    pid_t child = -1;
+    uint8_t *mem = NULL;
+    int rc;
+    if (how == 0 || how == 3) {
+        rc = mantra_reader_open_file(r, path);
+    } else if (how == 1) {
+        ck_assert_int_eq(pipe(fds), 0);
+        child = fork();
+        ck_assert_int_ge(child, 0);
+        if (child == 0) {
+            close(fds[0]);
+            size_t n, off = 0;
+            char *d = run_tool_read_file(path, &n);
+            while (d && off < n) {
+                size_t chunk = n - off < 4099 ? n - off : 4099;
+                ssize_t k = write(fds[1], d + off, chunk);
+                if (k <= 0)
+                    _exit(1);
+                off += (size_t)k;
+            }
+            _exit(0);
+        }
+        close(fds[1]);
+        rc = mantra_reader_open_fd(r, fds[0]);
+    } else {
+        size_t n;
+        mem = (uint8_t *)run_tool_read_file(path, &n);
+        ck_assert_ptr_nonnull(mem);
+        rc = mantra_reader_open_memory(r, mem, n);
+    }
+    const mantra_trace_event *ev;
+    if (rc == 0)
+        while ((rc = mantra_reader_next(r, &ev)) > 0) {
+            if (out->n == out->cap) {
+                out->cap = out->cap ? out->cap * 2 : 1024;
+                out->ev = realloc(out->ev, out->cap * sizeof *out->ev);
+                ck_assert_ptr_nonnull(out->ev);
+            }
+            out->ev[out->n++] = digest(ev);
+        }
+#ifdef __linux__
+    if (how == 0 || how == 3)
+        out->mapped = path_mapped(path);
+#endif
+    out->rc = rc;
+    snprintf(out->err, sizeof out->err, "%s", mantra_reader_last_error(r));
+    out->stats = *mantra_reader_get_stats(r);
+    mantra_reader_free(r);
+    if (how == 1) {
+        close(fds[0]);
+        int st;
+        waitpid(child, &st, 0);
+    }
+    free(mem);
+}
+
+START_TEST(mapped_equals_read) {
+    int must_fail;
+    char *p = fixture_path(fixtures[_i], &must_fail);
+    if (p == NULL) {
+        ck_assert(!must_fail);
+        return;
+    }
+    run a[4];
+    for (int how = 0; how < 4; how++)
+        read_all(p, how, &a[how]);
+#ifdef __linux__
+    ck_assert_msg(a[0].mapped, "%s: not mapped while read by path with MANTRA_READER_MAP", fixtures[_i]);
+    ck_assert_msg(!a[3].mapped, "%s: mapped while read by path without MANTRA_READER_MAP", fixtures[_i]);
+#endif
+    for (int how = 1; how < 4; how++) {
+        ck_assert_int_eq(a[0].rc, a[how].rc);
+        ck_assert_str_eq(a[0].err, a[how].err);
+        ck_assert_uint_eq(a[0].n, a[how].n);
+        for (size_t i = 0; i < a[0].n; i++)
+            ck_assert_msg(a[0].ev[i] == a[how].ev[i], "%s: event %zu differs (mapped / %s)", fixtures[_i], i,
+                          how == 1 ? "pipe" : how == 2 ? "memory" : "read()");
+        ck_assert_uint_eq(a[0].stats.events, a[how].stats.events);
+        ck_assert_uint_eq(a[0].stats.bytes_read, a[how].stats.bytes_read);
+        ck_assert_uint_eq(a[0].stats.stacks, a[how].stats.stacks);
+        ck_assert_uint_eq(a[0].stats.dropped, a[how].stats.dropped);
+        ck_assert_uint_eq(a[0].stats.decode_errors, a[how].stats.decode_errors);
+    }
+    ck_assert_uint_eq(a[0].stats.events, a[0].n);
+    for (int how = 0; how < 4; how++)
+        free(a[how].ev);
+    free(p);
+}
+END_TEST
+
+/* ---- visitor calls recorded ---- */
+
+typedef struct rec {
+    int kind; /* 0 scalar, 1 begin_object, 2 end_object, 3 begin_array, 4 end_array */
+    mantra_value v;
+} rec;
+
+typedef struct recorder {
+    rec *r;
+    size_t n, cap;
+    int mode;     /* 0: all, 1: begin_array returns 1 (skip), 2: stop with -7 at call stop_at */
+    size_t stop_at;
+} recorder;
+
+static int record(recorder *c, int kind, const mantra_value *v) {
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 256;
+        c->r = realloc(c->r, c->cap * sizeof *c->r);
+        ck_assert_ptr_nonnull(c->r);
+    }
+    c->r[c->n].kind = kind;
+    c->r[c->n].v = *v;
+    c->n++;
+    if (c->mode == 2 && c->n == c->stop_at)
+        return -7;
+    if (c->mode == 1 && kind == 3)
+        return 1;
+    return 0;
+}
+static int on_scalar(void *c, const mantra_value *v) { return record(c, 0, v); }
+static int on_bobj(void *c, const mantra_value *v) { return record(c, 1, v); }
+static int on_eobj(void *c, const mantra_value *v) { return record(c, 2, v); }
+static int on_barr(void *c, const mantra_value *v) { return record(c, 3, v); }
+static int on_earr(void *c, const mantra_value *v) { return record(c, 4, v); }
+static const mantra_field_visitor rec_visitor = {on_scalar, on_bobj, on_eobj, on_barr, on_earr};
+
+static void same_value(const rec *a, const rec *b, const char *what, size_t i) {
+    const mantra_value *x = &a->v, *y = &b->v;
+    ck_assert_msg(a->kind == b->kind, "%s: call %zu kind %d / %d", what, i, a->kind, b->kind);
+    ck_assert_msg(x->field == y->field && x->manifest_field == y->manifest_field, "%s: call %zu field", what, i);
+    ck_assert_msg(strcmp(x->name, y->name) == 0, "%s: call %zu name %s / %s", what, i, x->name, y->name);
+    ck_assert_msg(x->type == y->type && x->depth == y->depth && x->index == y->index && x->offset == y->offset,
+                  "%s: call %zu type/depth/index/offset", what, i);
+    ck_assert_msg(x->u == y->u && x->i == y->i && memcmp(&x->d, &y->d, sizeof x->d) == 0,
+                  "%s: call %zu value %" PRIu64 " / %" PRIu64, what, i, x->u, y->u);
+    ck_assert_msg(memcmp(&x->guid, &y->guid, sizeof x->guid) == 0, "%s: call %zu guid", what, i);
+    ck_assert_msg(x->data == y->data && x->size == y->size && x->count == y->count,
+                  "%s: call %zu data/size/count %zu %zu / %zu %zu", what, i, x->size, x->count, y->size, y->count);
+    ck_assert_msg(x->map_text == y->map_text, "%s: call %zu map_text", what, i);
+}
+
+/* Decodes e (with payload_size cut to size) both ways with visitor mode; returns 1 when compared. */
+static void compare_once(const mantra_trace_event *e, size_t size, int mode, size_t stop_at, const char *what) {
+    mantra_trace_event cut = *e;
+    cut.payload_size = size;
+    recorder a = {NULL, 0, 0, mode, stop_at}, b = {NULL, 0, 0, mode, stop_at};
+    int ra = mantra_decode_event(&cut, &rec_visitor, &a);
+    int rb = mantra_decode_payload(e->metadata->fields, e->metadata->field_count, e->payload, size, e->pointer_size,
+                                   &rec_visitor, &b);
+    ck_assert_msg(ra == rb, "%s: plan %d, walk %d (size %zu, mode %d)", what, ra, rb, size, mode);
+    ck_assert_msg(a.n == b.n, "%s: plan %zu calls, walk %zu (size %zu, mode %d)", what, a.n, b.n, size, mode);
+    for (size_t i = 0; i < a.n; i++)
+        same_value(&a.r[i], &b.r[i], what, i);
+    free(a.r);
+    free(b.r);
+}
+
+typedef struct plan_count {
+    uint64_t events, planned;
+} plan_count;
+
+static void plan_fixture(const char *path, int providers, plan_count *pc) {
+    memset(pc, 0, sizeof *pc);
+    mantra_reader *r = mantra_reader_new(NULL);
+    ck_assert_ptr_nonnull(r);
+#ifdef MANTRA_TEST_HAVE_DOTNET
+    for (size_t i = 0; providers && i < MANTRA_DOTNET_PROVIDER_COUNT; i++)
+        ck_assert_int_eq(mantra_reader_add_provider(r, mantra_dotnet_providers[i]), 0);
+#else
+    (void)providers;
+#endif
+    const mantra_trace_event *e;
+    int rc = mantra_reader_open_file(r, path);
+    if (rc == 0)
+        while ((rc = mantra_reader_next(r, &e)) > 0) {
+            pc->events++;
+            const mantra_trace_metadata *m = e->metadata;
+            if (m->fields_from_manifest)
+                continue;
+            ck_assert_msg((m->plan != NULL) == (m->field_count != 0), "%s: metadata %u: plan %p for %u fields", path,
+                          m->id, (const void *)m->plan, m->field_count);
+            if (m->plan == NULL)
+                continue;
+            pc->planned++;
+            char what[600];
+            snprintf(what, sizeof what, "%s event %" PRIu64 " (metadata %u)", path, pc->events - 1, m->id);
+            if (m->fields_from_registry) {
+                int w = mantra_decode_payload(m->fields, m->field_count, e->payload, e->payload_size, e->pointer_size,
+                                              NULL, NULL);
+                int st = w == 0 ? MANTRA_DECODE_OK : w == 1 ? MANTRA_DECODE_TRAILING : MANTRA_DECODE_SHORT;
+                ck_assert_msg(e->decode_status == st, "%s: decode_status %d, walker %d", what, e->decode_status, w);
+            }
+            compare_once(e, e->payload_size, 0, 0, what);
+            compare_once(e, e->payload_size, 1, 0, what);
+            compare_once(e, e->payload_size, 2, 2, what);
+            /* cut at every length for short payloads, else at 16 spread lengths and the last few */
+            size_t n = e->payload_size;
+            if (n <= 96) {
+                for (size_t k = 0; k < n; k++)
+                    compare_once(e, k, 0, 0, what);
+            } else {
+                for (size_t k = 0; k < 16; k++)
+                    compare_once(e, n * k / 16, 0, 0, what);
+                for (size_t k = n - 5; k < n; k++)
+                    compare_once(e, k, 0, 0, what);
+            }
+        }
+    ck_assert_msg(rc == 0 || rc == MANTRA_ETRUNCATED, "%s: %s", path, mantra_reader_last_error(r));
+    mantra_reader_free(r);
+}
+
+START_TEST(plan_equals_walk) {
+    int must_fail;
+    char *p = fixture_path(fixtures[_i], &must_fail);
+    if (p == NULL) {
+        ck_assert(!must_fail);
+        return;
+    }
+    plan_count pc[2];
+    for (int prov = 0; prov < 2; prov++) {
+        plan_fixture(p, prov, &pc[prov]);
+        printf("plan_equals_walk: %s%s: %" PRIu64 " events, %" PRIu64 " decoded through a plan\n", fixtures[_i],
+               prov ? " (+ .NET providers)" : "", pc[prov].events, pc[prov].planned);
+    }
+    ck_assert_uint_eq(pc[0].planned, planned_trace_only[_i]);
+#ifdef MANTRA_TEST_HAVE_DOTNET
+    ck_assert_uint_eq(pc[1].planned, planned_with_providers[_i]);
+#else
+    (void)planned_with_providers;
+    ck_assert_uint_eq(pc[1].planned, planned_trace_only[_i]);
+#endif
+    free(p);
+}
+END_TEST
+
+static Suite *suite(void) {
+    Suite *s = suite_create("reader_fastpath");
+    TCase *tc = tcase_create("fastpath");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, mapped_equals_read, 0, NFIX);
+    tcase_add_loop_test(tc, plan_equals_walk, 0, NFIX);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+MANTRA_CHECK_MAIN(suite)
