@@ -173,10 +173,12 @@ END_TEST
  * Mantra.Runtime,System.Runtime --refresh-interval 1` (dotnet/diagnostics,
  * src/Microsoft.Diagnostics.Monitoring.EventPipe/Configuration/MetricSourceConfiguration.cs: the
  * EventCounters provider per group, and System.Diagnostics.Metrics with the meters joined by bare
- * commas) goes through dg_collect_spec and comes back out of the spec parser byte for byte. */
+ * commas; `collect` sends no ProcessInfo, so SessionId is a fresh GUID, not SHARED), as captured from
+ * the tool by a listening socket: CollectTracing2 of 681 bytes with these three providers. It goes
+ * through dg_collect_spec and comes back out of the spec parser value for value. */
 START_TEST(counters_filter_round_trip) {
-    static const char metrics[] = "SessionId=SHARED;Metrics=Mantra.Runtime,System.Runtime;RefreshInterval=1;"
-                                  "MaxTimeSeries=1000;MaxHistograms=10;ClientId=9c2d1a4e-1f7b-4b7e-8d0a-3e5f6a7b8c9d";
+    static const char metrics[] = "SessionId=06f5285e-2a4a-4edb-afb5-a88aef5d18a6;Metrics=Mantra.Runtime,System.Runtime;RefreshInterval=1;"
+                                  "MaxTimeSeries=1000;MaxHistograms=10;ClientId=dc252fcb-4278-4124-b664-f885297ef317";
     dg_collect c;
     pb p = {{0}, 0};
     u32(&p, 256); /* CollectTracing2: buffer, format, rundown, providers */
@@ -186,13 +188,14 @@ START_TEST(counters_filter_round_trip) {
     provider(&p, 0, 4, "Mantra.Runtime", "EventCounterIntervalSec=1");
     provider(&p, 0, 4, "System.Runtime", "EventCounterIntervalSec=1");
     provider(&p, 2, 4, "System.Diagnostics.Metrics", metrics);
+    ck_assert_uint_eq(p.n + 20, 681); /* the captured message: 20-byte header + payload */
     ck_assert_uint_eq(dg_parse_collect(0x03, p.b, p.n, &c), 0);
     char *spec = dg_collect_spec(&c);
     ck_assert_ptr_nonnull(spec);
     ck_assert_str_eq(spec, "Mantra.Runtime:0x0:4:EventCounterIntervalSec=1,System.Runtime:0x0:4:EventCounterIntervalSec=1,"
-                           "System.Diagnostics.Metrics:0x2:4:SessionId=SHARED;Metrics=\"Mantra.Runtime,System.Runtime\";"
+                           "System.Diagnostics.Metrics:0x2:4:SessionId=06f5285e-2a4a-4edb-afb5-a88aef5d18a6;Metrics=\"Mantra.Runtime,System.Runtime\";"
                            "RefreshInterval=1;MaxTimeSeries=1000;MaxHistograms=10;"
-                           "ClientId=9c2d1a4e-1f7b-4b7e-8d0a-3e5f6a7b8c9d");
+                           "ClientId=dc252fcb-4278-4124-b664-f885297ef317");
     mantra_provider_spec ps[4];
     size_t n = 0, col = 0;
     ck_assert_int_eq(mantra_provider_spec_parse(spec, ps, 4, &n, &col), 0);
@@ -208,9 +211,9 @@ START_TEST(counters_filter_round_trip) {
     ck_assert_int_eq(mantra_provider_spec_arg(&ps[2], "Metrics", v, sizeof v), 1);
     ck_assert_str_eq(v, "Mantra.Runtime,System.Runtime");
     ck_assert_int_eq(mantra_provider_spec_arg(&ps[2], "SessionId", v, sizeof v), 1);
-    ck_assert_str_eq(v, "SHARED");
+    ck_assert_str_eq(v, "06f5285e-2a4a-4edb-afb5-a88aef5d18a6");
     ck_assert_int_eq(mantra_provider_spec_arg(&ps[2], "ClientId", v, sizeof v), 1);
-    ck_assert_str_eq(v, "9c2d1a4e-1f7b-4b7e-8d0a-3e5f6a7b8c9d");
+    ck_assert_str_eq(v, "dc252fcb-4278-4124-b664-f885297ef317");
     free(spec);
     dg_collect_free(&c);
 }
