@@ -1,13 +1,16 @@
 /* Fuzz target: the diagnostics IPC command parser (runtime/src/diag/ipc_parse.c). The input is one
  * message as a client sends it: the 20-byte header is parsed, and the payload (what follows, at
  * most the size the header announces) by the parser of the command it names; an accepted
- * CollectTracing is turned into its provider spec, whose every entry must carry the names parsed.
+ * CollectTracing is turned into its provider spec (mantra_provider_spec_format per provider), which
+ * the spec parser must read back as the request's names, keywords and levels; no spec only when
+ * some provider cannot be written as an entry (name or filter data that no entry carries).
  * Seeds: tests/fuzz/corpus/ipc_command (the byte examples of the protocol reference). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag/ipc-internal.h"
+#include "mantra/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,12 +35,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (c.count == 0 || c.buffer_mb == 0 || c.format >= 2)
             abort();
         char *spec = dg_collect_spec(&c);
-        if (spec == NULL)
-            abort();
-        for (uint32_t i = 0; i < c.count; i++)
-            if (c.providers[i].level > DG_MAX_LEVEL || !strstr(spec, c.providers[i].name))
+        if (spec == NULL) { /* some provider must be one that no entry carries */
+            static char one[1 << 17];
+            int refused = 0;
+            for (uint32_t i = 0; i < c.count && !refused; i++)
+                refused = mantra_provider_spec_format(c.providers[i].name, c.providers[i].keywords, c.providers[i].level,
+                                                      c.providers[i].args, one, sizeof one) < 0;
+            if (!refused)
                 abort();
-        free(spec);
+        } else {
+            static mantra_provider_spec back[1000];
+            size_t n = 0, col = 0;
+            if (mantra_provider_spec_parse(spec, back, 1000, &n, &col) == 0) {
+                if (n != c.count)
+                    abort();
+                for (uint32_t i = 0; i < c.count; i++)
+                    if (c.providers[i].level > DG_MAX_LEVEL || strcmp(back[i].name, c.providers[i].name) != 0 ||
+                        back[i].keywords != c.providers[i].keywords || back[i].level != c.providers[i].level)
+                        abort();
+            }
+            for (uint32_t i = 0; i < c.count; i++)
+                if (!strstr(spec, c.providers[i].name))
+                    abort();
+            free(spec);
+        }
     }
     dg_collect_free(&c);
     return 0;

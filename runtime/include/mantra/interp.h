@@ -219,6 +219,10 @@ typedef void (*mantra_interp_sample_fn)(void *ctx, const mantra_interp_sample *s
 int mantra_interp_sample_threads(mantra_interp_sample_fn fn, void *ctx);
 /* Calls fn for every loaded program (not yet freed), for a method rundown; the same rules. */
 int mantra_interp_foreach_program(void (*fn)(void *ctx, const mantra_interp_program *p), void *ctx);
+/* Calls made by all interpreter threads of the process so far (CALL instructions plus entry runs;
+ * the threads alive now and those freed), for the interp-calls counter (mantra/counters.h). Each
+ * thread counts its own with a relaxed add per call; this sums them under the registry lock. */
+uint64_t mantra_interp_calls_total(void);
 
 /* A sampler thread that calls tick(ctx) every interval_ms (0: 1 ms, the .NET runtime's default
  * sampling interval, dotnet/runtime src/native/eventpipe/ep-sample-profiler.c) until

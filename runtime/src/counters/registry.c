@@ -6,6 +6,7 @@
 
 #include "counters-internal.h"
 #include "mantra/event.h"
+#include "mantra/interp.h"
 
 static struct mantra_counter g_table[MANTRA_COUNTERS_MAX];
 static atomic_flag g_table_lock = ATOMIC_FLAG_INIT;
@@ -209,6 +210,11 @@ static double read_buffer_bytes(void *ctx) {
     return (double)sum;
 }
 
+static double read_interp_calls(void *ctx) {
+    (void)ctx;
+    return (double)mantra_interp_calls_total();
+}
+
 int ct_builtins_init(void) {
     static int done; /* under mantra_counters_init's lock */
     if (done)
@@ -221,6 +227,7 @@ int ct_builtins_init(void) {
         {"heap-size", "Heap Size", "B", MANTRA_COUNTER_MEAN, read_u64, &g_heap_bytes},
         {"heap-committed", "Heap Committed", "B", MANTRA_COUNTER_MEAN, read_u64, &g_heap_committed},
         {"alloc-rate", "Allocation Rate", "B", MANTRA_COUNTER_RATE, read_u64, &g_heap_allocated},
+        {"interp-calls", "Interpreter Calls", "", MANTRA_COUNTER_RATE, read_interp_calls, NULL},
     };
     for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++) {
         mantra_counter *c;

@@ -85,9 +85,10 @@ void dg_collect_free(dg_collect *c);
 /* StopTracing: a uint64 session id and nothing else. 0 or BAD_ENCODING. */
 uint32_t dg_parse_stop(const uint8_t *p, size_t n, uint64_t *id);
 
-/* The dotnet-trace provider spec of c ("Name:0xKEYWORDS:LEVEL[:ARGS]" joined by commas), malloc'd;
- * ARGS is the filter data, in double quotes (with \" and \\ escaped) when it holds a comma, a quote
- * or a backslash. NULL when out of memory. */
+/* The dotnet-trace provider spec of c ("Name:0xkeywords:LEVEL[:ARGS]" joined by commas, each entry
+ * by mantra_provider_spec_format: a key=value pair whose value holds ',' gets the value quoted),
+ * malloc'd. NULL when out of memory or when the filter data cannot be written so that the spec
+ * parser reads it back (a quote inside a value, a comma in a key). */
 char *dg_collect_spec(const dg_collect *c);
 
 /* ---- responses (ipc_reply.c) ---- */

@@ -10,6 +10,7 @@
 
 #include "common/utf-internal.h"
 #include "diag/ipc-internal.h"
+#include "mantra/session.h"
 #include "mantra/decode.h"
 
 uint32_t dg_parse_header(const uint8_t *b, dg_header *h) {
@@ -173,50 +174,31 @@ uint32_t dg_parse_stop(const uint8_t *p, size_t n, uint64_t *id) {
     return 0;
 }
 
-/* Appends s to the spec at *o, quoted when needed (see dg_collect_spec). */
-static char *put_args(char *o, const char *s) {
-    if (!strpbrk(s, ",\"\\")) {
-        size_t k = strlen(s);
-        memcpy(o, s, k);
-        return o + k;
-    }
-    *o++ = '"';
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            *o++ = '\\';
-        *o++ = *s;
-    }
-    *o++ = '"';
-    return o;
-}
-
+/* One implementation of the quoting: mantra_provider_spec_format (mantra/session.h) writes each
+ * entry so that mantra_provider_spec_parse reads back the request's name, keywords, level and filter
+ * data (a value holding ',' gets quoted, as the Metrics list of dotnet-counters does). */
 char *dg_collect_spec(const dg_collect *c) {
     size_t need = 1;
     for (uint32_t i = 0; i < c->count; i++) /* name, ":0x" 16 digits ":" 10 digits ":" args*2+2 "," */
         need += strlen(c->providers[i].name) + 40 +
                 (c->providers[i].args ? 2 * strlen(c->providers[i].args) + 2 : 0);
-    char *spec = malloc(need), *o = spec;
+    char *spec = malloc(need);
     if (!spec)
         return NULL;
-    static const char hex[] = "0123456789ABCDEF";
+    size_t len = 0;
+    spec[0] = 0;
     for (uint32_t i = 0; i < c->count; i++) {
         const dg_provider_config *pc = &c->providers[i];
         if (i)
-            *o++ = ',';
-        size_t k = strlen(pc->name);
-        memcpy(o, pc->name, k);
-        o += k;
-        memcpy(o, ":0x", 3);
-        o += 3;
-        for (int sh = 60; sh >= 0; sh -= 4)
-            *o++ = hex[(pc->keywords >> sh) & 15u];
-        *o++ = ':';
-        *o++ = (char)('0' + (pc->level <= DG_MAX_LEVEL ? pc->level : DG_MAX_LEVEL)); /* parsed: <= 5 */
-        if (pc->args) {
-            *o++ = ':';
-            o = put_args(o, pc->args);
+            spec[len++] = ',';
+        int k = mantra_provider_spec_format(pc->name, pc->keywords, pc->level <= DG_MAX_LEVEL ? pc->level : DG_MAX_LEVEL,
+                                            pc->args, spec + len, need - len);
+        if (k < 0) {
+            free(spec);
+            return NULL;
         }
+        len += (size_t)k;
     }
-    *o = 0;
+    spec[len] = 0;
     return spec;
 }

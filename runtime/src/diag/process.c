@@ -1,5 +1,7 @@
-/* Process start-up of the top layer: mantra_init() (mantra/session.h) runs the startup tracing of
- * the session layer, then starts the diagnostics server (mantra/diag.h) from the environment:
+/* Process start-up of the top layer: mantra_init() (mantra/session.h) starts the Mantra.Runtime
+ * counters (mantra/counters.h; first, so that the startup sessions see them too, and so that any
+ * host that calls mantra_init answers `dotnet-counters` without more code), runs the startup tracing
+ * of the session layer, then starts the diagnostics server (mantra/diag.h) from the environment:
  *
  *   MANTRA_EnableDiagnostics            "0": no server at all (as DOTNET_EnableDiagnostics=0);
  *   MANTRA_DiagnosticPorts              more ports (ports.c);
@@ -26,6 +28,7 @@
 #include <string.h>
 
 #include "diag/server-internal.h"
+#include "mantra/counters.h"
 #include "mantra/diag.h"
 #include "mantra/pump.h"
 #include "session/startup-internal.h"
@@ -221,7 +224,12 @@ static void wait_for_resume(void) {
 }
 
 int mantra_init(void) {
-    int rc = ss_startup_init();
+    int rc = mantra_counters_init();
+    if (rc != 0) {
+        ss_set_error(mantra_counters_last_error());
+        return rc;
+    }
+    rc = ss_startup_init();
     if (rc != 0)
         return rc;
     const char *enabled = env("MANTRA_EnableDiagnostics");

@@ -69,10 +69,19 @@ struct mantra_interp_thread {
     uint32_t *local_counts;
     uint32_t **local_table;
     mantra_pgo_thread *pgo;
+    /* Calls this thread made (CALL instructions and entry runs), for the interp-calls counter
+     * (mantra_interp_calls_total): written by the thread only, with a relaxed load and store (a
+     * plain add in machine code), read by any thread. */
+    _Atomic uint64_t calls;
     char err[256];
     size_t out_len;
     char out[4096];
 };
+
+/* One more call on t's count (the owner thread only). */
+static inline void ip_count_call(mantra_interp_thread *t) {
+    atomic_store_explicit(&t->calls, atomic_load_explicit(&t->calls, memory_order_relaxed) + 1u, memory_order_relaxed);
+}
 
 /* exec.c: runs entry (its arguments already at t->stack[0..nargs)). 0 or MANTRA_ESTATE. */
 int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_value *result);

@@ -134,6 +134,7 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
     ip_frame *frames = t->frames;
     uint32_t depth = 0;
     ip_pub *pub = &t->pub; /* the stack the sampler reads (exec-internal.h) */
+    ip_count_call(t); /* the entry run is a call too */
 
 #if IP_COMPUTED_GOTO
     static void *const labels[256] = {
@@ -243,6 +244,7 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
             frames[depth].ret_ip = ip + 5;
             frames[depth].args = args;
             ip_pub_call(pub, depth, ip, callee->code);
+            ip_count_call(t);
             depth++;
             for (uint32_t i = 0; i < callee->nlocals; i++)
                 clocals[i].i = 0;

@@ -25,8 +25,21 @@ void ip_registry_add_thread(mantra_interp_thread *t) {
     reg_unlock();
 }
 
+/* Calls of the threads already freed (mantra_interp_calls_total). */
+static uint64_t g_calls_freed; /* g_lock */
+
+uint64_t mantra_interp_calls_total(void) {
+    reg_lock();
+    uint64_t n = g_calls_freed;
+    for (mantra_interp_thread *t = g_threads; t; t = t->next_live)
+        n += atomic_load_explicit(&t->calls, memory_order_relaxed);
+    reg_unlock();
+    return n;
+}
+
 void ip_registry_remove_thread(mantra_interp_thread *t) {
     reg_lock();
+    g_calls_freed += atomic_load_explicit(&t->calls, memory_order_relaxed);
     for (mantra_interp_thread **pp = &g_threads; *pp; pp = &(*pp)->next_live)
         if (*pp == t) {
             *pp = t->next_live;
