@@ -1,8 +1,8 @@
 /* The drain of a session: a pass takes every thread's filled buffers, merges their events by
  * timestamp into the output (the session's listener event by event; the nettrace writer in
- * per-thread runs, with the sequence points that make earlier drops visible), rotates the file when it is full and recycles the
- * buffers; the drain thread that runs a pass every flush interval, or in the threadless build the
- * job that runs one per pump. As EventPipe's streaming thread and
+ * per-thread runs, with the sequence points that make earlier drops visible), rotates the file
+ * when it is full and recycles the buffers; the drain thread that runs a pass every flush
+ * interval, or in the threadless build the job that runs one per pump. As EventPipe's streaming thread and
  * ep_buffer_manager_write_all_buffers_to_file_v4 (dotnet/runtime, src/native/eventpipe/ep-session.c
  * and ep-buffer-manager.c). */
 #include <stdio.h>
@@ -51,10 +51,10 @@ static void emit_listener(session *s, tss *t, const rec_hdr *h) {
     t->any = 1;
 }
 
-/* One event of a run into the nettrace writer; sorted: the first event of its run (no event
- * written after it is older). A plain event whose definition the writer already knows takes the
- * writer's fast path (nw_write_plain); the rest the general one. */
-static void emit_file(session *s, tss *t, const rec_hdr *h, int sorted) {
+/* One event into the nettrace writer (global order: every row IsSorted). A plain event whose
+ * definition the writer already knows takes the writer's fast path (nw_write_plain); the rest, and
+ * whatever the fast path hands back, the general one. */
+static void emit_file(session *s, tss *t, const rec_hdr *h) {
     if (s->failed || !s->w)
         return;
     const uint8_t *payload = rec_payload(h);
@@ -70,8 +70,8 @@ static void emit_file(session *s, tss *t, const rec_hdr *h, int sorted) {
             s->keys[k].key = key;
         }
     }
-    if (!rc && (h->size & REC_EXT || !nw_write_plain(s->w, key, t->tid, h->seq, h->ts, payload, size, sorted))) {
-        mantra_nettrace_event ev = {.key = key, .flags = sorted ? MANTRA_NETTRACE_EVENT_SORTED : 0u,
+    if (!rc && (h->size & REC_EXT || !nw_write_plain(s->w, key, t->tid, h->seq, h->ts, payload, size, 1))) {
+        mantra_nettrace_event ev = {.key = key,
                                     .timestamp = h->ts, .thread_id = t->tid,
                                     .processor_number = 0xFFFFFFFFu, .sequence = h->seq};
         const rec_ext *x = rec_ext_of(h);
@@ -172,9 +172,9 @@ static int cut_due(const session *s) {
  * EventPipe writes a thread's events up to the boundary as one run with only its first row sorted
  * (ep_buffer_manager_write_all_buffers_to_file_v4, dotnet/runtime,
  * src/native/eventpipe/ep-buffer-manager.c); tried here, TraceEvent then dispatched some events out
- * of time order (interop-threads-expected), so runs stop where global order would switch thread. When a sequence point
- * or a rotation is due, the boundary becomes the current event's timestamp + 1: every thread's
- * events before it are written first, so that the SPBlock's timestamp is not newer than any event
+ * of time order (interop-threads-expected), so runs stop where global order would switch thread.
+ * When a sequence point or a rotation is due, the boundary becomes the current event's timestamp
+ * + 1: every thread's events before it are written first, so that the SPBlock's timestamp is not newer than any event
  * after it (guarantee 2 of 4.1) and a new file starts with a sorted row. */
 static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) {
     uint64_t limit = stop_ts, limit_run;
@@ -202,7 +202,7 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
         else
             limit_run = limit;
         do {
-            emit_file(s, t, h, 1);
+            emit_file(s, t, h);
             t->doff += rec_span(h);
             if (limit == stop_ts && cut_due(s))
                 limit = limit_run = h->ts + 1u;
