@@ -62,6 +62,22 @@ WORK=$(mktemp -d "$DIR/mantra-session-emit.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 echo "session_emit: $(uname -srm); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg); files in $WORK ($(df -h "$WORK" | awk 'NR == 2 { print $1 }'))"
 
+# The trace clock (docs/sessions.md, "The clock"): what this machine gives and what MANTRA_CLOCK=tsc changes.
+clock_note() {
+  local cs flags=0 want=${MANTRA_CLOCK:-}
+  cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
+  grep -q -m1 -w constant_tsc /proc/cpuinfo 2>/dev/null && grep -q -m1 -w nonstop_tsc /proc/cpuinfo 2>/dev/null && flags=1
+  local use=monotonic
+  if [ "$flags" = 1 ] && { [ "$cs" = tsc ] || [ "$want" = tsc ]; } && [ "$want" != monotonic ]; then use=tsc; fi
+  echo "session_emit: clock $use (kernel clocksource $cs; invariant TSC: $([ $flags = 1 ] && echo yes || echo no); MANTRA_CLOCK=${want:-unset})"
+  if [ "$flags" = 1 ] && [ "$cs" != tsc ] && [ "$use" = monotonic ]; then
+    echo "session_emit: MANTRA_CLOCK=tsc would read the TSC instead of clock_gettime ($cs): cheaper per event (bench/session_write -o parts: p_rdtsc against p_clock), but only sound where the host keeps the vCPUs' TSCs synchronised (docs/sessions.md)"
+  elif [ "$use" = tsc ] && [ "$cs" != tsc ]; then
+    echo "session_emit: MANTRA_CLOCK=tsc overrides the kernel's $cs: events of threads on CPUs with skewed TSCs can be misordered or refused (docs/sessions.md)"
+  fi
+}
+clock_note
+
 run_c_equivalent() {
   local exe="$BUILD_DIR/bench/session_write"
   [ -f "$BUILD_DIR/CMakeCache.txt" ] && cmake --build "$BUILD_DIR" --target session_write -j 2 >/dev/null

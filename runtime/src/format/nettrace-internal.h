@@ -61,6 +61,7 @@ typedef struct nw_block {
     size_t header;
     uint64_t min_ts, max_ts;
     uint32_t rows;
+    int prev_ids; /* prev has a non-zero activity or related activity id */
     nw_row_state prev;
 } nw_block;
 
@@ -237,5 +238,20 @@ static inline uint32_t nw_stack_id(mantra_nettrace_writer *w, const uint64_t *ip
         w->empty_stack_id = id;
     return id;
 }
+
+/* ---- the session drain's fast path (nettrace_event_rows.c) --------------------------------------- */
+
+/* Writes one event that needs nothing but a row header and its payload: no stack, no activity ids,
+ * thread_id == capture thread, no processor number, a definition already used in this file, a
+ * known thread, room in the pending EventBlock, no automatic sequence point due and the order rules
+ * of the writer's mode already met (sorted: MANTRA_NETTRACE_EVENT_SORTED in CALLER_RUNS mode).
+ * The bytes are those mantra_nettrace_write() writes for the same event. Returns 1 when written,
+ * 0 when the event needs mantra_nettrace_write() (which then checks, refuses or writes it). */
+int nw_write_plain(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint64_t tid, uint32_t seq,
+                   uint64_t ts, const void *payload, uint32_t size, int sorted);
+
+/* Bytes written to the sink so far, and since the last sequence point (pending blocks excluded). */
+static inline uint64_t nw_bytes(const mantra_nettrace_writer *w) { return w->st.bytes; }
+static inline uint64_t nw_bytes_since_sp(const mantra_nettrace_writer *w) { return w->st.bytes - w->last_sp_offset; }
 
 #endif /* MANTRA_NETTRACE_INTERNAL_H */

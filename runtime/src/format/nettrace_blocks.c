@@ -92,6 +92,7 @@ static void block_reset(nw_block *b) {
     b->rows = 0;
     b->min_ts = UINT64_MAX;
     b->max_ts = 0;
+    b->prev_ids = 0;
     memset(&b->prev, 0, sizeof b->prev);
 }
 

@@ -1,12 +1,13 @@
 /* The drain of a session: a pass takes every thread's filled buffers, merges their events by
- * timestamp into the output (the session's listener, or the nettrace writer with the sequence
- * points that make earlier drops visible), rotates the file when it is full and recycles the
- * buffers; the drain thread that runs a pass every flush interval, or in the threadless build the
- * job that runs one per pump. As EventPipe's streaming thread and
+ * timestamp into the output (the session's listener event by event; the nettrace writer in
+ * per-thread runs, with the sequence points that make earlier drops visible), rotates the file
+ * when it is full and recycles the buffers; the drain thread that runs a pass every flush
+ * interval, or in the threadless build the job that runs one per pump. As EventPipe's streaming thread and
  * ep_buffer_manager_write_all_buffers_to_file_v4 (dotnet/runtime, src/native/eventpipe/ep-session.c
  * and ep-buffer-manager.c). */
 #include <stdio.h>
 
+#include "format/nettrace-internal.h"
 #include "mantra/pump.h"
 #include "session-internal.h"
 
@@ -40,63 +41,173 @@ static int introduce_thread(session *s, tss *t, uint32_t next_seq) {
     return know_thread(s, t);
 }
 
-static void emit(session *s, tss *t, const rec_hdr *h, const uint8_t *payload) {
-    if (s->cfg.output == MANTRA_SESSION_OUTPUT_LISTENER) {
+static void emit_listener(session *s, tss *t, const rec_hdr *h) {
+    const rec_ext *x = rec_ext_of(h);
+    mantra_session_record rec = {h->provider, h->provider ? h->provider->name : ss_pi_provider, h->desc,
+                                 h->ts, x && x->thread_id ? x->thread_id : t->tid, h->seq, rec_payload(h),
+                                 rec_payload_size(h)};
+    s->cfg.listener(s->cfg.listener_ctx, &rec);
+    t->last_seq = h->seq;
+    t->any = 1;
+}
+
+/* One event into the nettrace writer (global order: every row IsSorted). A plain event whose
+ * definition the writer already knows takes the writer's fast path (nw_write_plain); the rest, and
+ * whatever the fast path hands back, the general one. */
+static void emit_file(session *s, tss *t, const rec_hdr *h) {
+    if (s->failed || !s->w)
+        return;
+    const uint8_t *payload = rec_payload(h);
+    uint32_t size = rec_payload_size(h);
+    mantra_nettrace_event_key key = s->pi_key;
+    int rc = introduce_thread(s, t, h->seq);
+    if (!rc && h->provider) {
+        uint32_t k = (uint32_t)(((uintptr_t)h->desc >> 4) % KEY_CACHE);
+        if (s->keys[k].desc == h->desc) {
+            key = s->keys[k].key;
+        } else if ((rc = mantra_nettrace_add_event(s->w, h->provider, h->desc, &key)) == 0) {
+            s->keys[k].desc = h->desc;
+            s->keys[k].key = key;
+        }
+    }
+    if (!rc && (h->size & REC_EXT || !nw_write_plain(s->w, key, t->tid, h->seq, h->ts, payload, size, 1))) {
+        mantra_nettrace_event ev = {.key = key,
+                                    .timestamp = h->ts, .thread_id = t->tid,
+                                    .processor_number = 0xFFFFFFFFu, .sequence = h->seq};
         const rec_ext *x = rec_ext_of(h);
-        mantra_session_record rec = {h->provider, h->provider ? h->provider->name : ss_pi_provider, h->desc,
-                                     h->ts, x && x->thread_id ? x->thread_id : t->tid, h->seq, payload,
-                                     rec_payload_size(h)};
-        s->cfg.listener(s->cfg.listener_ctx, &rec);
-    } else {
-        if (s->failed || !s->w)
-            return;
-        mantra_nettrace_event_key key = s->pi_key;
-        int rc = introduce_thread(s, t, h->seq);
-        if (!rc && h->provider) {
-            uint32_t k = (uint32_t)(((uintptr_t)h->desc >> 4) % KEY_CACHE);
-            if (s->keys[k].desc == h->desc) {
-                key = s->keys[k].key;
-            } else if ((rc = mantra_nettrace_add_event(s->w, h->provider, h->desc, &key)) == 0) {
-                s->keys[k].desc = h->desc;
-                s->keys[k].key = key;
-            }
+        if (MANTRA_UNLIKELY(x != NULL)) {
+            /* the writing thread stays the capture thread: the sequence numbers are its own */
+            ev.capture_thread_id = t->tid;
+            if (x->thread_id)
+                ev.thread_id = x->thread_id;
+            ev.stack = (const uint64_t *)(const void *)(x + 1);
+            ev.stack_frames = x->frames;
+            ev.activity_id = &x->activity;
+            ev.related_activity_id = &x->related;
         }
-        if (!rc) {
-            mantra_nettrace_event ev = {.key = key, .timestamp = h->ts, .thread_id = t->tid,
-                                        .processor_number = 0xFFFFFFFFu, .sequence = h->seq};
-            const rec_ext *x = rec_ext_of(h);
-            if (MANTRA_UNLIKELY(x != NULL)) {
-                /* the writing thread stays the capture thread: the sequence numbers are its own */
-                ev.capture_thread_id = t->tid;
-                if (x->thread_id)
-                    ev.thread_id = x->thread_id;
-                ev.stack = (const uint64_t *)(const void *)(x + 1);
-                ev.stack_frames = x->frames;
-                ev.activity_id = &x->activity;
-                ev.related_activity_id = &x->related;
-            }
-            rc = mantra_nettrace_write(s->w, &ev, payload, rec_payload_size(h));
-        }
-        if (rc) {
-            /* ERANGE: this event refused (the reader sees its sequence number missing); else the
-             * output failed, which is sticky */
-            if (rc != MANTRA_ERANGE)
-                ss_drain_fail(s, mantra_nettrace_last_error(s->w));
-            return;
-        }
-        if (s->rotate) {
-            mantra_nettrace_stats ns;
-            mantra_nettrace_get_stats(s->w, &ns);
-            if (ns.bytes >= s->rotate) {
-                t->last_seq = h->seq;
-                t->any = 1;
-                ss_rotate_file(s);
-                return;
-            }
-        }
+        rc = mantra_nettrace_write(s->w, &ev, payload, size);
+    }
+    if (rc) {
+        /* ERANGE: this event refused (the reader sees its sequence number missing); else the
+         * output failed, which is sticky */
+        if (rc != MANTRA_ERANGE)
+            ss_drain_fail(s, mantra_nettrace_last_error(s->w));
+        return;
     }
     t->last_seq = h->seq;
     t->any = 1;
+}
+
+/* The next record of t in the drained buffers, moving exhausted buffers to *drained; NULL: none. */
+static const rec_hdr *head_rec(tss *t, buf **drained) {
+    while (t->dhead && t->doff >= t->dhead->used) {
+        buf *b = t->dhead;
+        t->dhead = b->next;
+        if (!t->dhead)
+            t->dtail = NULL;
+        t->doff = 0;
+        b->next = *drained;
+        *drained = b;
+    }
+    return t->dhead ? (const rec_hdr *)(const void *)(t->dhead->data + t->doff) : NULL;
+}
+
+/* The thread whose oldest drained event is the oldest of all, if that event is older than limit;
+ * *next_ts: the oldest event of the other threads (UINT64_MAX: none). */
+static tss *oldest(tss *first, uint64_t limit, buf **drained, const rec_hdr **out, uint64_t *next_ts) {
+    tss *best = NULL;
+    const rec_hdr *bh = NULL;
+    uint64_t next = UINT64_MAX;
+    for (tss *t = first; t; t = t->next) {
+        const rec_hdr *h = head_rec(t, drained);
+        if (!h)
+            continue;
+        if (h->ts < limit && (!bh || h->ts < bh->ts)) {
+            if (bh && bh->ts < next)
+                next = bh->ts;
+            best = t;
+            bh = h;
+        } else if (h->ts < next) {
+            next = h->ts;
+        }
+    }
+    *out = bh;
+    *next_ts = next;
+    return best;
+}
+
+/* Listener output: every event on its own, merged by timestamp, as ep_get_next_event hands them. */
+static void drain_merged(session *s, tss *first, uint64_t stop_ts, buf **drained) {
+    const rec_hdr *h;
+    tss *t;
+    uint64_t next;
+    while ((t = oldest(first, stop_ts, drained, &h, &next)) != NULL) {
+        emit_listener(s, t, h);
+        t->doff += rec_span(h);
+    }
+}
+
+/* Before any event of a pass or of a new file: the threads whose first event follows drops are
+ * listed at their base in a sequence point, which then precedes every event written after it. */
+static void introduce_pending(session *s, tss *first, buf **drained) {
+    for (tss *t = first; t && !s->failed; t = t->next) {
+        const rec_hdr *h = head_rec(t, drained);
+        if (h && introduce_thread(s, t, h->seq) != 0)
+            ss_drain_fail(s, mantra_nettrace_last_error(s->w));
+    }
+}
+
+/* A cut is due: a sequence point (every sp_bytes of output) or the next file (rotation). */
+static int cut_due(const session *s) {
+    if (!s->w || s->failed)
+        return 0;
+    return (s->sp_bytes && nw_bytes_since_sp(s->w) >= s->sp_bytes) || (s->rotate && nw_bytes(s->w) >= s->rotate);
+}
+
+/* File output in global timestamp order, taken in per-thread runs: the thread whose oldest event is
+ * the oldest writes all of its events up to the other threads' oldest one (with one thread in the
+ * pass: all of them) before the next thread is looked for, so the merge costs per run, not per
+ * event. Every row is IsSorted, which is true (no later row is older:
+ * /work/shared/reference/nettrace-format.md 4.1) and the writer's global-order mode checks it.
+ * EventPipe writes a thread's events up to the boundary as one run with only its first row sorted
+ * (ep_buffer_manager_write_all_buffers_to_file_v4, dotnet/runtime,
+ * src/native/eventpipe/ep-buffer-manager.c); tried here, TraceEvent then dispatched some events out
+ * of time order (interop-threads-expected), so runs stop where global order would switch thread.
+ * When a sequence point or a rotation is due, the boundary becomes the current event's timestamp
+ * + 1: every thread's events before it are written first, so that the SPBlock's timestamp is not newer than any event
+ * after it (guarantee 2 of 4.1) and a new file starts with a sorted row. */
+static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) {
+    uint64_t limit = stop_ts, limit_run;
+    introduce_pending(s, first, drained);
+    for (;;) {
+        const rec_hdr *h;
+        uint64_t next; /* no other thread's event in this pass is older */
+        tss *t = oldest(first, limit, drained, &h, &next);
+        if (!t) {
+            if (limit == stop_ts)
+                break;
+            limit = stop_ts;
+            if (s->failed || !s->w)
+                continue;
+            if (s->rotate && nw_bytes(s->w) >= s->rotate) {
+                ss_rotate_file(s);
+                introduce_pending(s, first, drained);
+            } else if (mantra_nettrace_sequence_point(s->w) != 0) {
+                ss_drain_fail(s, mantra_nettrace_last_error(s->w));
+            }
+            continue;
+        }
+        if (next < limit)
+            limit_run = next + 1u; /* ties: either thread first */
+        else
+            limit_run = limit;
+        do {
+            emit_file(s, t, h);
+            t->doff += rec_span(h);
+            if (limit == stop_ts && cut_due(s))
+                limit = limit_run = h->ts + 1u;
+        } while ((h = head_rec(t, drained)) != NULL && h->ts < limit_run);
+    }
 }
 
 void ss_drain_pass(session *s, int final) {
@@ -141,32 +252,10 @@ void ss_drain_pass(session *s, int final) {
     mantra_pal_mutex_unlock(&s->lock);
 
     buf *drained = NULL;
-    for (;;) {
-        tss *best = NULL;
-        const rec_hdr *bh = NULL;
-        for (tss *t = first; t; t = t->next) {
-            while (t->dhead && t->doff >= t->dhead->used) {
-                buf *b = t->dhead;
-                t->dhead = b->next;
-                if (!t->dhead)
-                    t->dtail = NULL;
-                t->doff = 0;
-                b->next = drained;
-                drained = b;
-            }
-            if (!t->dhead)
-                continue;
-            const rec_hdr *h = (const rec_hdr *)(const void *)(t->dhead->data + t->doff);
-            if (h->ts < stop_ts && (!bh || h->ts < bh->ts)) {
-                best = t;
-                bh = h;
-            }
-        }
-        if (!best)
-            break;
-        emit(s, best, bh, rec_payload(bh));
-        best->doff += rec_span(bh);
-    }
+    if (s->cfg.output == MANTRA_SESSION_OUTPUT_LISTENER)
+        drain_merged(s, first, stop_ts, &drained);
+    else
+        drain_runs(s, first, stop_ts, &drained);
     if (s->w && !final && !s->failed && mantra_nettrace_flush(s->w) != 0)
         ss_drain_fail(s, mantra_nettrace_last_error(s->w));
     mantra_pal_mutex_lock(&s->lock);

@@ -25,8 +25,11 @@ static int open_writer(session *s) {
     o.sync_time_unix_ms = mantra_pal_unix_ms();
     o.process_id = mantra_pal_pid();
     o.processor_count = mantra_pal_cpu_count();
-    o.sequence_point_bytes = (uint64_t)(c->sequence_point_mb ? c->sequence_point_mb : 10) << 20;
-    o.order = MANTRA_NETTRACE_GLOBAL_ORDER; /* the drain merges all threads by timestamp */
+    /* the drain merges all threads by timestamp and places the sequence points itself, where
+     * every event before them is written */
+    s->sp_bytes = (uint64_t)(c->sequence_point_mb ? c->sequence_point_mb : 10) << 20;
+    o.sequence_point_bytes = 0;
+    o.order = MANTRA_NETTRACE_GLOBAL_ORDER;
     int rc = mantra_nettrace_writer_new(&s->w, s->sink, &o);
     if (rc != 0) {
         ss_set_error(s->w ? mantra_nettrace_last_error(s->w) : "cannot create the trace writer");

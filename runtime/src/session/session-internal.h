@@ -132,6 +132,7 @@ typedef struct session {
     mantra_session_config cfg;
     uint64_t keywords;     /* union of the entries' keywords */
     uint64_t rotate;       /* bytes; 0: no rotation */
+    uint64_t sp_bytes;     /* a sequence point every this many bytes of a file (drain) */
     int mode;              /* table lock: MODE_* (which entries enable events) */
     _Atomic(thread_rec *) rundown_rec; /* MODE_STOP_RUNDOWN: the only thread whose writes are taken */
     _Atomic uint32_t refs; /* owner + streaming job (threadless) */
@@ -223,6 +224,8 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need);
 /* Drained buffers: kept for reuse up to the spare budget (never when final), the rest freed.
  * Session lock held. */
 void ss_recycle_buffers(session *s, buf *drained, int final);
+/* The session's pool at start: spare buffers, mapped now (thread_buffers.c). */
+void ss_fill_pool(session *s);
 /* Frees every buffer and thread state of s. */
 void ss_free_buffers(session *s);
 /* Waits until no thread is inside a write into session index. */

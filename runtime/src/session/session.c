@@ -164,6 +164,7 @@ int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg
     }
     rc = ss_open_output(s);
     if (!rc) {
+        ss_fill_pool(s);
         ss_ctl_lock();
         uint32_t i = 0;
         while (i < MANTRA_MAX_SESSIONS && g_taken[i])

@@ -11,8 +11,8 @@
 
 #define BUF_MIN (100u * 1024u)
 #define BUF_MAX (1024u * 1024u)
-#define SPARE_MAX (64u * 1024u * 1024u) /* drained buffers a session keeps for reuse: at most this, */
-                                         /* and at most a quarter of its cap */
+#define SPARE_MAX (64u * 1024u * 1024u) /* drained buffers a session keeps for reuse (and its pool at */
+                                         /* start): at most this, and at most a quarter of its cap */
 
 _Atomic(thread_rec *) ss_threads;
 _Atomic uint64_t ss_unrecorded_drops;
@@ -194,13 +194,45 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
 }
 
 
+/* The spare budget: drained buffers kept for reuse, and the pool a session starts with. */
+static uint64_t spare_max(const session *s) { return s->cap / 4 < SPARE_MAX ? s->cap / 4 : SPARE_MAX; }
+
+/* The pool a session starts with, as LTTng-UST maps its whole ring buffer when a session starts:
+ * the spare budget in buffers of up to BUF_MAX, their pages mapped now (mantra_pal_alloc_buffer
+ * populates them), so that the writers' first buffers cost no page faults. Too small a budget for
+ * one BUF_MIN buffer: no pool (small caps keep their exact allocation pattern). Best effort: out
+ * of memory leaves a smaller pool. */
+void ss_fill_pool(session *s) {
+#ifdef MANTRA_THREADLESS
+    (void)s; /* the drain runs between the pumps on the one thread: no writer outruns it */
+#else
+    uint64_t budget = spare_max(s);
+    mantra_pal_mutex_lock(&s->lock);
+    while (budget >= BUF_MIN && s->allocated + BUF_MIN <= s->cap) {
+        uint64_t size = budget < BUF_MAX ? budget : BUF_MAX;
+        buf *b = mantra_pal_alloc_buffer((size_t)size);
+        if (!b)
+            break;
+        b->size = (uint32_t)(size - sizeof(buf));
+        b->used = 0;
+        b->next = s->spare;
+        s->spare = b;
+        s->spare_bytes += size;
+        s->allocated += size;
+        s->buffers++;
+        budget -= size;
+    }
+    mantra_pal_mutex_unlock(&s->lock);
+#endif
+}
+
 void ss_recycle_buffers(session *s, buf *drained, int final) {
-    uint64_t spare_max = s->cap / 4 < SPARE_MAX ? s->cap / 4 : SPARE_MAX;
+    uint64_t keep = spare_max(s);
     while (drained) { /* kept for reuse up to spare_max bytes, the rest goes back */
         buf *b = drained;
         drained = b->next;
         uint64_t bytes = b->size + sizeof(buf);
-        if (s->spare_bytes + bytes <= spare_max && !final) {
+        if (s->spare_bytes + bytes <= keep && !final) {
             b->next = s->spare;
             s->spare = b;
             s->spare_bytes += bytes;
