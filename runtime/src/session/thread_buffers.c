@@ -13,6 +13,9 @@
 #define BUF_MAX (1024u * 1024u)
 #define SPARE_MAX (64u * 1024u * 1024u) /* drained buffers a session keeps for reuse (and its pool at */
                                          /* start): at most this, and at most a quarter of its cap */
+#define POOL_MAX (16u * 1024u * 1024u)  /* the pool mapped at start: at most this of the spare budget, */
+                                         /* so every session (each dotnet-trace or dotnet-counters attach */
+                                         /* included) costs at most 16 MB of resident memory up front */
 
 _Atomic(thread_rec *) ss_threads;
 _Atomic uint64_t ss_unrecorded_drops;
@@ -198,15 +201,15 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
 static uint64_t spare_max(const session *s) { return s->cap / 4 < SPARE_MAX ? s->cap / 4 : SPARE_MAX; }
 
 /* The pool a session starts with, as LTTng-UST maps its whole ring buffer when a session starts:
- * the spare budget in buffers of up to BUF_MAX, their pages mapped now (mantra_pal_alloc_buffer
- * populates them), so that the writers' first buffers cost no page faults. Too small a budget for
+ * the spare budget (at most POOL_MAX) in buffers of up to BUF_MAX, their pages mapped now
+ * (mantra_pal_alloc_buffer populates them), so that the writers' first buffers cost no page faults. Too small a budget for
  * one BUF_MIN buffer: no pool (small caps keep their exact allocation pattern). Best effort: out
  * of memory leaves a smaller pool. */
 void ss_fill_pool(session *s) {
 #ifdef MANTRA_THREADLESS
     (void)s; /* the drain runs between the pumps on the one thread: no writer outruns it */
 #else
-    uint64_t budget = spare_max(s);
+    uint64_t budget = spare_max(s) < POOL_MAX ? spare_max(s) : POOL_MAX;
     mantra_pal_mutex_lock(&s->lock);
     while (budget >= BUF_MIN && s->allocated + BUF_MIN <= s->cap) {
         uint64_t size = budget < BUF_MAX ? budget : BUF_MAX;
