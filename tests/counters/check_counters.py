@@ -4,7 +4,7 @@
 Runs PROGRAM (counters_trace) to write OUT.nettrace: a file session with
 `Mantra.Runtime:0:5:EventCounterIntervalSec=1` for about 2.6 s while it writes 3500 Mantra-Demo
 Tick events (1000, then 2500). Then reads the trace with TraceEvent ($MANTRA_TE_DUMP dump) and
-checks the EventCounters events it decodes: every tick carries the 8 built-in counters with the
+checks the EventCounters events it decodes: every tick carries the 9 built-in counters with the
 .NET payload members (dotnet/runtime CounterPayload.cs / IncrementingCounterPayload), Series
 "Interval=1000", and events-written rises by exactly what was written (3500 over all ticks; each
 tick's increment one of 0, 1000, 2500, 3500). `mantra dump --json --sorted` must agree with
@@ -20,7 +20,7 @@ import sys
 
 BUILTINS = {"events-written": "Sum", "events-dropped": "Sum", "sessions": "Mean",
             "session-buffer-bytes": "Mean", "heap-size": "Mean", "heap-committed": "Mean",
-            "alloc-rate": "Sum", "interp-calls": "Sum"}
+            "alloc-rate": "Sum", "interp-calls": "Sum", "interp-instructions": "Sum"}
 MEAN_MEMBERS = ["Name", "DisplayName", "Mean", "StandardDeviation", "Count", "Min", "Max",
                 "IntervalSec", "Series", "CounterType", "Metadata", "DisplayUnits"]
 SUM_MEMBERS = ["Name", "DisplayName", "DisplayRateTimeScale", "Increment", "IntervalSec",

@@ -115,12 +115,41 @@ START_TEST(mode0_results) {
 }
 END_TEST
 
+/* interp-instructions and interp-calls (mantra_interp_instructions_total, _calls_total): main
+ * calls step N times; per iteration main dispatches 10 instructions (ldloc, call, stloc, ldarg,
+ * ldc, sub, dup, starg, ldc, bgt) and step 4 (ldarg, ldc, add, ret), 14 in all, then
+ * ldloc + ret: 14 N + 2 instructions, N + 1 calls (the entry run counts). Without probes (mode 0). */
+static const char loop_text[] = ".module Lp 99999999-8888-7777-6666-555555555556\n"
+                                ".method main int64(int64)\n.locals 1\n"
+                                "again: ldloc 0\ncall step\nstloc 0\nldarg 0\nldc.i8 1\nsub\ndup\nstarg 0\n"
+                                "ldc.i8 0\nbgt again\nldloc 0\nret\n.end\n"
+                                ".method step int64(int64)\nldarg 0\nldc.i8 1\nadd\nret\n.end\n"
+                                ".method fault int64()\nldc.i8 1\nldc.i8 0\ndiv\nret\n.end\n";
+
+START_TEST(instruction_and_call_counts) {
+    it_prog p = it_load(loop_text, 0, NULL);
+    mantra_interp_value arg = {.i = 1000}, r = {0};
+    uint64_t i0 = mantra_interp_instructions_total(), c0 = mantra_interp_calls_total();
+    char err[256];
+    ck_assert_int_eq(it_run(&p, "main", &arg, 1, &r, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(r.i, 1000);
+    ck_assert_uint_eq(mantra_interp_instructions_total() - i0, 14u * 1000u + 2u);
+    ck_assert_uint_eq(mantra_interp_calls_total() - c0, 1001u);
+    /* a fault ends the run: the three instructions dispatched up to it (ldc, ldc, div) count */
+    i0 = mantra_interp_instructions_total();
+    ck_assert_int_ne(it_run(&p, "fault", NULL, 0, &r, NULL, err, sizeof err), 0);
+    ck_assert_uint_eq(mantra_interp_instructions_total() - i0, 3u);
+    it_free(&p);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("interp_threads");
     TCase *tc = tcase_create("threads");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, mode0_results);
     tcase_add_test(tc, mode1_no_lost_counts);
+    tcase_add_test(tc, instruction_and_call_counts);
     suite_add_tcase(s, tc);
     return s;
 }

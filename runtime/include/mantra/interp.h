@@ -223,6 +223,11 @@ int mantra_interp_foreach_program(void (*fn)(void *ctx, const mantra_interp_prog
  * the threads alive now and those freed), for the interp-calls counter (mantra/counters.h). Each
  * thread counts its own with a relaxed add per call; this sums them under the registry lock. */
 uint64_t mantra_interp_calls_total(void);
+/* Instructions dispatched by all interpreter threads of the process so far (probes the loader
+ * inserted included; alive and freed threads), for the interp-instructions counter. Each thread
+ * counts in a register and adds to its own total at every branch, call, return and fault, so a
+ * running thread's part lags by at most one straight-line run. */
+uint64_t mantra_interp_instructions_total(void);
 
 /* A sampler thread that calls tick(ctx) every interval_ms (0: 1 ms, the .NET runtime's default
  * sampling interval, dotnet/runtime src/native/eventpipe/ep-sample-profiler.c) until

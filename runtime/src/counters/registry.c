@@ -215,6 +215,11 @@ static double read_interp_calls(void *ctx) {
     return (double)mantra_interp_calls_total();
 }
 
+static double read_interp_insns(void *ctx) {
+    (void)ctx;
+    return (double)mantra_interp_instructions_total();
+}
+
 int ct_builtins_init(void) {
     static int done; /* under mantra_counters_init's lock */
     if (done)
@@ -228,6 +233,7 @@ int ct_builtins_init(void) {
         {"heap-committed", "Heap Committed", "B", MANTRA_COUNTER_MEAN, read_u64, &g_heap_committed},
         {"alloc-rate", "Allocation Rate", "B", MANTRA_COUNTER_RATE, read_u64, &g_heap_allocated},
         {"interp-calls", "Interpreter Calls", "", MANTRA_COUNTER_RATE, read_interp_calls, NULL},
+        {"interp-instructions", "Interpreter Instructions", "", MANTRA_COUNTER_RATE, read_interp_insns, NULL},
     };
     for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++) {
         mantra_counter *c;

@@ -73,6 +73,10 @@ struct mantra_interp_thread {
      * (mantra_interp_calls_total): written by the thread only, with a relaxed load and store (a
      * plain add in machine code), read by any thread. */
     _Atomic uint64_t calls;
+    /* Instructions this thread dispatched (probes included), for the interp-instructions counter
+     * (mantra_interp_instructions_total): counted in a register by ip_execute and added here at
+     * every branch, call and return, so a reader lags by at most one straight-line run. */
+    _Atomic uint64_t insns;
     char err[256];
     size_t out_len;
     char out[4096];
@@ -81,6 +85,11 @@ struct mantra_interp_thread {
 /* One more call on t's count (the owner thread only). */
 static inline void ip_count_call(mantra_interp_thread *t) {
     atomic_store_explicit(&t->calls, atomic_load_explicit(&t->calls, memory_order_relaxed) + 1u, memory_order_relaxed);
+}
+
+/* Adds n dispatched instructions to t's count (the owner thread only). */
+static inline void ip_add_insns(mantra_interp_thread *t, uint64_t n) {
+    atomic_store_explicit(&t->insns, atomic_load_explicit(&t->insns, memory_order_relaxed) + n, memory_order_relaxed);
 }
 
 /* exec.c: runs entry (its arguments already at t->stack[0..nargs)). 0 or MANTRA_ESTATE. */

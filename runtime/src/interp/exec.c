@@ -108,13 +108,35 @@ static int fault(mantra_interp_thread *t, const ip_lmethod *m, const uint8_t *ip
 #pragma GCC optimize("no-crossjumping", "no-gcse")
 #endif
 #define CASE(e) L_##e:
-#define NEXT() goto *labels[*ip]
+#define NEXT()                                                                                       \
+    do {                                                                                             \
+        ninsns++;                                                                                    \
+        goto *labels[*ip];                                                                           \
+    } while (0)
 #define DISPATCH() NEXT();
 #else
 #define CASE(e) case IP_OP_##e:
-#define NEXT() goto dispatch
-#define DISPATCH() dispatch: switch ((enum ip_opcode)*ip)
+#define NEXT()                                                                                       \
+    do {                                                                                             \
+        ninsns++;                                                                                    \
+        goto dispatch;                                                                               \
+    } while (0)
+#define DISPATCH() ninsns++; dispatch: switch ((enum ip_opcode)*ip)
 #endif
+/* Instruction counting (interp-instructions): one register add per dispatch (NEXT), handed to the
+ * thread's count at every branch, call and return (FLUSH_INSNS), where loops and calls pass. */
+#define FLUSH_INSNS()                                                                                \
+    do {                                                                                             \
+        ip_add_insns(t, ninsns);                                                                     \
+        ninsns = 0;                                                                                  \
+    } while (0)
+/* A fault ends the run: the instructions dispatched up to it count too. */
+#define FAULT(...) (ip_add_insns(t, ninsns), ninsns = 0, fault(__VA_ARGS__))
+#define NEXT_FLUSH()                                                                                 \
+    do {                                                                                             \
+        FLUSH_INSNS();                                                                               \
+        NEXT();                                                                                      \
+    } while (0)
 
 int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_value *result) {
     const mantra_interp_program *prog = t->prog;
@@ -135,6 +157,7 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
     uint32_t depth = 0;
     ip_pub *pub = &t->pub; /* the stack the sampler reads (exec-internal.h) */
     ip_count_call(t); /* the entry run is a call too */
+    uint64_t ninsns = 0; /* dispatched since the last FLUSH_INSNS */
 
 #if IP_COMPUTED_GOTO
     static void *const labels[256] = {
@@ -161,17 +184,17 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
         CASE(DIV) {
             int64_t b = sp[-1].i, a = sp[-2].i;
             if (b == 0)
-                return fault(t, m, ip, "integer division by zero");
+                return FAULT(t, m, ip, "integer division by zero");
             if (b == -1 && a == INT64_MIN)
-                return fault(t, m, ip, "arithmetic overflow");
+                return FAULT(t, m, ip, "arithmetic overflow");
             sp[-2].i = a / b; sp--; ip += 1; NEXT();
         }
         CASE(REM) {
             int64_t b = sp[-1].i, a = sp[-2].i;
             if (b == 0)
-                return fault(t, m, ip, "integer division by zero");
+                return FAULT(t, m, ip, "integer division by zero");
             if (b == -1 && a == INT64_MIN)
-                return fault(t, m, ip, "arithmetic overflow");
+                return FAULT(t, m, ip, "arithmetic overflow");
             sp[-2].i = a % b; sp--; ip += 1; NEXT();
         }
         CASE(NEG) { sp[-1].i = WRAP(-, 0, sp[-1].i); ip += 1; NEXT(); }
@@ -213,33 +236,33 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
             double d = sp[-1].d;
             /* truncation toward zero; NaN and values outside int64 fault (CIL's conv.ovf.i8) */
             if (!(d > -9223372036854777856.0 && d < 9223372036854775808.0))
-                return fault(t, m, ip, "conversion overflow (conv.i8)");
+                return FAULT(t, m, ip, "conversion overflow (conv.i8)");
             sp[-1].i = (int64_t)d; ip += 1; NEXT();
         }
-        CASE(BR) { ip += 5 + READ_I32(ip + 1); NEXT(); }
-        CASE(BRTRUE) { sp--; ip += 5 + (sp->i != 0 ? READ_I32(ip + 1) : 0); NEXT(); }
-        CASE(BRFALSE) { sp--; ip += 5 + (sp->i == 0 ? READ_I32(ip + 1) : 0); NEXT(); }
-        CASE(BEQ) { sp -= 2; ip += 5 + (sp[0].i == sp[1].i ? READ_I32(ip + 1) : 0); NEXT(); }
-        CASE(BNE) { sp -= 2; ip += 5 + (sp[0].i != sp[1].i ? READ_I32(ip + 1) : 0); NEXT(); }
-        CASE(BLT) { sp -= 2; ip += 5 + (sp[0].i < sp[1].i ? READ_I32(ip + 1) : 0); NEXT(); }
-        CASE(BLE) { sp -= 2; ip += 5 + (sp[0].i <= sp[1].i ? READ_I32(ip + 1) : 0); NEXT(); }
-        CASE(BGT) { sp -= 2; ip += 5 + (sp[0].i > sp[1].i ? READ_I32(ip + 1) : 0); NEXT(); }
-        CASE(BGE) { sp -= 2; ip += 5 + (sp[0].i >= sp[1].i ? READ_I32(ip + 1) : 0); NEXT(); }
+        CASE(BR) { ip += 5 + READ_I32(ip + 1); NEXT_FLUSH(); }
+        CASE(BRTRUE) { sp--; ip += 5 + (sp->i != 0 ? READ_I32(ip + 1) : 0); NEXT_FLUSH(); }
+        CASE(BRFALSE) { sp--; ip += 5 + (sp->i == 0 ? READ_I32(ip + 1) : 0); NEXT_FLUSH(); }
+        CASE(BEQ) { sp -= 2; ip += 5 + (sp[0].i == sp[1].i ? READ_I32(ip + 1) : 0); NEXT_FLUSH(); }
+        CASE(BNE) { sp -= 2; ip += 5 + (sp[0].i != sp[1].i ? READ_I32(ip + 1) : 0); NEXT_FLUSH(); }
+        CASE(BLT) { sp -= 2; ip += 5 + (sp[0].i < sp[1].i ? READ_I32(ip + 1) : 0); NEXT_FLUSH(); }
+        CASE(BLE) { sp -= 2; ip += 5 + (sp[0].i <= sp[1].i ? READ_I32(ip + 1) : 0); NEXT_FLUSH(); }
+        CASE(BGT) { sp -= 2; ip += 5 + (sp[0].i > sp[1].i ? READ_I32(ip + 1) : 0); NEXT_FLUSH(); }
+        CASE(BGE) { sp -= 2; ip += 5 + (sp[0].i >= sp[1].i ? READ_I32(ip + 1) : 0); NEXT_FLUSH(); }
         CASE(SWITCH) {
             uint32_t n = READ_U32(ip + 1);
             uint64_t v = (uint64_t)(--sp)->i;
             const uint8_t *end = ip + 5 + 4 * (size_t)n;
             ip = v < n ? end + READ_I32(ip + 5 + 4 * v) : end;
-            NEXT();
+            NEXT_FLUSH();
         }
         CASE(CALL) {
             const ip_lmethod *callee = &methods[READ_U32(ip + 1)];
             if (depth >= t->max_frames)
-                return fault(t, m, ip, "stack overflow (call depth)");
+                return FAULT(t, m, ip, "stack overflow (call depth)");
             ip_value *cargs = sp - callee->nargs;
             ip_value *clocals = cargs + callee->nargs;
             if ((size_t)(stack_end - clocals) < (size_t)callee->nlocals + callee->max_stack)
-                return fault(t, m, ip, "stack overflow");
+                return FAULT(t, m, ip, "stack overflow");
             frames[depth].method = m;
             frames[depth].ret_ip = ip + 5;
             frames[depth].args = args;
@@ -252,7 +275,7 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
             args = cargs;
             sp = clocals + callee->nlocals;
             ip = callee->code;
-            NEXT();
+            NEXT_FLUSH();
         }
         CASE(RET) {
             ip_value v = {0};
@@ -260,6 +283,7 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
             if (returns)
                 v = sp[-1];
             sp = args; /* the caller's stack without the arguments */
+            FLUSH_INSNS();
             if (depth == 0) {
                 if (result != NULL)
                     memcpy(result, &v, sizeof v);
@@ -296,7 +320,7 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
             } else {                                        \
                 ip += 9;                                    \
             }                                               \
-            NEXT();                                         \
+            NEXT_FLUSH();                                   \
         }
         IP_PBRANCH(BR_P, 0, 1, IP_COUNT_PLAIN)
         IP_PBRANCH(BRTRUE_P, 1, sp[0].i != 0, IP_COUNT_PLAIN)
@@ -318,8 +342,8 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
         IP_PBRANCH(BGE_PA, 2, sp[0].i >= sp[1].i, IP_COUNT_ATOMIC)
 #if !IP_COMPUTED_GOTO
     default:
-        return fault(t, m, ip, "bad opcode");
+        return FAULT(t, m, ip, "bad opcode");
 #endif
     }
-    return fault(t, m, ip, "bad opcode");
+    return FAULT(t, m, ip, "bad opcode");
 }

@@ -25,21 +25,28 @@ void ip_registry_add_thread(mantra_interp_thread *t) {
     reg_unlock();
 }
 
-/* Calls of the threads already freed (mantra_interp_calls_total). */
-static uint64_t g_calls_freed; /* g_lock */
+/* Calls and instructions of the threads already freed (mantra_interp_calls_total,
+ * mantra_interp_instructions_total). */
+static uint64_t g_calls_freed, g_insns_freed; /* g_lock */
 
-uint64_t mantra_interp_calls_total(void) {
+/* The freed threads' part plus every live thread's count: instructions when insns, else calls. */
+static uint64_t total(int insns) {
     reg_lock();
-    uint64_t n = g_calls_freed;
+    uint64_t n = insns ? g_insns_freed : g_calls_freed;
     for (mantra_interp_thread *t = g_threads; t; t = t->next_live)
-        n += atomic_load_explicit(&t->calls, memory_order_relaxed);
+        n += atomic_load_explicit(insns ? &t->insns : &t->calls, memory_order_relaxed);
     reg_unlock();
     return n;
 }
 
+uint64_t mantra_interp_calls_total(void) { return total(0); }
+
+uint64_t mantra_interp_instructions_total(void) { return total(1); }
+
 void ip_registry_remove_thread(mantra_interp_thread *t) {
     reg_lock();
     g_calls_freed += atomic_load_explicit(&t->calls, memory_order_relaxed);
+    g_insns_freed += atomic_load_explicit(&t->insns, memory_order_relaxed);
     for (mantra_interp_thread **pp = &g_threads; *pp; pp = &(*pp)->next_live)
         if (*pp == t) {
             *pp = t->next_live;
