@@ -39,8 +39,6 @@ typedef struct plan_step {
 
 struct mantra_field_plan {
     uint32_t count;
-    int all_fixed;      /* every step has a fixed size */
-    size_t fixed_bytes; /* their sum when all_fixed */
     plan_step steps[];
 };
 
@@ -92,8 +90,6 @@ const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fie
     if (p == NULL)
         return NULL;
     p->count = count;
-    p->all_fixed = 1;
-    p->fixed_bytes = 0;
     for (uint32_t i = 0; i < count; i++) {
         plan_step *s = &p->steps[i];
         s->f = &fields[i];
@@ -108,9 +104,6 @@ const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fie
                 s->esize = es;
             }
         }
-        if (s->size == 0)
-            p->all_fixed = 0;
-        p->fixed_bytes += s->size;
     }
     return p;
 }
@@ -142,8 +135,8 @@ static size_t str16_end(const uint8_t *p, size_t size, size_t pos) {
 }
 
 int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t size) {
-    if (plan->all_fixed)
-        return size < plan->fixed_bytes ? MANTRA_EFORMAT : size > plan->fixed_bytes;
+    /* all-fixed layouts never get here: the metadata's fixed_payload_size (rd_fields_fixed_size,
+     * computed once per metadata record) settles them in rd_event_decode_status */
     size_t pos = 0;
     for (uint32_t i = 0; i < plan->count; i++) {
         const plan_step *s = &plan->steps[i];
