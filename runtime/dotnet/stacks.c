@@ -30,9 +30,24 @@ int mantra_dotnet_stacks_sample(void) {
     return n;
 }
 
-static void tick(void *ctx) {
+/* Active while a session enables ThreadSample; idle otherwise, until a session starts
+ * (wake_sampler). */
+static int tick(void *ctx) {
     (void)ctx;
+    if (!MANTRA_SampleProfiler_ThreadSample_enabled())
+        return 0;
     (void)mantra_dotnet_stacks_sample();
+    return 1;
+}
+
+/* A session has started and its masks are published (start hooks run after that): if it enables
+ * ThreadSample, the idle sampler's next tick samples at once. */
+static void wake_sampler(void *ctx, const mantra_session_info *info, const mantra_provider_spec *specs, size_t n) {
+    (void)ctx;
+    (void)info;
+    (void)specs;
+    (void)n;
+    mantra_interp_sampler_wake();
 }
 
 /* ---- rundown ----------------------------------------------------------------------------------- */
@@ -103,9 +118,16 @@ int mantra_dotnet_stacks_init(uint32_t interval_ms) {
     int rc = mantra_dotnet_register();
     if (rc < 0)
         return rc;
-    if (!atomic_exchange(&g_registered, 1) && (rc = mantra_rundown_register(rundown_cb, NULL)) < 0) {
-        atomic_store(&g_registered, 0);
-        return rc;
+    if (!atomic_exchange(&g_registered, 1)) {
+        if ((rc = mantra_rundown_register(rundown_cb, NULL)) < 0) {
+            atomic_store(&g_registered, 0);
+            return rc;
+        }
+        if ((rc = mantra_session_add_start_hook(wake_sampler, NULL)) < 0) {
+            (void)mantra_rundown_unregister(rundown_cb, NULL);
+            atomic_store(&g_registered, 0);
+            return rc;
+        }
     }
     if (interval_ms == 0) {
         const char *v = getenv("MANTRA_SampleProfilerIntervalMs");
@@ -117,6 +139,8 @@ int mantra_dotnet_stacks_init(uint32_t interval_ms) {
 
 void mantra_dotnet_stacks_fini(void) {
     mantra_interp_sampler_stop();
-    if (atomic_exchange(&g_registered, 0))
+    if (atomic_exchange(&g_registered, 0)) {
         (void)mantra_rundown_unregister(rundown_cb, NULL);
+        (void)mantra_session_remove_start_hook(wake_sampler, NULL);
+    }
 }

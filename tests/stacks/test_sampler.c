@@ -5,10 +5,12 @@
  * recursive program from the sampler thread while it runs (the seqlock under TSan: label threads).
  */
 #include <check.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check_main.h"
 #include "dotnet_registry.h"
@@ -316,7 +318,56 @@ static void check_sample(void *ctx, const mantra_interp_sample *s) {
         atomic_fetch_add(&c->bad, 1);
 }
 
-static void tick(void *ctx) { (void)mantra_interp_sample_threads(check_sample, ctx); }
+static int tick(void *ctx) {
+    (void)mantra_interp_sample_threads(check_sample, ctx);
+    return 1; /* active: every interval */
+}
+
+/* An idle tick: counts its calls and asks to sleep until woken. */
+static _Atomic int g_idle_ticks;
+static int idle_tick(void *ctx) {
+    (void)ctx;
+    atomic_fetch_add(&g_idle_ticks, 1);
+    return 0;
+}
+
+static void sleep_ms(long ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+static int wait_ticks(int want) {
+    for (int k = 0; k < 20000 && atomic_load(&g_idle_ticks) < want; k++)
+        sleep_ms(1); /* up to 20 s: a slow sanitizer build */
+    return atomic_load(&g_idle_ticks);
+}
+
+START_TEST(idle_sampler_sleeps_until_woken) {
+    if (mantra_threadless()) {
+        mantra_interp_sampler_wake(); /* no sampler: a no-op */
+        return;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_int_eq(mantra_interp_sampler_start(1, idle_tick, NULL), 0);
+    ck_assert_int_eq(wait_ticks(1), 1); /* the first tick, after 1 ms, says idle */
+    sleep_ms(100);                 /* an active sampler would tick ~100 times here */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    /* only the backstop (every MANTRA_INTERP_SAMPLER_IDLE_MS) may have ticked since */
+    int backstop = (int)(ms / MANTRA_INTERP_SAMPLER_IDLE_MS);
+    int before = atomic_load(&g_idle_ticks);
+    ck_assert_int_le(before, 1 + backstop);
+    mantra_interp_sampler_wake(); /* the next tick follows at once */
+    ck_assert_int_ge(wait_ticks(before + 1), before + 1);
+    mantra_interp_sampler_stop();
+    int after = atomic_load(&g_idle_ticks);
+    sleep_ms(20);
+    ck_assert_int_eq(atomic_load(&g_idle_ticks), after); /* stopped: no more ticks */
+    mantra_interp_sampler_wake();                        /* after the stop: a no-op */
+}
+END_TEST
 
 START_TEST(sampler_thread_sees_consistent_stacks) {
     if (mantra_threadless()) {
@@ -358,6 +409,7 @@ static Suite *suite(void) {
     TCase *tc = tcase_create("main");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, published_stack_is_exact);
+    tcase_add_test(tc, idle_sampler_sleeps_until_woken);
     tcase_add_test(tc, thread_sample_and_rundown_in_a_trace);
     tcase_add_test(tc, sampler_thread_sees_consistent_stacks);
     suite_add_tcase(s, tc);

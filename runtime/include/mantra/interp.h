@@ -232,10 +232,16 @@ uint64_t mantra_interp_instructions_total(void);
 /* A sampler thread that calls tick(ctx) every interval_ms (0: 1 ms, the .NET runtime's default
  * sampling interval, dotnet/runtime src/native/eventpipe/ep-sample-profiler.c) until
  * mantra_interp_sampler_stop; the tick decides whether to sample (mantra_dotnet_stacks_init's tick
- * samples while a session enables ThreadSample). One per process: MANTRA_ESTATE when one runs.
+ * samples while a session enables ThreadSample). The tick returns nonzero while it is active (the
+ * next tick follows after interval_ms) and 0 when it is idle: the sampler then sleeps until
+ * mantra_interp_sampler_wake() (a session that may enable sampling has started), with a backstop
+ * tick every MANTRA_INTERP_SAMPLER_IDLE_MS. One per process: MANTRA_ESTATE when one runs.
  * MANTRA_EUNSUPPORTED in the threadless build (nothing could run beside the interpreter). */
-typedef void (*mantra_interp_tick_fn)(void *ctx);
+typedef int (*mantra_interp_tick_fn)(void *ctx);
+#define MANTRA_INTERP_SAMPLER_IDLE_MS 1000u
 int mantra_interp_sampler_start(uint32_t interval_ms, mantra_interp_tick_fn tick, void *ctx);
+/* Ends an idle sleep of the sampler: its next tick follows at once (no-op when none runs). */
+void mantra_interp_sampler_wake(void);
 /* Stops the sampler thread and waits for it (no-op when none runs). */
 void mantra_interp_sampler_stop(void);
 

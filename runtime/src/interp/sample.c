@@ -126,7 +126,8 @@ int mantra_interp_foreach_program(void (*fn)(void *ctx, const mantra_interp_prog
 typedef struct sampler {
     mantra_pal_mutex lock;
     mantra_pal_cond cond;
-    int stop; /* lock */
+    int stop;  /* lock */
+    int woken; /* lock: mantra_interp_sampler_wake since the last tick */
     uint32_t interval_ms;
     mantra_interp_tick_fn tick;
     void *ctx;
@@ -136,15 +137,21 @@ typedef struct sampler {
 static sampler *g_sampler; /* g_sampler_lock */
 static atomic_flag g_sampler_lock = ATOMIC_FLAG_INIT;
 
+/* Ticks every interval while the tick says it is active; while it is idle, sleeps until a wake
+ * (or the backstop), so that an idle process does not wake a thousand times a second. A wake that
+ * comes while the tick runs is kept (woken) and ends the next sleep at once. */
 static void sampler_main(void *arg) {
     sampler *s = arg;
+    int active = 1;
     mantra_pal_mutex_lock(&s->lock);
     while (!s->stop) {
-        mantra_pal_cond_timedwait(&s->cond, &s->lock, s->interval_ms);
+        if (!s->woken)
+            mantra_pal_cond_timedwait(&s->cond, &s->lock, active ? s->interval_ms : MANTRA_INTERP_SAMPLER_IDLE_MS);
         if (s->stop)
             break;
+        s->woken = 0;
         mantra_pal_mutex_unlock(&s->lock);
-        s->tick(s->ctx);
+        active = s->tick(s->ctx) != 0;
         mantra_pal_mutex_lock(&s->lock);
     }
     mantra_pal_mutex_unlock(&s->lock);
@@ -179,6 +186,19 @@ int mantra_interp_sampler_start(uint32_t interval_ms, mantra_interp_tick_fn tick
     return rc;
 }
 
+void mantra_interp_sampler_wake(void) {
+    while (atomic_flag_test_and_set_explicit(&g_sampler_lock, memory_order_acquire))
+        mantra_pal_yield();
+    sampler *s = g_sampler;
+    if (s != NULL) { /* stop takes g_sampler_lock before it frees s */
+        mantra_pal_mutex_lock(&s->lock);
+        s->woken = 1;
+        mantra_pal_cond_signal(&s->cond);
+        mantra_pal_mutex_unlock(&s->lock);
+    }
+    atomic_flag_clear_explicit(&g_sampler_lock, memory_order_release);
+}
+
 void mantra_interp_sampler_stop(void) {
     while (atomic_flag_test_and_set_explicit(&g_sampler_lock, memory_order_acquire))
         mantra_pal_yield();
@@ -205,5 +225,6 @@ int mantra_interp_sampler_start(uint32_t interval_ms, mantra_interp_tick_fn tick
     (void)ctx;
     return MANTRA_EUNSUPPORTED;
 }
+void mantra_interp_sampler_wake(void) {}
 void mantra_interp_sampler_stop(void) {}
 #endif
