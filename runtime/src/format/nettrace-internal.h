@@ -19,6 +19,8 @@
 
 #include "common/grow-internal.h"
 #include "common/le-internal.h"
+#include "common/varint-internal.h"
+#include "mantra/event.h"
 #include "mantra/nettrace_writer.h"
 
 /* Room in front of a block's content for the object framing, BlockSize and padding (dotnet/runtime,
@@ -249,6 +251,111 @@ static inline uint32_t nw_stack_id(mantra_nettrace_writer *w, const uint64_t *ip
  * 0 when the event needs mantra_nettrace_write() (which then checks, refuses or writes it). */
 int nw_write_plain(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint64_t tid, uint32_t seq,
                    uint64_t ts, const void *payload, uint32_t size, int sorted);
+
+/* The session drain's run path: a cursor over the pending EventBlock that appends plain rows (as
+ * nw_write_plain() would, byte for byte) with the per-block checks made once when it opens and the
+ * per-thread ones once per thread switch, so that a row costs its header, its payload copy and a
+ * few compares. Global order mode only. While a cursor is open nothing else may touch the writer:
+ * nw_plain_close() writes its state back (block header fields, previous row, thread table,
+ * statistics) before any other writer call. */
+typedef struct nw_plain {
+    mantra_nettrace_writer *w;
+    uint8_t *start, *out, *room; /* rows start at start, the next goes at out; payload + out <= room fits */
+    nw_thread *t;                /* the current thread's entry (NULL: none chosen) */
+    uint64_t tid;                /* the current thread */
+    int fresh;                   /* the previous row is not the current thread's plain row */
+    uint32_t stack_id;           /* the region's empty stack */
+    uint32_t rows;               /* rows appended */
+    uint64_t first_ts, max_ts;   /* of the rows appended; the writer's newest timestamp */
+    nw_row_state prev;           /* the previous row (activity ids stay zero) */
+} nw_plain;
+
+/* Opens a cursor on w: 0 when the writer cannot take plain rows now (failed or finished, no event
+ * written yet, previous row with activity ids, no empty stack in the region, sequence point due,
+ * not in global order mode). */
+int nw_plain_open(mantra_nettrace_writer *w, nw_plain *c);
+/* Makes tid the thread of the next rows: 0 when its entry is missing or has no event yet (its
+ * first event takes the general path). *hint: the entry's index + 1 as last found, checked and
+ * updated (a stale hint costs a hash lookup). */
+int nw_plain_thread(nw_plain *c, uint64_t tid, uint32_t *hint);
+/* Writes the cursor's state back into its writer. */
+void nw_plain_close(nw_plain *c);
+
+/* The metadata id of key in w (0: not used yet in this file or not a key; the general path
+ * assigns it). */
+static inline uint32_t nw_key_metadata_id(const mantra_nettrace_writer *w, mantra_nettrace_event_key key) {
+    return key && key <= w->def_count ? w->defs[key - 1].metadata_id : 0;
+}
+
+/* Appends a plain row of the current thread: metadata id mid (non-zero), sequence seq, timestamp
+ * ts, size payload bytes, which must be readable up to the next multiple of 8. Returns 0 (and
+ * writes nothing) when the row needs the general path: the block is full, ts is older than the
+ * writer's newest row, seq is 0 or the payload is too large. */
+static inline int nw_plain_row(nw_plain *c, uint32_t mid, uint32_t seq, uint64_t ts, const uint8_t *payload,
+                               uint32_t size) {
+    if (MANTRA_UNLIKELY(c->out + size > c->room || ts < c->max_ts || seq == 0 || size > MANTRA_MAX_PAYLOAD))
+        return 0;
+    nw_row_state *prev = &c->prev;
+    uint8_t *out = c->out, *p = out + 1;
+    uint8_t flags = 0x40; /* IsSorted: global order */
+    if (mid != prev->metadata_id) {
+        flags |= 0x01;
+        p += cm_varint_put(p, mid);
+    }
+    if (MANTRA_UNLIKELY(c->fresh)) {
+        /* the first row after another thread's or a general row: compare every field */
+        if (seq != prev->sequence + 1u || c->tid != prev->capture_thread_id || prev->processor_number != 0xFFFFFFFFu) {
+            flags |= 0x02;
+            p += cm_varint_put(p, (uint32_t)(seq - prev->sequence - 1u));
+            p += cm_varint_put(p, c->tid);
+            p += cm_varint_put(p, 0xFFFFFFFFu);
+        }
+        if (c->tid != prev->thread_id) {
+            flags |= 0x04;
+            p += cm_varint_put(p, c->tid);
+        }
+        if (c->stack_id != prev->stack_id) {
+            flags |= 0x08;
+            p += cm_varint_put(p, c->stack_id);
+        }
+        prev->capture_thread_id = prev->thread_id = c->tid;
+        prev->processor_number = 0xFFFFFFFFu;
+        prev->stack_id = c->stack_id;
+        c->fresh = 0;
+    } else if (seq != prev->sequence + 1u) {
+        /* the same thread, a gap (dropped events): capture thread and processor as before */
+        flags |= 0x02;
+        p += cm_varint_put(p, (uint32_t)(seq - prev->sequence - 1u));
+        p += cm_varint_put(p, c->tid);
+        p += cm_varint_put(p, 0xFFFFFFFFu);
+    }
+    p += cm_varint_put(p, ts - prev->timestamp);
+    if (size != prev->payload_size) {
+        flags |= 0x80;
+        p += cm_varint_put(p, size);
+    }
+    out[0] = flags;
+    /* small payloads: whole 8-byte words (the source is readable up to them, the block has
+     * NW_ROW_HEADER_MAX bytes of slack after room) */
+    if (size <= 8) {
+        memcpy(p, payload, 8);
+    } else if (size <= 16) {
+        memcpy(p, payload, 16);
+    } else {
+        memcpy(p, payload, size);
+    }
+    c->out = p + size;
+    if (c->rows++ == 0)
+        c->first_ts = ts;
+    c->max_ts = ts;
+    prev->metadata_id = mid;
+    prev->sequence = seq;
+    prev->timestamp = ts;
+    prev->payload_size = size;
+    c->t->last_sequence = seq;
+    c->t->last_timestamp = ts;
+    return 1;
+}
 
 /* Bytes written to the sink so far, and since the last sequence point (pending blocks excluded). */
 static inline uint64_t nw_bytes(const mantra_nettrace_writer *w) { return w->st.bytes; }

@@ -310,3 +310,65 @@ int nw_write_plain(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uin
     w->st.events++;
     return 1;
 }
+
+/* ---- the drain's run path (nw_plain_row() in nettrace-internal.h) ------------------------------- */
+
+int nw_plain_open(mantra_nettrace_writer *w, nw_plain *c) {
+    nw_block *b = &w->events;
+    if (w->failed || w->finished || !w->have_events || b->prev_ids || w->empty_stack_id == 0 ||
+        w->opts.order != MANTRA_NETTRACE_GLOBAL_ORDER ||
+        (w->opts.sequence_point_bytes && nw_bytes_since_sp(w) >= w->opts.sequence_point_bytes))
+        return 0;
+    c->w = w;
+    c->start = c->out = b->base + NW_HEADROOM + b->len;
+    c->room = b->base + NW_HEADROOM + w->opts.block_bytes - NW_ROW_HEADER_MAX;
+    c->t = NULL;
+    c->tid = 0;
+    c->fresh = 1;
+    c->stack_id = w->empty_stack_id;
+    c->rows = 0;
+    c->first_ts = 0;
+    c->max_ts = w->max_timestamp;
+    c->prev = b->prev;
+    return 1;
+}
+
+int nw_plain_thread(nw_plain *c, uint64_t tid, uint32_t *hint) {
+    mantra_nettrace_writer *w = c->w;
+    if (c->t && c->tid == tid)
+        return 1;
+    nw_thread *t;
+    if (*hint && *hint <= w->thread_count && w->threads[*hint - 1].capture_thread_id == tid) {
+        t = &w->threads[*hint - 1];
+    } else {
+        t = nw_find_thread(w, tid);
+        if (!t)
+            return 0;
+        *hint = (uint32_t)(t - w->threads) + 1u;
+    }
+    if (!t->has_events)
+        return 0;
+    c->t = t;
+    c->tid = tid;
+    c->fresh = 1;
+    return 1;
+}
+
+void nw_plain_close(nw_plain *c) {
+    mantra_nettrace_writer *w = c->w;
+    if (!c->rows)
+        return;
+    nw_block *b = &w->events;
+    b->len += (size_t)(c->out - c->start);
+    b->rows += c->rows;
+    if (c->first_ts < b->min_ts)
+        b->min_ts = c->first_ts;
+    if (c->max_ts > b->max_ts)
+        b->max_ts = c->max_ts;
+    b->prev = c->prev;
+    w->prev_capture_thread = c->prev.capture_thread_id;
+    w->max_timestamp = c->max_ts;
+    w->st.events += c->rows;
+    c->start = c->out;
+    c->rows = 0;
+}
