@@ -266,7 +266,7 @@ typedef struct nw_plain {
     int fresh;                   /* the previous row is not the current thread's plain row */
     uint32_t stack_id;           /* the region's empty stack */
     uint32_t rows;               /* rows appended */
-    uint64_t first_ts, max_ts;   /* of the rows appended; the writer's newest timestamp */
+    uint64_t first_ts, max_ts;   /* the first row's timestamp; the writer's newest row when opened */
     nw_row_state prev;           /* the previous row (activity ids stay zero) */
 } nw_plain;
 
@@ -280,6 +280,9 @@ int nw_plain_open(mantra_nettrace_writer *w, nw_plain *c);
 int nw_plain_thread(nw_plain *c, uint64_t tid, uint32_t *hint);
 /* Writes the cursor's state back into its writer. */
 void nw_plain_close(nw_plain *c);
+/* nw_plain_row() for the first row after opening or a thread switch: every header field compared
+ * (nettrace_event_rows.c). */
+int nw_plain_first_row(nw_plain *c, uint32_t mid, uint32_t seq, uint64_t ts, const uint8_t *payload, uint32_t size);
 
 /* The metadata id of key in w (0: not used yet in this file or not a key; the general path
  * assigns it). */
@@ -287,73 +290,72 @@ static inline uint32_t nw_key_metadata_id(const mantra_nettrace_writer *w, mantr
     return key && key <= w->def_count ? w->defs[key - 1].metadata_id : 0;
 }
 
+/* cm_varint_put() with the one- and two-byte cases first (timestamp deltas, sizes, ids). */
+static inline size_t nw_varint_put(uint8_t *out, uint64_t v) {
+    if (v < 0x80) {
+        out[0] = (uint8_t)v;
+        return 1;
+    }
+    if (v < 0x4000) {
+        out[0] = (uint8_t)(v | 0x80);
+        out[1] = (uint8_t)(v >> 7);
+        return 2;
+    }
+    return cm_varint_put(out, v);
+}
+
+/* Copies a payload readable up to the next multiple of 8 into a block with NW_ROW_HEADER_MAX bytes
+ * of slack after it: small ones as whole 8-byte words. */
+static inline void nw_plain_copy(uint8_t *p, const uint8_t *payload, uint32_t size) {
+    if (size <= 8)
+        memcpy(p, payload, 8);
+    else if (size <= 16)
+        memcpy(p, payload, 16);
+    else
+        memcpy(p, payload, size);
+}
+
 /* Appends a plain row of the current thread: metadata id mid (non-zero), sequence seq, timestamp
  * ts, size payload bytes, which must be readable up to the next multiple of 8. Returns 0 (and
  * writes nothing) when the row needs the general path: the block is full, ts is older than the
- * writer's newest row, seq is 0 or the payload is too large. */
-static inline int nw_plain_row(nw_plain *c, uint32_t mid, uint32_t seq, uint64_t ts, const uint8_t *payload,
-                               uint32_t size) {
-    if (MANTRA_UNLIKELY(c->out + size > c->room || ts < c->max_ts || seq == 0 || size > MANTRA_MAX_PAYLOAD))
+ * writer's newest row, seq is 0 or the payload is too large. The fields are read into locals and
+ * stored once: the payload's byte stores could alias them otherwise. */
+static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq, uint64_t ts,
+                               const uint8_t *payload, uint32_t size) {
+    if (MANTRA_UNLIKELY(c->fresh))
+        return nw_plain_first_row(c, mid, seq, ts, payload, size);
+    uint8_t *out = c->out;
+    uint32_t pseq = c->prev.sequence, pmid = c->prev.metadata_id, psize = c->prev.payload_size;
+    uint64_t pts = c->prev.timestamp;
+    /* the previous row is this thread's plain row, so not newer than the writer's newest */
+    if (MANTRA_UNLIKELY(out + size > c->room || ts < pts || seq == 0 || size > MANTRA_MAX_PAYLOAD))
         return 0;
-    nw_row_state *prev = &c->prev;
-    uint8_t *out = c->out, *p = out + 1;
+    uint8_t *p = out + 1;
     uint8_t flags = 0x40; /* IsSorted: global order */
-    if (mid != prev->metadata_id) {
+    if (mid != pmid) {
         flags |= 0x01;
-        p += cm_varint_put(p, mid);
+        p += nw_varint_put(p, mid);
+        c->prev.metadata_id = mid;
     }
-    if (MANTRA_UNLIKELY(c->fresh)) {
-        /* the first row after another thread's or a general row: compare every field */
-        if (seq != prev->sequence + 1u || c->tid != prev->capture_thread_id || prev->processor_number != 0xFFFFFFFFu) {
-            flags |= 0x02;
-            p += cm_varint_put(p, (uint32_t)(seq - prev->sequence - 1u));
-            p += cm_varint_put(p, c->tid);
-            p += cm_varint_put(p, 0xFFFFFFFFu);
-        }
-        if (c->tid != prev->thread_id) {
-            flags |= 0x04;
-            p += cm_varint_put(p, c->tid);
-        }
-        if (c->stack_id != prev->stack_id) {
-            flags |= 0x08;
-            p += cm_varint_put(p, c->stack_id);
-        }
-        prev->capture_thread_id = prev->thread_id = c->tid;
-        prev->processor_number = 0xFFFFFFFFu;
-        prev->stack_id = c->stack_id;
-        c->fresh = 0;
-    } else if (seq != prev->sequence + 1u) {
-        /* the same thread, a gap (dropped events): capture thread and processor as before */
+    if (seq != pseq + 1u) {
+        /* a gap (dropped events): capture thread and processor as before */
         flags |= 0x02;
-        p += cm_varint_put(p, (uint32_t)(seq - prev->sequence - 1u));
+        p += nw_varint_put(p, (uint32_t)(seq - pseq - 1u));
         p += cm_varint_put(p, c->tid);
         p += cm_varint_put(p, 0xFFFFFFFFu);
     }
-    p += cm_varint_put(p, ts - prev->timestamp);
-    if (size != prev->payload_size) {
+    p += nw_varint_put(p, ts - pts);
+    if (size != psize) {
         flags |= 0x80;
-        p += cm_varint_put(p, size);
+        p += nw_varint_put(p, size);
+        c->prev.payload_size = size;
     }
     out[0] = flags;
-    /* small payloads: whole 8-byte words (the source is readable up to them, the block has
-     * NW_ROW_HEADER_MAX bytes of slack after room) */
-    if (size <= 8) {
-        memcpy(p, payload, 8);
-    } else if (size <= 16) {
-        memcpy(p, payload, 16);
-    } else {
-        memcpy(p, payload, size);
-    }
+    nw_plain_copy(p, payload, size);
     c->out = p + size;
-    if (c->rows++ == 0)
-        c->first_ts = ts;
-    c->max_ts = ts;
-    prev->metadata_id = mid;
-    prev->sequence = seq;
-    prev->timestamp = ts;
-    prev->payload_size = size;
-    c->t->last_sequence = seq;
-    c->t->last_timestamp = ts;
+    c->rows++;
+    c->prev.sequence = seq;
+    c->prev.timestamp = ts;
     return 1;
 }
 

@@ -178,58 +178,76 @@ static int run_fast(session *s, tss *t, nw_plain *c, int open) {
     return open && t->known_file == s->file_no + 1 && nw_plain_thread(c, t->tid, &t->nw_hint);
 }
 
-/* A run: t's drained events older than limit_run. Plain events go through the writer's cursor c
- * (open: *open), their header, payload and bookkeeping only; the rest (stacks, activity ids, another
- * thread's id, ProcessInfo, a definition's first use, a full block) through emit_file(), with the
- * cursor closed around it. The output bytes are those of emit_file() for every event. A cut (see
- * drain_runs) can only become due when bytes reach the sink, which fast rows never do: it is checked
- * after the run's first event and after each general one. Exhausted buffers go to *drained. */
-static void write_run(session *s, tss *t, uint64_t stop_ts, uint64_t *limit, uint64_t limit_run, buf **drained,
-                      nw_plain *c, int *open) {
-    int fast = run_fast(s, t, c, *open), recheck = 1, wrote = 0;
+/* The hot loop: the events of one buffer from off on through the cursor c, up to the first one that
+ * is not older than limit_run or needs the general path (an extension, no cached metadata id, a row
+ * the cursor hands back), or the buffer's end; returns its offset, *last: the last event written.
+ * Out of line, so that the loop keeps its few values in registers. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, uint32_t off, uint32_t used,
+                           uint64_t limit_run, const rec_hdr **last) {
     const mantra_event_desc *last_desc = NULL;
-    uint32_t last_mid = 0, last_seq = t->last_seq;
+    const rec_hdr *l = NULL;
+    uint32_t mid = 0;
+    while (off < used) {
+        const rec_hdr *h = (const rec_hdr *)(const void *)(base + off);
+        uint64_t ts = h->ts;
+        if (ts >= limit_run || (h->size & REC_EXT))
+            break;
+        if (h->desc != last_desc) {
+            uint32_t m = cached_mid(s, h);
+            if (!m)
+                break;
+            last_desc = h->desc;
+            mid = m;
+        }
+        uint32_t size = rec_payload_size(h);
+        if (!nw_plain_row(c, mid, h->seq, ts, base + off + REC_HDR, size))
+            break;
+        l = h;
+        off += REC_HDR + ((size + 7u) & ~7u);
+    }
+    if (l)
+        *last = l;
+    return off;
+}
+
+/* A run: t's drained events older than limit_run. Plain events go through the writer's cursor c
+ * (open: *open), their header, payload and bookkeeping only (plain_rows); the rest (stacks,
+ * activity ids, another thread's id, ProcessInfo, a definition's first use, a full block) through
+ * emit_file(), with the cursor closed around it. The output bytes are those of emit_file() for
+ * every event. A cut (see drain_runs) can only become due when bytes reach the sink, which fast rows
+ * never do: it is checked before the run (the boundary is then its first event's timestamp + 1, as
+ * after writing it) and after each general event. Exhausted buffers go to *drained. */
+static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, uint64_t *limit, uint64_t limit_run,
+                      buf **drained, nw_plain *c, int *open) {
+    if (*limit == stop_ts && cut_due(s))
+        *limit = limit_run = h->ts + 1u;
+    int fast = run_fast(s, t, c, *open);
+    const rec_hdr *last = NULL; /* the last event written through the cursor */
     buf *b;
     while ((b = t->dhead) != NULL) {
-        const uint8_t *base = b->data;
         uint32_t off = t->doff, used = b->used;
         while (off < used) {
-            const rec_hdr *h = (const rec_hdr *)(const void *)(base + off);
+            if (fast && (off = plain_rows(s, c, b->data, off, used, limit_run, &last)) >= used)
+                break;
+            h = (const rec_hdr *)(const void *)(b->data + off);
             if (h->ts >= limit_run) {
                 t->doff = off;
                 goto done;
-            }
-            if (fast && !(h->size & REC_EXT)) {
-                uint32_t mid = last_mid;
-                if (h->desc != last_desc && (mid = cached_mid(s, h)) != 0)
-                    last_desc = h->desc, last_mid = mid;
-                uint32_t size = rec_payload_size(h);
-                if (mid && nw_plain_row(c, mid, h->seq, h->ts, base + off + REC_HDR, size)) {
-                    last_seq = h->seq;
-                    wrote = 1;
-                    off += REC_HDR + ((size + 7u) & ~7u);
-                    if (MANTRA_UNLIKELY(recheck)) {
-                        recheck = 0;
-                        if (*limit == stop_ts && cut_due(s))
-                            *limit = limit_run = h->ts + 1u;
-                    }
-                    continue;
-                }
             }
             if (*open) {
                 nw_plain_close(c);
                 *open = 0;
             }
-            if (wrote) {
-                t->last_seq = last_seq;
+            if (last) {
+                t->last_seq = last->seq;
                 t->any = 1;
-                wrote = 0;
+                last = NULL;
             }
             emit_file(s, t, h);
-            last_seq = t->last_seq;
-            last_desc = NULL; /* a definition may have got its metadata id */
             off += rec_span(h);
-            recheck = 0;
             if (*limit == stop_ts && cut_due(s))
                 *limit = limit_run = h->ts + 1u;
             *open = !s->failed && s->w && nw_plain_open(s->w, c);
@@ -243,8 +261,8 @@ static void write_run(session *s, tss *t, uint64_t stop_ts, uint64_t *limit, uin
         *drained = b;
     }
 done:
-    if (wrote) {
-        t->last_seq = last_seq;
+    if (last) {
+        t->last_seq = last->seq;
         t->any = 1;
     }
 }
@@ -295,7 +313,7 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
             limit_run = limit;
         if (!open)
             open = !s->failed && s->w && nw_plain_open(s->w, &c);
-        write_run(s, t, stop_ts, &limit, limit_run, drained, &c, &open);
+        write_run(s, t, h, stop_ts, &limit, limit_run, drained, &c, &open);
     }
     if (open)
         nw_plain_close(&c);
