@@ -39,6 +39,10 @@
  * microsoft/perfview, src/TraceEvent/EventPipe/EventPipeEventSource.cs). */
 #define NW_MAX_STACK_FRAMES 4096
 #define NW_DEFAULT_BLOCK_BYTES (100u * 1024u)
+/* Finished EventBlocks are kept back to back in a staging buffer of this many bytes (plus one block)
+ * and reach the sink in one write when it is full, before any other object and at every flush: a
+ * 100 MB trace goes out in about 1 MiB writes instead of one write per block. */
+#define NW_STAGE_BYTES (1024u * 1024u)
 #define NW_MIN_BLOCK_BYTES 1024u
 
 /* Compression state: the previous row's header fields, reset per block (microsoft/perfview,
@@ -126,6 +130,11 @@ struct mantra_nettrace_writer {
     uint8_t *sp_buf;
     size_t sp_cap;
 
+    /* staged EventBlock objects [stage_begin, stage_end) in stage_buf, not yet written to the sink;
+     * the pending EventBlock's buffer (events.base) is inside stage_buf too */
+    uint8_t *stage_buf, *stage_begin, *stage_end;
+    size_t stage_cap;
+
     uint64_t max_timestamp;
     int have_events;
     uint64_t last_sp_offset;
@@ -159,8 +168,18 @@ static inline uint64_t nw_mix64(uint64_t x) {
 
 /* ---- stream framing and blocks (nettrace_blocks.c) -------------------------------------------------- */
 
-/* Writes n bytes to the sink; an error becomes the writer's sticky error. Updates st.bytes. */
+/* The stream offset of the next object: bytes written to the sink plus the staged ones. */
+static inline uint64_t nw_offset(const mantra_nettrace_writer *w) {
+    return mantra_sink_bytes_written(w->sink) + (uint64_t)(w->stage_end - w->stage_begin);
+}
+/* Writes n bytes to the sink after the staged blocks; an error becomes the writer's sticky error.
+ * Updates st.bytes. */
 int nw_sink_write(mantra_nettrace_writer *w, const void *p, size_t n);
+/* Writes the staged blocks to the sink (nothing staged: nothing to do). */
+int nw_stage_flush(mantra_nettrace_writer *w);
+/* Allocates the staging buffer and places the pending EventBlock at its start (cap: the block's
+ * content capacity). */
+int nw_stage_init(mantra_nettrace_writer *w, size_t cap);
 /* The stream header and the Trace object (the writer's first bytes). */
 int nw_write_trace_object(mantra_nettrace_writer *w);
 /* Allocates a block buffer of cap content bytes whose own header is `header` bytes. */
@@ -359,7 +378,8 @@ static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq,
     return 1;
 }
 
-/* Bytes written to the sink so far, and since the last sequence point (pending blocks excluded). */
+/* Bytes of finished objects so far (staged ones included), and since the last sequence point
+ * (pending blocks excluded). */
 static inline uint64_t nw_bytes(const mantra_nettrace_writer *w) { return w->st.bytes; }
 static inline uint64_t nw_bytes_since_sp(const mantra_nettrace_writer *w) { return w->st.bytes - w->last_sp_offset; }
 

@@ -126,7 +126,7 @@ static int prepare_event(mantra_nettrace_writer *w, const mantra_nettrace_event 
     }
     /* Automatic sequence point, taken between events so that nothing of this one is pending. */
     if (w->opts.sequence_point_bytes &&
-        mantra_sink_bytes_written(w->sink) - w->last_sp_offset >= w->opts.sequence_point_bytes &&
+        nw_offset(w) - w->last_sp_offset >= w->opts.sequence_point_bytes &&
         (rc = nw_write_sequence_point(w)) != MANTRA_OK)
         return rc;
     /* Room for the row in the pending EventBlock: flush first when it would overflow (bounded). */
