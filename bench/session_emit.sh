@@ -22,6 +22,8 @@
 #                              [--per-thread] [--quick] [--c-too]
 #   defaults: build, -r 5, -E 10000000, -b 2048, --dir ${TMPDIR:-/tmp}
 #   --c-too   also run session_write's e2e variants after emit
+#   --writes  also count the write system calls of one emit1 run (strace -f -c), with the trace's
+#             size: how large the drain's writes to the file are
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,6 +34,7 @@ BUFMB=2048
 DIR="${TMPDIR:-/tmp}"
 PER_THREAD=0
 C_TOO=0
+WRITES=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) BUILD_DIR=$2; shift 2 ;;
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
     --dir) DIR=$2; shift 2 ;;
     --per-thread) PER_THREAD=1; shift ;;
     --c-too) C_TOO=1; shift ;;
+    --writes) WRITES=1; shift ;;
     --quick) REPS=3; EVENTS=2000000; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "session_emit: unknown argument '$1'" >&2; exit 2 ;;
@@ -180,4 +184,19 @@ EOF
 if [ "$C_TOO" = 1 ]; then
   echo
   run_c_equivalent
+fi
+
+if [ "$WRITES" = 1 ]; then
+  echo
+  if command -v strace >/dev/null 2>&1; then
+    f="$WORK/writes.nettrace"
+    strace -f -c -e trace=write,writev,pwrite64 -o "$WORK/strace" \
+      "$MANTRA" "${emit_args[@]}" --threads 1 --events "$E1" --trace "$f" >/dev/null 2>"$WORK/err" ||
+      { echo "session_emit: mantra emit under strace failed:" >&2; cat "$WORK/err" >&2; exit 1; }
+    calls=$(awk '$NF == "total" { print $4 }' "$WORK/strace")
+    size=$(stat -c %s "$f")
+    echo "summary: session_emit write calls, 1 thread, $E1 events: $calls calls for $size bytes ($(( size / (calls > 0 ? calls : 1) )) bytes per call)"
+  else
+    echo "session_emit: strace not installed: write calls not counted"
+  fi
 fi

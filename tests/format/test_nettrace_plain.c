@@ -122,11 +122,169 @@ START_TEST(plain_rows_same_bytes_caller_runs) {
 }
 END_TEST
 
+/* The drain's run path (nw_plain_open/_thread/_row/_close): the same bytes as the general path for
+ * a global-order sequence with runs of 1..5 events of three threads, sequence gaps, payloads of 0,
+ * 4, 8, 12 and 20 bytes (word copies and memcpy), activity rows, blocks filling up (1024-byte
+ * blocks), automatic sequence points and a new file every `rotate` events (finish, a new writer:
+ * what a session's rotation does). The cursor stays open across thread switches; it is closed
+ * around every general write. */
+typedef struct rw {
+    mantra_sink *sink[4];
+    mantra_nettrace_writer *w;
+    mantra_nettrace_event_key k[5];
+    uint32_t files;
+} rw;
+
+static const uint32_t run_sizes[5] = {0, 4, 8, 12, 20};
+
+static void rw_file(rw *r) {
+    mantra_nettrace_options o;
+    mantra_nettrace_options_init(&o);
+    o.sync_time_unix_ms = INT64_C(1709214330123);
+    o.sync_time_ticks = 1000;
+    o.process_id = 4242;
+    o.processor_count = 2;
+    o.block_bytes = 1024;
+    o.sequence_point_bytes = 3000;
+    ck_assert_uint_lt(r->files, 4);
+    ck_assert_int_eq(mantra_sink_open_memory(&r->sink[r->files], 0), 0);
+    ck_assert_int_eq(mantra_nettrace_writer_new(&r->w, r->sink[r->files], &o), 0);
+    r->files++;
+    for (uint32_t i = 0; i < 5; i++)
+        r->k[i] = define(r->w, 10 + i, "R");
+}
+
+static void rw_next_file(rw *r) {
+    ck_assert_int_eq(mantra_nettrace_finish(r->w), 0);
+    mantra_nettrace_writer_free(r->w);
+    rw_file(r);
+}
+
+/* Event i: thread, key index, sequence (per thread, gaps every 31), timestamp (ties every 13),
+ * activity id every 89. */
+typedef struct rev {
+    uint64_t tid;
+    uint32_t ki, seq;
+    uint64_t ts;
+    int act;
+} rev;
+
+static void run_event(uint32_t i, uint32_t seqs[3], uint64_t *ts, rev *e) {
+    static const uint32_t run_len[7] = {1, 5, 2, 4, 3, 1, 5};
+    uint32_t pos = 0, run = 0;
+    while (pos + run_len[run % 7] <= i % 64u)
+        pos += run_len[run++ % 7];
+    uint32_t th = (run + i / 64u) % 3u;
+    e->tid = 1000u + th * 77u;
+    seqs[th] += (i % 31u == 7u) ? 4u : 1u;
+    e->seq = seqs[th];
+    e->ki = (i / 3u + (i % 7u == 0)) % 5u;
+    if (i % 13u != 0)
+        *ts += 1u + (i % 5u) * 40u;
+    e->ts = *ts;
+    e->act = i % 89u == 44u;
+}
+
+static uint32_t run_path(uint32_t n, uint32_t rotate, int use_cursor, rw *r) {
+    memset(r, 0, sizeof *r);
+    rw_file(r);
+    uint32_t seqs[3] = {1, 1, 1}, fast = 0, hints[3] = {0, 0, 0};
+    uint64_t ts = 7000;
+    _Alignas(8) uint8_t payload[24];
+    nw_plain c;
+    int open = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (rotate && i && i % rotate == 0) {
+            if (open)
+                nw_plain_close(&c);
+            open = 0;
+            rw_next_file(r);
+        }
+        rev e;
+        run_event(i, seqs, &ts, &e);
+        uint32_t size = run_sizes[e.ki];
+        memset(payload, 0xA5, sizeof payload);
+        memcpy(payload, &i, sizeof i);
+        if (use_cursor && !e.act) {
+            if (!open)
+                open = nw_plain_open(r->w, &c);
+            uint32_t mid = nw_key_metadata_id(r->w, r->k[e.ki]);
+            if (open && mid && nw_plain_thread(&c, e.tid, &hints[(e.tid - 1000u) / 77u]) &&
+                nw_plain_row(&c, mid, e.seq, e.ts, payload, size)) {
+                fast++;
+                continue;
+            }
+        }
+        if (open)
+            nw_plain_close(&c);
+        open = 0;
+        mantra_nettrace_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.key = r->k[e.ki];
+        ev.timestamp = e.ts;
+        ev.thread_id = e.tid;
+        ev.processor_number = 0xFFFFFFFFu;
+        ev.sequence = e.seq;
+        if (e.act)
+            ev.activity_id = &act;
+        ck_assert_int_eq(mantra_nettrace_write(r->w, &ev, payload, size), 0);
+    }
+    if (open)
+        nw_plain_close(&c);
+    ck_assert_int_eq(mantra_nettrace_finish(r->w), 0);
+    return fast;
+}
+
+static void rw_free(rw *r) {
+    mantra_nettrace_writer_free(r->w);
+    for (uint32_t f = 0; f < r->files; f++)
+        mantra_sink_free(r->sink[f]);
+}
+
+static void run_compare(uint32_t n, uint32_t rotate, uint32_t want_fast, uint32_t want_files) {
+    rw a, b;
+    ck_assert_uint_eq(run_path(n, rotate, 0, &a), 0);
+    uint32_t fast = run_path(n, rotate, 1, &b);
+    ck_assert_uint_eq(a.files, want_files);
+    ck_assert_uint_eq(b.files, want_files);
+    uint64_t sps = 0;
+    for (uint32_t f = 0; f < a.files; f++) {
+        size_t na, nb;
+        const uint8_t *ba = mantra_sink_memory(a.sink[f], &na), *bb = mantra_sink_memory(b.sink[f], &nb);
+        ck_assert_uint_eq(na, nb);
+        ck_assert_int_eq(memcmp(ba, bb, na), 0);
+    }
+    mantra_nettrace_stats st;
+    mantra_nettrace_get_stats(b.w, &st);
+    sps = st.sequence_points;
+    ck_assert_uint_gt(sps, 1);
+    ck_assert_uint_gt(st.event_blocks, 4); /* runs cross block boundaries */
+    ck_assert_uint_eq(fast, want_fast);
+    rw_free(&a);
+    rw_free(&b);
+}
+
+START_TEST(run_rows_same_bytes) {
+    /* one file: 3000 events, the general path takes each thread's first, each definition's first
+     * use, the activity rows and the row after each, and the rows that need a flush or a sequence
+     * point */
+    run_compare(3000, 0, 2859, 1);
+}
+END_TEST
+
+START_TEST(run_rows_same_bytes_rotation) {
+    /* a new file every 1000 events: each starts with its threads and definitions unknown */
+    run_compare(3000, 1000, 2850, 3);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("nettrace_plain");
     TCase *tc = tcase_create("plain");
     tcase_add_test(tc, plain_rows_same_bytes_global_order);
     tcase_add_test(tc, plain_rows_same_bytes_caller_runs);
+    tcase_add_test(tc, run_rows_same_bytes);
+    tcase_add_test(tc, run_rows_same_bytes_rotation);
     suite_add_tcase(s, tc);
     return s;
 }

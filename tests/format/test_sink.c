@@ -330,6 +330,12 @@ static int failing_flush(void *ctx, char *err, size_t errlen) {
     return 0;
 }
 
+/* 1024-byte blocks of 8 rows (100-byte payloads), 1197 of them per MiB of staging: the 28689th
+ * event finishes the 3586th block, after which the third MiB is full and its write fails.
+ * Written: Metadata, Stack and 2 x 1197 EventBlocks. */
+#define STAGE_FAIL_EVENT 28689u
+#define STAGE_FAIL_BLOCKS 3586u
+#define STAGE_WRITTEN_OBJECTS (2u + 2u * 1197u)
 START_TEST(writer_io_error_keeps_valid_prefix) {
     failing f = {0, 6, {-1, NULL, 0, 0}};
     const mantra_sink_callbacks cb = {failing_write, failing_flush, NULL};
@@ -351,18 +357,20 @@ START_TEST(writer_io_error_keeps_valid_prefix) {
     uint8_t payload[100] = {0};
     int rc = 0;
     uint32_t i;
-    for (i = 0; i < 1000 && rc == 0; i++) {
+    for (i = 0; i < 30000 && rc == 0; i++) {
         mantra_nettrace_event ev = {.key = k, .timestamp = i, .thread_id = 1};
         rc = mantra_nettrace_write(w, &ev, payload, sizeof payload);
     }
-    /* writes: 1 Trace, 2 Metadata, 3 Stack, 4 Event, 5 Event, 6 fails */
+    /* writes: 1 Trace, 2 Metadata, 3 Stack, 4 and 5 a MiB of staged EventBlocks each
+     * (NW_STAGE_BYTES), 6 the next MiB fails, at the event whose block no longer fits behind it */
     ck_assert_int_eq(rc, MANTRA_EIO);
     ck_assert_int_eq(f.calls, 6);
+    ck_assert_uint_eq(i, STAGE_FAIL_EVENT);
     ck_assert_str_eq(mantra_nettrace_last_error(w), "output error: disk on fire");
     mantra_nettrace_stats st;
     mantra_nettrace_get_stats(w, &st);
     ck_assert_uint_eq(st.io_errors, 1);
-    ck_assert_uint_eq(st.event_blocks, 2);
+    ck_assert_uint_eq(st.event_blocks, STAGE_FAIL_BLOCKS); /* staged ones included, written or not */
     ck_assert_uint_eq(st.bytes, f.out.len);
     ck_assert_uint_eq(mantra_sink_error_count(s), 1);
     /* sticky: nothing more reaches the sink */
@@ -376,8 +384,8 @@ START_TEST(writer_io_error_keeps_valid_prefix) {
     tw_trace t = tw_walk(f.out.data, f.out.len, 1);
     ck_assert_ptr_null(t.error);
     ck_assert(!t.end_tag);
-    ck_assert_uint_eq(t.count, 4);
-    ck_assert_uint_eq(t.blocks[3].content_offset + t.blocks[3].size + 1, f.out.len);
+    ck_assert_uint_eq(t.count, STAGE_WRITTEN_OBJECTS);
+    ck_assert_uint_eq(t.blocks[t.count - 1].content_offset + t.blocks[t.count - 1].size + 1, f.out.len);
     free(t.blocks);
     free(f.out.data);
     mantra_nettrace_writer_free(w);

@@ -13,14 +13,30 @@
 #include "format/nettrace-internal.h"
 #include "platform/platform-internal.h"
 
-int nw_sink_write(mantra_nettrace_writer *w, const void *p, size_t n) {
+static int sink_write(mantra_nettrace_writer *w, const void *p, size_t n) {
     int rc = mantra_sink_write(w->sink, p, n);
     if (rc != MANTRA_OK) {
         w->failed = rc;
         w->st.io_errors++;
         nw_fail(w, rc, "output error: %s", mantra_sink_last_error(w->sink));
     }
-    w->st.bytes = mantra_sink_bytes_written(w->sink);
+    return rc;
+}
+
+int nw_stage_flush(mantra_nettrace_writer *w) {
+    if (w->stage_begin == w->stage_end)
+        return MANTRA_OK;
+    int rc = sink_write(w, w->stage_begin, (size_t)(w->stage_end - w->stage_begin));
+    w->stage_begin = w->stage_end = NULL;
+    w->st.bytes = nw_offset(w);
+    return rc;
+}
+
+int nw_sink_write(mantra_nettrace_writer *w, const void *p, size_t n) {
+    int rc = nw_stage_flush(w);
+    if (rc == MANTRA_OK)
+        rc = sink_write(w, p, n);
+    w->st.bytes = nw_offset(w);
     return rc;
 }
 
@@ -61,16 +77,21 @@ int nw_write_trace_object(mantra_nettrace_writer *w) {
     return nw_sink_write(w, buf, (size_t)(p - buf));
 }
 
-/* Writes a block object whose content is content[0 .. len) with NW_HEADROOM bytes before it and one
- * spare byte after it, as a single sink write: framing, BlockSize, padding to the absolute offset,
- * content, EndObject. */
-static int write_block_object(mantra_nettrace_writer *w, uint8_t *content, size_t len, const char *name) {
-    size_t name_len = strlen(name);
-    uint64_t offset = mantra_sink_bytes_written(w->sink);
-    size_t frame = 3 + 12 + name_len + 1; /* tags, Version, MinReaderVersion, NameLength, name, EndObject */
+/* Bytes of a block object's framing before its content when the object starts at stream offset
+ * offset: tags, Version, MinReaderVersion, NameLength, name, EndObject (of the type), BlockSize, and
+ * the padding that puts the content at a 4-byte offset (ep_block_fast_serialize). */
+static size_t block_prefix(uint64_t offset, size_t name_len) {
+    size_t frame = 3 + 12 + name_len + 1;
     uint64_t after_size = offset + frame + 4;
-    size_t pad = (size_t)((4 - (after_size & 3)) & 3); /* ep_block_fast_serialize: pad to a 4-byte offset */
-    size_t prefix = frame + 4 + pad;
+    return frame + 4 + (size_t)((4 - (after_size & 3)) & 3);
+}
+
+/* Fills in the framing of a block object whose content is content[0 .. len) with NW_HEADROOM bytes
+ * before it and one spare byte after it, for an object starting at stream offset offset: framing,
+ * BlockSize, padding, content, EndObject. Returns the object's first byte; *size: its bytes. */
+static uint8_t *frame_block_object(uint8_t *content, size_t len, const char *name, uint64_t offset, size_t *size) {
+    size_t name_len = strlen(name);
+    size_t prefix = block_prefix(offset, name_len), frame = 3 + 12 + name_len + 1;
     uint8_t *p = content - prefix, *start = p;
     *p++ = 0x05; /* BeginPrivateObject (object) */
     *p++ = 0x05; /* BeginPrivateObject (type) */
@@ -82,9 +103,61 @@ static int write_block_object(mantra_nettrace_writer *w, uint8_t *content, size_
     p += name_len;
     *p++ = 0x06; /* EndObject (type) */
     p = cm_store_u32(p, (uint32_t)len);
-    memset(p, 0, pad);
+    memset(p, 0, prefix - frame - 4);
     content[len] = 0x06; /* EndObject (object) */
-    return nw_sink_write(w, start, prefix + len + 1);
+    *size = prefix + len + 1;
+    return start;
+}
+
+/* Writes a block object (frame_block_object) as a single sink write, after the staged blocks. */
+static int write_block_object(mantra_nettrace_writer *w, uint8_t *content, size_t len, const char *name) {
+    size_t n;
+    uint8_t *start = frame_block_object(content, len, name, nw_offset(w), &n);
+    return nw_sink_write(w, start, n);
+}
+
+/* The pending EventBlock's buffer after the staged objects: where its object will start when it is
+ * finished with nothing written in between, so that it joins them; at the buffer's start (after
+ * writing the staged ones) when a whole block would not fit after them. */
+static int place_events_block(mantra_nettrace_writer *w) {
+    uint8_t *content = w->stage_buf + NW_HEADROOM;
+    if (w->stage_end) {
+        uint8_t *after = w->stage_end + block_prefix(nw_offset(w), strlen("EventBlock"));
+        if (after + w->events.cap + 1 <= w->stage_buf + w->stage_cap)
+            content = after;
+    }
+    if (content == w->stage_buf + NW_HEADROOM && nw_stage_flush(w) != MANTRA_OK)
+        return w->failed;
+    w->events.base = content - NW_HEADROOM;
+    return MANTRA_OK;
+}
+
+int nw_stage_init(mantra_nettrace_writer *w, size_t cap) {
+    w->stage_cap = NW_HEADROOM + cap + 1 + NW_STAGE_BYTES;
+    w->stage_buf = malloc(w->stage_cap);
+    if (!w->stage_buf)
+        return MANTRA_ENOMEM;
+    w->stage_begin = w->stage_end = NULL;
+    w->events.base = w->stage_buf;
+    return MANTRA_OK;
+}
+
+/* Finishes the pending EventBlock's object and stages it: it joins the staged objects when it starts
+ * where they end (nothing was written since the buffer was placed), else they are written first
+ * (the object's framing may then reach back into their last bytes). */
+static int stage_events_block(mantra_nettrace_writer *w) {
+    uint8_t *content = w->events.base + NW_HEADROOM;
+    uint64_t offset = nw_offset(w);
+    if (w->stage_end && content - block_prefix(offset, strlen("EventBlock")) != w->stage_end &&
+        nw_stage_flush(w) != MANTRA_OK)
+        return w->failed;
+    size_t n;
+    uint8_t *start = frame_block_object(content, w->events.len, "EventBlock", offset, &n);
+    if (!w->stage_end)
+        w->stage_begin = start;
+    w->stage_end = start + n;
+    w->st.bytes = nw_offset(w);
+    return MANTRA_OK;
 }
 
 static void block_reset(nw_block *b) {
@@ -142,10 +215,12 @@ int nw_flush_blocks(mantra_nettrace_writer *w) {
     }
     if (w->events.rows) {
         finish_event_header(&w->events);
-        if ((rc = write_block_object(w, w->events.base + NW_HEADROOM, w->events.len, "EventBlock")) != MANTRA_OK)
+        if ((rc = stage_events_block(w)) != MANTRA_OK)
             return rc;
         w->st.event_blocks++;
         block_reset(&w->events);
+        if ((rc = place_events_block(w)) != MANTRA_OK)
+            return rc;
     }
     return MANTRA_OK;
 }
@@ -175,6 +250,6 @@ int nw_write_sequence_point(mantra_nettrace_writer *w) {
         return rc;
     w->st.sequence_points++;
     nw_stacks_new_region(w);
-    w->last_sp_offset = mantra_sink_bytes_written(w->sink);
+    w->last_sp_offset = nw_offset(w);
     return MANTRA_OK;
 }

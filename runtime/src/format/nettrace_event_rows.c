@@ -126,7 +126,7 @@ static int prepare_event(mantra_nettrace_writer *w, const mantra_nettrace_event 
     }
     /* Automatic sequence point, taken between events so that nothing of this one is pending. */
     if (w->opts.sequence_point_bytes &&
-        mantra_sink_bytes_written(w->sink) - w->last_sp_offset >= w->opts.sequence_point_bytes &&
+        nw_offset(w) - w->last_sp_offset >= w->opts.sequence_point_bytes &&
         (rc = nw_write_sequence_point(w)) != MANTRA_OK)
         return rc;
     /* Room for the row in the pending EventBlock: flush first when it would overflow (bounded). */
@@ -309,4 +309,125 @@ int nw_write_plain(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uin
         w->max_timestamp = ts;
     w->st.events++;
     return 1;
+}
+
+/* ---- the drain's run path (nw_plain_row() in nettrace-internal.h) ------------------------------- */
+
+int nw_plain_open(mantra_nettrace_writer *w, nw_plain *c) {
+    nw_block *b = &w->events;
+    if (w->failed || w->finished || !w->have_events || b->prev_ids || w->empty_stack_id == 0 ||
+        w->opts.order != MANTRA_NETTRACE_GLOBAL_ORDER ||
+        (w->opts.sequence_point_bytes && nw_bytes_since_sp(w) >= w->opts.sequence_point_bytes))
+        return 0;
+    c->w = w;
+    c->start = c->out = b->base + NW_HEADROOM + b->len;
+    c->room = b->base + NW_HEADROOM + w->opts.block_bytes - NW_ROW_HEADER_MAX;
+    c->t = NULL;
+    c->tid = 0;
+    c->fresh = 1;
+    c->stack_id = w->empty_stack_id;
+    c->rows = 0;
+    c->first_ts = 0;
+    c->max_ts = w->max_timestamp;
+    c->prev = b->prev;
+    return 1;
+}
+
+/* The current thread's entry learns its last row (deferred from nw_plain_row()). */
+static void plain_thread_done(nw_plain *c) {
+    if (c->t && !c->fresh) {
+        c->t->last_sequence = c->prev.sequence;
+        c->t->last_timestamp = c->prev.timestamp;
+    }
+}
+
+int nw_plain_thread(nw_plain *c, uint64_t tid, uint32_t *hint) {
+    mantra_nettrace_writer *w = c->w;
+    if (c->t && c->tid == tid)
+        return 1;
+    plain_thread_done(c);
+    c->t = NULL;
+    nw_thread *t;
+    if (*hint && *hint <= w->thread_count && w->threads[*hint - 1].capture_thread_id == tid) {
+        t = &w->threads[*hint - 1];
+    } else {
+        t = nw_find_thread(w, tid);
+        if (!t)
+            return 0;
+        *hint = (uint32_t)(t - w->threads) + 1u;
+    }
+    if (!t->has_events)
+        return 0;
+    c->t = t;
+    c->tid = tid;
+    c->fresh = 1;
+    return 1;
+}
+
+int nw_plain_first_row(nw_plain *c, uint32_t mid, uint32_t seq, uint64_t ts, const uint8_t *payload, uint32_t size) {
+    nw_row_state *prev = &c->prev;
+    uint8_t *out = c->out, *p = out + 1;
+    uint64_t newest = c->rows ? prev->timestamp : c->max_ts; /* the cursor's rows are in time order */
+    if (out + size > c->room || ts < newest || seq == 0 || size > MANTRA_MAX_PAYLOAD)
+        return 0;
+    uint8_t flags = 0x40; /* IsSorted: global order */
+    if (mid != prev->metadata_id) {
+        flags |= 0x01;
+        p += cm_varint_put(p, mid);
+    }
+    if (seq != prev->sequence + 1u || c->tid != prev->capture_thread_id || prev->processor_number != 0xFFFFFFFFu) {
+        flags |= 0x02;
+        p += cm_varint_put(p, (uint32_t)(seq - prev->sequence - 1u));
+        p += cm_varint_put(p, c->tid);
+        p += cm_varint_put(p, 0xFFFFFFFFu);
+    }
+    if (c->tid != prev->thread_id) {
+        flags |= 0x04;
+        p += cm_varint_put(p, c->tid);
+    }
+    if (c->stack_id != prev->stack_id) {
+        flags |= 0x08;
+        p += cm_varint_put(p, c->stack_id);
+    }
+    p += cm_varint_put(p, ts - prev->timestamp);
+    if (size != prev->payload_size) {
+        flags |= 0x80;
+        p += cm_varint_put(p, size);
+    }
+    out[0] = flags;
+    nw_plain_copy(p, payload, size);
+    c->out = p + size;
+    if (c->rows++ == 0)
+        c->first_ts = ts;
+    prev->metadata_id = mid;
+    prev->sequence = seq;
+    prev->capture_thread_id = prev->thread_id = c->tid;
+    prev->processor_number = 0xFFFFFFFFu;
+    prev->stack_id = c->stack_id;
+    prev->timestamp = ts;
+    prev->payload_size = size;
+    c->fresh = 0;
+    return 1;
+}
+
+void nw_plain_close(nw_plain *c) {
+    mantra_nettrace_writer *w = c->w;
+    plain_thread_done(c);
+    c->t = NULL;
+    if (!c->rows)
+        return;
+    nw_block *b = &w->events;
+    b->len += (size_t)(c->out - c->start);
+    b->rows += c->rows;
+    if (c->first_ts < b->min_ts)
+        b->min_ts = c->first_ts;
+    /* rows are in time order: the last is the newest */
+    if (c->prev.timestamp > b->max_ts)
+        b->max_ts = c->prev.timestamp;
+    b->prev = c->prev;
+    w->prev_capture_thread = c->prev.capture_thread_id;
+    w->max_timestamp = c->prev.timestamp;
+    w->st.events += c->rows;
+    c->start = c->out;
+    c->rows = 0;
 }

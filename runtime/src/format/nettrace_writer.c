@@ -73,7 +73,11 @@ int mantra_nettrace_writer_new(mantra_nettrace_writer **out, mantra_sink *sink, 
     }
     w->sink = sink;
     size_t row_max = NW_ROW_HEADER_MAX + MANTRA_MAX_PAYLOAD;
-    if (nw_block_init(&w->events, o->block_bytes + row_max, NW_BLOCK_HEADER_SIZE) != MANTRA_OK ||
+    w->events.cap = o->block_bytes + row_max;
+    w->events.header = NW_BLOCK_HEADER_SIZE;
+    w->events.len = NW_BLOCK_HEADER_SIZE;
+    w->events.min_ts = UINT64_MAX;
+    if (nw_stage_init(w, w->events.cap) != MANTRA_OK ||
         nw_block_init(&w->meta, o->block_bytes + row_max, NW_BLOCK_HEADER_SIZE) != MANTRA_OK ||
         nw_block_init(&w->stacks, o->block_bytes + 4 + (size_t)NW_MAX_STACK_FRAMES * 8, 8) != MANTRA_OK) {
         mantra_nettrace_writer_free(w);
@@ -92,7 +96,7 @@ int mantra_nettrace_writer_new(mantra_nettrace_writer **out, mantra_sink *sink, 
 void mantra_nettrace_writer_free(mantra_nettrace_writer *w) {
     if (!w)
         return;
-    free(w->events.base);
+    free(w->stage_buf);
     free(w->meta.base);
     free(w->stacks.base);
     for (uint32_t i = 0; i < w->def_count; i++)
@@ -121,6 +125,8 @@ int mantra_nettrace_flush(mantra_nettrace_writer *w) {
     int rc = nw_check_usable(w);
     if (rc == MANTRA_OK)
         rc = nw_flush_blocks(w);
+    if (rc == MANTRA_OK)
+        rc = nw_stage_flush(w);
     if (rc == MANTRA_OK && (rc = mantra_sink_flush(w->sink)) != MANTRA_OK) {
         w->failed = rc;
         w->st.io_errors++;

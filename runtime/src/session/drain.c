@@ -164,11 +164,115 @@ static int cut_due(const session *s) {
     return (s->sp_bytes && nw_bytes_since_sp(s->w) >= s->sp_bytes) || (s->rotate && nw_bytes(s->w) >= s->rotate);
 }
 
+/* The metadata id of h's event in the current file through the key cache; 0: the general path
+ * decides (ProcessInfo, an event not in the cache yet, a definition not used yet in this file). */
+static inline uint32_t cached_mid(const session *s, const rec_hdr *h) {
+    if (!h->provider)
+        return 0;
+    uint32_t k = (uint32_t)(((uintptr_t)h->desc >> 4) % KEY_CACHE);
+    return s->keys[k].desc == h->desc ? nw_key_metadata_id(s->w, s->keys[k].key) : 0;
+}
+
+/* Can the cursor take t's plain rows now? (open, t known to this file and to the writer) */
+static int run_fast(session *s, tss *t, nw_plain *c, int open) {
+    return open && t->known_file == s->file_no + 1 && nw_plain_thread(c, t->tid, &t->nw_hint);
+}
+
+/* The hot loop: the events of one buffer from off on through the cursor c, up to the first one that
+ * is not older than limit_run or needs the general path (an extension, no cached metadata id, a row
+ * the cursor hands back), or the buffer's end; returns its offset, *last: the last event written.
+ * Out of line, so that the loop keeps its few values in registers. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, uint32_t off, uint32_t used,
+                           uint64_t limit_run, const rec_hdr **last) {
+    const mantra_event_desc *last_desc = NULL;
+    const rec_hdr *l = NULL;
+    uint32_t mid = 0;
+    while (off < used) {
+        const rec_hdr *h = (const rec_hdr *)(const void *)(base + off);
+        uint64_t ts = h->ts;
+        if (ts >= limit_run || (h->size & REC_EXT))
+            break;
+        if (h->desc != last_desc) {
+            uint32_t m = cached_mid(s, h);
+            if (!m)
+                break;
+            last_desc = h->desc;
+            mid = m;
+        }
+        uint32_t size = rec_payload_size(h);
+        if (!nw_plain_row(c, mid, h->seq, ts, base + off + REC_HDR, size))
+            break;
+        l = h;
+        off += REC_HDR + ((size + 7u) & ~7u);
+    }
+    if (l)
+        *last = l;
+    return off;
+}
+
+/* A run: t's drained events older than limit_run. Plain events go through the writer's cursor c
+ * (open: *open), their header, payload and bookkeeping only (plain_rows); the rest (stacks,
+ * activity ids, another thread's id, ProcessInfo, a definition's first use, a full block) through
+ * emit_file(), with the cursor closed around it. The output bytes are those of emit_file() for
+ * every event. A cut (see drain_runs) can only become due when bytes reach the sink, which fast rows
+ * never do: it is checked before the run (the boundary is then its first event's timestamp + 1, as
+ * after writing it) and after each general event. Exhausted buffers go to *drained. */
+static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, uint64_t *limit, uint64_t limit_run,
+                      buf **drained, nw_plain *c, int *open) {
+    if (*limit == stop_ts && cut_due(s))
+        *limit = limit_run = h->ts + 1u;
+    int fast = run_fast(s, t, c, *open);
+    const rec_hdr *last = NULL; /* the last event written through the cursor */
+    buf *b;
+    while ((b = t->dhead) != NULL) {
+        uint32_t off = t->doff, used = b->used;
+        while (off < used) {
+            if (fast && (off = plain_rows(s, c, b->data, off, used, limit_run, &last)) >= used)
+                break;
+            h = (const rec_hdr *)(const void *)(b->data + off);
+            if (h->ts >= limit_run) {
+                t->doff = off;
+                goto done;
+            }
+            if (*open) {
+                nw_plain_close(c);
+                *open = 0;
+            }
+            if (last) {
+                t->last_seq = last->seq;
+                t->any = 1;
+                last = NULL;
+            }
+            emit_file(s, t, h);
+            off += rec_span(h);
+            if (*limit == stop_ts && cut_due(s))
+                *limit = limit_run = h->ts + 1u;
+            *open = !s->failed && s->w && nw_plain_open(s->w, c);
+            fast = run_fast(s, t, c, *open);
+        }
+        t->dhead = b->next;
+        if (!t->dhead)
+            t->dtail = NULL;
+        t->doff = 0;
+        b->next = *drained;
+        *drained = b;
+    }
+done:
+    if (last) {
+        t->last_seq = last->seq;
+        t->any = 1;
+    }
+}
+
 /* File output in global timestamp order, taken in per-thread runs: the thread whose oldest event is
  * the oldest writes all of its events up to the other threads' oldest one (with one thread in the
  * pass: all of them) before the next thread is looked for, so the merge costs per run, not per
- * event. Every row is IsSorted, which is true (no later row is older:
- * /work/shared/reference/nettrace-format.md 4.1) and the writer's global-order mode checks it.
+ * event; within a run, plain events cost a row each (write_run). Every row is IsSorted, which is
+ * true (no later row is older: /work/shared/reference/nettrace-format.md 4.1) and the writer's
+ * global-order mode checks it.
  * EventPipe writes a thread's events up to the boundary as one run with only its first row sorted
  * (ep_buffer_manager_write_all_buffers_to_file_v4, dotnet/runtime,
  * src/native/eventpipe/ep-buffer-manager.c); tried here, TraceEvent then dispatched some events out
@@ -178,6 +282,8 @@ static int cut_due(const session *s) {
  * after it (guarantee 2 of 4.1) and a new file starts with a sorted row. */
 static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) {
     uint64_t limit = stop_ts, limit_run;
+    nw_plain c;
+    int open = 0;
     introduce_pending(s, first, drained);
     for (;;) {
         const rec_hdr *h;
@@ -187,6 +293,10 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
             if (limit == stop_ts)
                 break;
             limit = stop_ts;
+            if (open) {
+                nw_plain_close(&c);
+                open = 0;
+            }
             if (s->failed || !s->w)
                 continue;
             if (s->rotate && nw_bytes(s->w) >= s->rotate) {
@@ -201,13 +311,12 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
             limit_run = next + 1u; /* ties: either thread first */
         else
             limit_run = limit;
-        do {
-            emit_file(s, t, h);
-            t->doff += rec_span(h);
-            if (limit == stop_ts && cut_due(s))
-                limit = limit_run = h->ts + 1u;
-        } while ((h = head_rec(t, drained)) != NULL && h->ts < limit_run);
+        if (!open)
+            open = !s->failed && s->w && nw_plain_open(s->w, &c);
+        write_run(s, t, h, stop_ts, &limit, limit_run, drained, &c, &open);
     }
+    if (open)
+        nw_plain_close(&c);
 }
 
 void ss_drain_pass(session *s, int final) {

@@ -120,6 +120,7 @@ typedef struct tss {
     uint32_t last_seq;   /* drain: sequence number of the last event handed to the output */
     int any;             /* drain: an event of this thread reached the output */
     uint32_t known_file; /* drain: file number + 1 whose writer knows this thread's base */
+    uint32_t nw_hint;    /* drain: index + 1 of the thread in the writer's table (checked hint) */
 } tss;
 
 enum { MODE_NORMAL = 0, MODE_START_RUNDOWN = 1, MODE_STOP_RUNDOWN = 2 };
