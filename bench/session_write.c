@@ -957,7 +957,7 @@ int main(int argc, char **argv) {
         stats s = summarize(ns[v], r), e = summarize(evs[v], r), o = summarize(oc, r);
         printf("%-11s %10.3f %9.3f %9.3f %10.2f %9.2f %9.2f  [%s]", vv->name, s.median, s.min, s.max, e.median, e.min,
                e.max, vv->what);
-        if (vv->setup == S_SESSION || vv->setup == S_FILE || vv->threads > 1)
+        if (vv->setup == S_SESSION || vv->setup == S_FILE || vv->setup == S_WARM || vv->threads > 1)
             printf(" CPU writer %.1f, other %.1f ns/ev", summarize(wcpu[v], r).median, o.median);
         if (vv->setup == S_SESSION || vv->setup == S_FILE)
             printf(", attempted %" PRIu64 ", dropped %" PRIu64 "%s", attempted, dropped,
