@@ -497,6 +497,7 @@ typedef struct result {
     double other_cpu;   /* CPU ns per event of other threads (drain) during the timed loop */
     double writer_cpu;  /* CPU ns per event of the writer threads */
     uint64_t events, attempted, written, dropped;
+    uint64_t buffers;   /* buffers the session mapped (its pool included) */
     double stop_ms;     /* session stop (not in ns) */
     double write_s, total_s; /* e2e */
     uint64_t file_bytes;
@@ -620,6 +621,7 @@ static void stop_session(mantra_session_id id, result *r) {
     r->attempted = st.attempted;
     r->written = st.written;
     r->dropped = st.dropped;
+    r->buffers = st.buffers;
 }
 
 static void check_disabled(void) {
@@ -960,8 +962,8 @@ int main(int argc, char **argv) {
         if (vv->setup == S_SESSION || vv->setup == S_FILE || vv->setup == S_WARM || vv->threads > 1)
             printf(" CPU writer %.1f, other %.1f ns/ev", summarize(wcpu[v], r).median, o.median);
         if (vv->setup == S_SESSION || vv->setup == S_FILE)
-            printf(", attempted %" PRIu64 ", dropped %" PRIu64 "%s", attempted, dropped,
-                   dropped ? "  ** DROPS: figure invalid, raise -b **" : "");
+            printf(", attempted %" PRIu64 ", dropped %" PRIu64 "%s, buffers mapped %" PRIu64 " per session", attempted,
+                   dropped, dropped ? "  ** DROPS: figure invalid, raise -b **" : "", res[v][r / 2].buffers);
         printf("\n");
     }
 
