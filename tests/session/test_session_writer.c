@@ -127,7 +127,9 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-    st_init_dir("session-writer");
+    /* one folder per registration: ctest runs the two at once */
+    const char *expect = getenv("MANTRA_EXPECT_FENCE");
+    st_init_dir(expect && strcmp(expect, "seqcst") == 0 ? "session-writer-seqcst" : "session-writer");
     if (mantra_dotnet_register() != 0)
         return 1;
     return run_suite(suite(), CK_NOFORK); /* the fence is process-wide state */
