@@ -201,6 +201,7 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
 }
 
 
+#ifndef MANTRA_THREADLESS
 /* The pool a session starts with: MANTRA_SESSION_POOL_MB (a decimal number of MB, 0 for no pool,
  * at most POOL_MB_MAX; anything else: the default), at most a quarter of the cap. */
 static uint64_t pool_bytes(const session *s) {
@@ -211,6 +212,7 @@ static uint64_t pool_bytes(const session *s) {
     uint64_t b = mb << 20;
     return b < s->cap / 4 ? b : s->cap / 4;
 }
+#endif
 
 /* The spare budget: drained buffers kept for reuse (the pool included). */
 static uint64_t spare_max(const session *s) {
