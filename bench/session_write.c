@@ -497,6 +497,7 @@ typedef struct result {
     double other_cpu;   /* CPU ns per event of other threads (drain) during the timed loop */
     double writer_cpu;  /* CPU ns per event of the writer threads */
     uint64_t events, attempted, written, dropped;
+    uint64_t buffers;   /* buffers the session mapped (its pool included) */
     double stop_ms;     /* session stop (not in ns) */
     double write_s, total_s; /* e2e */
     uint64_t file_bytes;
@@ -620,6 +621,7 @@ static void stop_session(mantra_session_id id, result *r) {
     r->attempted = st.attempted;
     r->written = st.written;
     r->dropped = st.dropped;
+    r->buffers = st.buffers;
 }
 
 static void check_disabled(void) {
@@ -957,18 +959,19 @@ int main(int argc, char **argv) {
         stats s = summarize(ns[v], r), e = summarize(evs[v], r), o = summarize(oc, r);
         printf("%-11s %10.3f %9.3f %9.3f %10.2f %9.2f %9.2f  [%s]", vv->name, s.median, s.min, s.max, e.median, e.min,
                e.max, vv->what);
-        if (vv->setup == S_SESSION || vv->setup == S_FILE || vv->threads > 1)
+        if (vv->setup == S_SESSION || vv->setup == S_FILE || vv->setup == S_WARM || vv->threads > 1)
             printf(" CPU writer %.1f, other %.1f ns/ev", summarize(wcpu[v], r).median, o.median);
         if (vv->setup == S_SESSION || vv->setup == S_FILE)
-            printf(", attempted %" PRIu64 ", dropped %" PRIu64 "%s", attempted, dropped,
-                   dropped ? "  ** DROPS: figure invalid, raise -b **" : "");
+            printf(", attempted %" PRIu64 ", dropped %" PRIu64 "%s, buffers mapped %" PRIu64 " per session", attempted,
+                   dropped, dropped ? "  ** DROPS: figure invalid, raise -b **" : "", res[v][r / 2].buffers);
         printf("\n");
     }
 
     int E = vindex("empty"), D = vindex("disabled"), F = vindex("floor"), FC = vindex("floor_clock"),
         FA = vindex("floor_alloc"), L = vindex("listener"), EN = vindex("enabled"), F2 = vindex("floor2"),
         L2 = vindex("listener2"), EN2 = vindex("enabled2"), X = vindex("e2e1"), X2 = vindex("e2e2"),
-        FT = vindex("floor_thp"), E2 = vindex("empty2"), FC2 = vindex("floor_clock2"), FTS = vindex("floor_tsc");
+        FT = vindex("floor_thp"), E2 = vindex("empty2"), FC2 = vindex("floor_clock2"), FTS = vindex("floor_tsc"),
+        W = vindex("enabled_warm"), W2 = vindex("enabled_warm2");
 #if HAVE_LTTNG
     int LT = vindex("lttng"), LT2 = vindex("lttng2");
 #endif
@@ -1028,7 +1031,7 @@ int main(int argc, char **argv) {
     const struct {
         int two, one;
     } scal[] = {
-        {EN2, EN}, {E2, E}, {F2, F}, {FC2, FC}, {L2, L},
+        {EN2, EN}, {W2, W}, {E2, E}, {F2, F}, {FC2, FC}, {L2, L},
 #if HAVE_LTTNG
         {LT2, LT},
 #endif
@@ -1041,7 +1044,7 @@ int main(int argc, char **argv) {
                "%.1f vs %.1f Mevents/s%s\n",
                k_variants[scal[k].two].name, k_variants[scal[k].one].name, q.median, q.min, q.max,
                summarize(evs[scal[k].two], r).median, summarize(evs[scal[k].one], r).median,
-               scal[k].two == EN2 ? " (goal >= 1.8x)" : "");
+               scal[k].two == EN2 || scal[k].two == W2 ? " (goal >= 1.8x)" : "");
         /* The same from CPU time, which the other processes on a shared machine disturb less: a
          * writer's CPU ns per event alone and with a second writer (contention shows here), and
          * what 2 idle cores would give when the drain's CPU must fit on them too. */

@@ -43,6 +43,16 @@ void mantra_pal_thread_join(mantra_pal_thread *t);
 void *mantra_pal_alloc_buffer(size_t size);
 void mantra_pal_free_buffer(void *p, size_t size);
 
+/* The asymmetric fence (Linux membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED): a thread that
+ * writes often pairs a plain store with a compiler barrier, and a thread that reads rarely calls
+ * mantra_pal_heavy_fence(), which runs a full memory barrier on every thread of the process that is
+ * running at that moment (a thread that is not running passed one at its context switch).
+ * mantra_pal_heavy_fence_init registers the process for it (once; later calls just answer): 1 when
+ * the host has it, else 0 (older kernels, seccomp filters, non-Linux hosts, WASI), and then the
+ * callers keep their sequentially consistent stores. mantra_pal_heavy_fence: 1 when done, 0 when
+ * not available (the caller fences itself). */
+int mantra_pal_heavy_fence_init(void);
+int mantra_pal_heavy_fence(void);
 /* Calls fn(value) when the calling thread exits (one function for the process; the value is per
  * thread). 0 or MANTRA_ENOMEM. */
 int mantra_pal_on_thread_exit(void (*fn)(void *), void *value);

@@ -13,6 +13,12 @@
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
+#if defined(SYS_membarrier) && defined(__has_include)
+#if __has_include(<linux/membarrier.h>)
+#include <linux/membarrier.h>
+#define HAVE_MEMBARRIER 1
+#endif
+#endif
 #endif
 
 #include "mantra/status.h"
@@ -153,6 +159,35 @@ void mantra_pal_free_buffer(void *p, size_t size) {
     (void)size;
     free(p);
 #endif
+}
+
+/* membarrier(2): registration once per process (MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED must
+ * precede MEMBARRIER_CMD_PRIVATE_EXPEDITED, which then sends an IPI to every CPU running a thread
+ * of this process; a few microseconds on this guest, for the drain and the stop only). */
+static _Atomic int g_heavy_fence; /* 0 unknown, 1 registered, -1 unavailable */
+int mantra_pal_heavy_fence_init(void) {
+    int v = atomic_load_explicit(&g_heavy_fence, memory_order_acquire);
+    if (v != 0)
+        return v > 0;
+#if defined(HAVE_MEMBARRIER)
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0);
+    v = cmds >= 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+                syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0
+            ? 1
+            : -1;
+#else
+    v = -1;
+#endif
+    atomic_store_explicit(&g_heavy_fence, v, memory_order_release);
+    return v > 0;
+}
+int mantra_pal_heavy_fence(void) {
+#if defined(HAVE_MEMBARRIER)
+    if (atomic_load_explicit(&g_heavy_fence, memory_order_acquire) > 0 &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) == 0)
+        return 1;
+#endif
+    return 0;
 }
 
 /* One process-wide key whose destructor calls the registered function with the thread's value. */

@@ -84,6 +84,9 @@ int mantra_pal_on_thread_exit(void (*fn)(void *), void *value) {
     return MANTRA_OK;
 }
 void mantra_pal_yield(void) {}
+/* Threadless: no other thread to fence against; the callers keep their plain ordering. */
+int mantra_pal_heavy_fence_init(void) { return 0; }
+int mantra_pal_heavy_fence(void) { return 0; }
 
 uint64_t mantra_pal_now_ns(void) {
     struct timespec ts;

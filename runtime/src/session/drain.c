@@ -327,6 +327,10 @@ void ss_drain_pass(session *s, int final) {
         atomic_exchange(&t->current, NULL);
     tss *first = s->threads;
     mantra_pal_mutex_unlock(&s->lock);
+    /* the store-load fence of the rare side (writers announce themselves with a relaxed store when
+     * membarrier is registered: session-internal.h, "the writers' fence"); without it a writer whose
+     * announcement is still in its store buffer could be missed below while it appends */
+    ss_writers_fence();
     /* a writer that loaded its buffer before the exchange is still inside its write, unless it is
      * waiting for space (BLOCK), when it touches no buffer */
     for (tss *t = first; t; t = t->next) /* the list only grows at its head */

@@ -145,6 +145,7 @@ typedef struct session {
     tss *threads; /* session lock */
     buf *spare;   /* session lock: drained buffers kept for reuse (no page faults on reuse) */
     uint64_t spare_bytes;
+    uint64_t pool; /* bytes of the pool mapped at start (thread_buffers.c) */
     uint32_t nthreads;
     uint64_t cap, allocated, buffers;
     int stopping; /* session lock: no more buffers; the drain thread ends */
@@ -166,6 +167,62 @@ typedef struct session {
     mantra_pal_thread drain;
     int has_drain;
 } session;
+
+/* ---- the writers' fence (session.c) ----
+ * A writer announces itself (r->writing = index + 1) and then reads what a stop or the drain
+ * changes (ss_slots[i], t->current); the stop and the drain change those and then read r->writing.
+ * Each side needs a store-load fence between its store and its load (Dekker), or one of them could
+ * miss the other. EventPipe pays a sequentially consistent store per event on the writer side
+ * (dotnet/runtime, src/native/eventpipe/ep.c, write_event_2: ep_rt_volatile_store_uint64_t of
+ * session_write_in_progress, then ep_rt_volatile_load of the session slot; the disable side
+ * clears the slot and spins on session_write_in_progress). On x86-64 that store is an xchg, which
+ * waits for every store before it (the previous record's lines) to reach the cache.
+ *
+ * Here, once the process is registered for membarrier(2) (ss_asym_fence = 1, set at the first
+ * session start and never cleared), the writer stores r->writing relaxed and only keeps the
+ * compiler from moving its loads above the store (atomic_signal_fence); the rare side calls
+ * ss_writers_fence() between its store and its load, which runs a full barrier on every running
+ * thread of the process (mantra_pal_heavy_fence). Why that suffices: the barrier lands on the
+ * writer's CPU at some point of its program. Before the writer's store: the writer's later loads
+ * come after the barrier, hence after the rare side's store (which precedes the membarrier call in
+ * the rare side's program order, and the call is a full barrier on the caller too): the writer
+ * sees the slot NULL or current NULL. After the store: the store is globally visible when the call
+ * returns, so the rare side's load sees index + 1 and waits. A thread not running at the call
+ * passed a full barrier at its context switch. Leaving stays a release store, read with acquire
+ * by the waiting side: the record's bytes are visible before writing = 0 is. The same pattern as
+ * liburcu's urcu-memb flavour and folly's asymmetricHeavyBarrier.
+ *
+ * Without membarrier (older kernels, seccomp, non-Linux), under MANTRA_SESSION_FENCE=seqcst, and
+ * in ThreadSanitizer builds (TSan cannot see membarrier's barrier and would report the relaxed
+ * store as a race) writers keep the sequentially consistent store and ss_writers_fence() is a
+ * plain seq_cst fence. The threadless build has one thread: either way is correct there. */
+#if defined(__SANITIZE_THREAD__)
+#define SS_ASYM_FENCE 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SS_ASYM_FENCE 0
+#endif
+#endif
+#ifndef SS_ASYM_FENCE
+#define SS_ASYM_FENCE 1
+#endif
+/* 1: writers announce themselves with a relaxed store (membarrier registered). */
+extern _Atomic int ss_asym_fence;
+/* Decides ss_asym_fence once per process (session start, before the session is published). */
+void ss_init_writers_fence(void);
+/* The rare side's fence: between the store (slot or current cleared) and the load of r->writing. */
+void ss_writers_fence(void);
+/* The writer's side: r->writing = v before it reads the slot and its current buffer. */
+static inline void ss_announce_writing(thread_rec *r, uint32_t v) {
+#if SS_ASYM_FENCE
+    if (atomic_load_explicit(&ss_asym_fence, memory_order_relaxed)) {
+        atomic_store_explicit(&r->writing, v, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst);
+        return;
+    }
+#endif
+    atomic_store(&r->writing, v);
+}
 
 /* ---- session table (session.c) ---- */
 

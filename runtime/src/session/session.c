@@ -22,6 +22,32 @@ void ss_ctl_lock(void) {
 }
 void ss_ctl_unlock(void) { atomic_flag_clear_explicit(&g_ctl, memory_order_release); }
 
+/* ---- the writers' fence (session-internal.h) ------------------------------------------------ */
+
+_Atomic int ss_asym_fence;
+
+/* Once per process, at the first session start (the table lock is not held: registration is a
+ * system call). MANTRA_SESSION_FENCE=seqcst keeps the sequentially consistent store (what EventPipe
+ * does); anything else, or unset, takes membarrier where the host has it. Decided once: a writer
+ * that read 1 relies on every later rare side fencing with membarrier, so it is never cleared. */
+void ss_init_writers_fence(void) {
+#if SS_ASYM_FENCE
+    static atomic_flag decided = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&decided))
+        return;
+    const char *v = mantra_pal_getenv("MANTRA_SESSION_FENCE");
+    if (v && strcmp(v, "seqcst") == 0)
+        return;
+    if (mantra_pal_heavy_fence_init())
+        atomic_store(&ss_asym_fence, 1);
+#endif
+}
+
+void ss_writers_fence(void) {
+    if (!(atomic_load(&ss_asym_fence) && mantra_pal_heavy_fence()))
+        atomic_thread_fence(memory_order_seq_cst);
+}
+
 /* ---- masks --------------------------------------------------------------------------------- */
 
 /* Does session s (in its current mode) enable the event? Rundown, as EventPipe's (dotnet/runtime,
@@ -164,6 +190,7 @@ int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg
     }
     rc = ss_open_output(s);
     if (!rc) {
+        ss_init_writers_fence(); /* before any writer can see this session */
         ss_fill_pool(s);
         ss_ctl_lock();
         uint32_t i = 0;

@@ -11,11 +11,12 @@
 
 #define BUF_MIN (100u * 1024u)
 #define BUF_MAX (1024u * 1024u)
-#define SPARE_MAX (64u * 1024u * 1024u) /* drained buffers a session keeps for reuse (and its pool at */
-                                         /* start): at most this, and at most a quarter of its cap */
-#define POOL_MAX (16u * 1024u * 1024u)  /* the pool mapped at start: at most this of the spare budget, */
-                                         /* so every session (each dotnet-trace or dotnet-counters attach */
-                                         /* included) costs at most 16 MB of resident memory up front */
+#define SPARE_MAX (64u * 1024u * 1024u) /* drained buffers a session keeps for reuse: at most this */
+                                         /* (or the pool, if larger), and at most a quarter of its cap */
+#define POOL_MB_DEFAULT 16u              /* the pool mapped at start (MANTRA_SESSION_POOL_MB): every */
+                                         /* session (each dotnet-trace or dotnet-counters attach */
+                                         /* included) costs this much resident memory up front */
+#define POOL_MB_MAX 4096u
 
 _Atomic(thread_rec *) ss_threads;
 _Atomic uint64_t ss_unrecorded_drops;
@@ -68,6 +69,7 @@ thread_rec *ss_rec_attach(void) {
 }
 
 void ss_wait_writers(uint32_t index) {
+    ss_writers_fence(); /* the caller cleared the slot: see session-internal.h */
     for (thread_rec *r = atomic_load(&ss_threads); r; r = r->next)
         while (atomic_load(&r->writing) == index + 1)
             mantra_pal_yield();
@@ -189,27 +191,47 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
      * (no buffer, or more than half the budget in use). A pass takes every thread's current
      * buffer, so waking the drain per new buffer made writers and drain trade buffers back and
      * forth (each pass sent every writer to the slow path, which woke the drain again); the
-     * periodic pass handles the rest. */
-    if (!b || s->allocated - s->spare_bytes > s->cap / 2)
+     * periodic pass handles the rest. Also when the pool runs low (under half of it left): a
+     * writer that outruns the drain then gets drained buffers back before it has to map fresh
+     * memory; the wake-ups stop once a pass has refilled the pool. */
+    if (!b || s->allocated - s->spare_bytes > s->cap / 2 || s->spare_bytes < s->pool / 2)
         mantra_pal_cond_signal(&s->cond);
     mantra_pal_mutex_unlock(&s->lock);
     return b;
 }
 
 
-/* The spare budget: drained buffers kept for reuse, and the pool a session starts with. */
-static uint64_t spare_max(const session *s) { return s->cap / 4 < SPARE_MAX ? s->cap / 4 : SPARE_MAX; }
+#ifndef MANTRA_THREADLESS
+/* The pool a session starts with: MANTRA_SESSION_POOL_MB (a decimal number of MB, 0 for no pool,
+ * at most POOL_MB_MAX; anything else: the default), at most a quarter of the cap. */
+static uint64_t pool_bytes(const session *s) {
+    uint64_t mb = POOL_MB_DEFAULT;
+    const char *v = mantra_pal_getenv("MANTRA_SESSION_POOL_MB");
+    if (v && *v && strlen(v) <= 4u && strspn(v, "0123456789") == strlen(v) && (uint64_t)atoi(v) <= POOL_MB_MAX)
+        mb = (uint64_t)atoi(v);
+    uint64_t b = mb << 20;
+    return b < s->cap / 4 ? b : s->cap / 4;
+}
+#endif
 
-/* The pool a session starts with, as LTTng-UST maps its whole ring buffer when a session starts:
- * the spare budget (at most POOL_MAX) in buffers of up to BUF_MAX, their pages mapped now
- * (mantra_pal_alloc_buffer populates them), so that the writers' first buffers cost no page faults. Too small a budget for
- * one BUF_MIN buffer: no pool (small caps keep their exact allocation pattern). Best effort: out
- * of memory leaves a smaller pool. */
+/* The spare budget: drained buffers kept for reuse (the pool included). */
+static uint64_t spare_max(const session *s) {
+    uint64_t m = s->cap / 4 < SPARE_MAX ? s->cap / 4 : SPARE_MAX;
+    return m > s->pool ? m : s->pool;
+}
+
+/* The pool a session starts with, as LTTng-UST maps its whole ring buffer when a session starts
+ * (but bounded: pool_bytes) in buffers of up to BUF_MAX, their pages mapped now
+ * (mantra_pal_alloc_buffer populates them), so that the writers' first buffers cost no page
+ * faults; drained buffers come back to it (ss_recycle_buffers) and a writer that takes from it
+ * wakes the drain once it is half empty (ss_alloc_buffer). Too small a budget for one BUF_MIN
+ * buffer: no pool (small caps keep their exact allocation pattern). Best effort: out of memory
+ * leaves a smaller pool. */
 void ss_fill_pool(session *s) {
 #ifdef MANTRA_THREADLESS
     (void)s; /* the drain runs between the pumps on the one thread: no writer outruns it */
 #else
-    uint64_t budget = spare_max(s) < POOL_MAX ? spare_max(s) : POOL_MAX;
+    uint64_t budget = s->pool = pool_bytes(s);
     mantra_pal_mutex_lock(&s->lock);
     while (budget >= BUF_MIN && s->allocated + BUF_MIN <= s->cap) {
         uint64_t size = budget < BUF_MAX ? budget : BUF_MAX;

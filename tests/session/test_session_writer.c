@@ -1,0 +1,136 @@
+/* The session write path's settings (runtime/src/session/thread_buffers.c, session.c): the pool of
+ * buffers mapped at start (MANTRA_SESSION_POOL_MB, at most a quarter of the cap; none in the
+ * threadless build), writers that run through more than the pool while the drain recycles it, and
+ * the writers' fence (MANTRA_SESSION_FENCE=seqcst, else membarrier where the host has it; never in
+ * a ThreadSanitizer build). The fence is decided once per process: ctest runs this file twice,
+ * test_session_writer (MANTRA_EXPECT_FENCE=auto) and test_session_writer_seqcst
+ * (MANTRA_SESSION_FENCE=seqcst, MANTRA_EXPECT_FENCE=seqcst). */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "dotnet_registry.h"
+#include "dotnet_writers.h"
+#include "mantra/session.h"
+#include "session/session-internal.h"
+#include "session_test_util.h"
+
+#define DEMO_TICKS "Mantra-Demo:0x1:5"
+#define MB (UINT64_C(1) << 20)
+
+/* Starts a file session with the cap and MANTRA_SESSION_POOL_MB = env (NULL: unset) and returns
+ * its stats before any event. */
+static void pool_after_start(const char *env, uint64_t cap, mantra_session_stats *st) {
+    if (env)
+        setenv("MANTRA_SESSION_POOL_MB", env, 1);
+    else
+        unsetenv("MANTRA_SESSION_POOL_MB");
+    mantra_session_id id = st_start_file(DEMO_TICKS, st_path("pool.nettrace"), cap);
+    ck_assert_int_eq(mantra_session_get_stats(id, st), 0);
+    ck_assert_int_eq(mantra_session_stop(id), 0);
+    unsetenv("MANTRA_SESSION_POOL_MB");
+}
+
+/* The buffer header is the pool's too: buffer_bytes counts the mappings, headers included. */
+#ifdef MANTRA_THREADLESS
+#define POOL(n, bytes) 0u, UINT64_C(0)
+#else
+#define POOL(n, bytes) (n), (bytes)
+#endif
+
+START_TEST(pool_size_from_env_and_cap) {
+    static const struct {
+        const char *env;
+        uint64_t cap;
+        uint64_t buffers, bytes;
+    } cases[] = {
+        {NULL, 256 * MB, POOL(16u, 16 * MB)},     /* default: 16 MB in 1 MB buffers */
+        {"4", 256 * MB, POOL(4u, 4 * MB)},        /* asked for */
+        {"0", 256 * MB, POOL(0u, 0)},             /* no pool */
+        {"64", 2048 * MB, POOL(64u, 64 * MB)},    /* larger than the default spare budget */
+        {"4096", 10 * MB, POOL(3u, 10 * MB / 4)}, /* at most a quarter of the cap: 1 + 1 + 0.5 MB */
+        {"abc", 256 * MB, POOL(16u, 16 * MB)},    /* not a number: the default */
+        {"-1", 256 * MB, POOL(16u, 16 * MB)},
+        {"4097", 256 * MB, POOL(16u, 16 * MB)},   /* over the 4096 MB bound: the default */
+        {"", 256 * MB, POOL(16u, 16 * MB)},
+        {"1", 256 * 1024, POOL(0u, 0)},           /* a quarter of 256 KB is under one 100 KB buffer */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mantra_session_stats st;
+        pool_after_start(cases[k].env, cases[k].cap, &st);
+        ck_assert_msg(st.buffers == cases[k].buffers && st.buffer_bytes == cases[k].bytes,
+                      "case %zu (%s, cap %llu): %llu buffers, %llu bytes", k, cases[k].env ? cases[k].env : "unset",
+                      (unsigned long long)cases[k].cap, (unsigned long long)st.buffers,
+                      (unsigned long long)st.buffer_bytes);
+    }
+}
+END_TEST
+
+/* A writer that runs through several times the pool: nothing is lost, and the trace holds every
+ * event (the drain is woken when the pool is half empty and gives drained buffers back). */
+START_TEST(writer_runs_through_the_pool) {
+    setenv("MANTRA_SESSION_POOL_MB", "1", 1);
+    mantra_session_id id = st_start_file(DEMO_TICKS, st_path("pool_run.nettrace"), 256 * MB);
+    unsetenv("MANTRA_SESSION_POOL_MB");
+    const uint32_t n = 200000; /* 48 bytes each: 9.2 MB of records */
+    for (uint32_t i = 0; i < n; i++)
+        ck_assert_int_eq(mantra_Demo_Tick_write(7, i), MANTRA_WRITE_OK);
+    mantra_session_stats st;
+    ck_assert_int_eq(mantra_session_stop_stats(id, &st), 0);
+    ck_assert_uint_eq(st.attempted, n + 1u); /* + ProcessInfo */
+    ck_assert_uint_eq(st.written, n + 1u);
+    ck_assert_uint_eq(st.dropped, 0);
+    ck_assert_uint_eq(st.threads, 1);
+    readback rb;
+    st_read_trace(st_path("pool_run.nettrace"), &rb, NULL, NULL);
+    ck_assert_int_eq(rb.complete, 1);
+    ck_assert_uint_eq(rb.demo[1], n);
+    ck_assert_uint_eq(rb.process_info, 1);
+    ck_assert_uint_eq(rb.dropped, 0);
+}
+END_TEST
+
+/* Which fence the writers use, decided at the first session start of the process. */
+START_TEST(writers_fence_as_configured) {
+    const char *expect = getenv("MANTRA_EXPECT_FENCE");
+    ck_assert_ptr_nonnull(expect);
+    ck_assert_int_eq(atomic_load(&ss_asym_fence), 0); /* no session has started in this process yet */
+    mantra_session_id id = st_start_file(DEMO_TICKS, st_path("fence.nettrace"), 0);
+    int want = 0;
+    if (strcmp(expect, "auto") == 0)
+        want = SS_ASYM_FENCE && mantra_pal_heavy_fence_init();
+    ck_assert_int_eq(atomic_load(&ss_asym_fence), want);
+    for (uint32_t i = 0; i < 1000; i++)
+        ck_assert_int_eq(mantra_Demo_Tick_write(1, i), MANTRA_WRITE_OK);
+    mantra_session_stats st;
+    ck_assert_int_eq(mantra_session_stop_stats(id, &st), 0);
+    ck_assert_uint_eq(st.written, 1001u);
+    ck_assert_int_eq(atomic_load(&ss_asym_fence), want); /* never cleared */
+    readback rb;
+    st_read_trace(st_path("fence.nettrace"), &rb, NULL, NULL);
+    ck_assert_uint_eq(rb.demo[1], 1000u);
+}
+END_TEST
+
+static Suite *suite(void) {
+    Suite *s = suite_create("session_writer");
+    TCase *tc = tcase_create("writer");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, writers_fence_as_configured); /* first: before any session of this process */
+    tcase_add_test(tc, pool_size_from_env_and_cap);
+    tcase_add_test(tc, writer_runs_through_the_pool);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    /* one folder per registration: ctest runs the two at once */
+    const char *expect = getenv("MANTRA_EXPECT_FENCE");
+    st_init_dir(expect && strcmp(expect, "seqcst") == 0 ? "session-writer-seqcst" : "session-writer");
+    if (mantra_dotnet_register() != 0)
+        return 1;
+    return run_suite(suite(), CK_NOFORK); /* the fence is process-wide state */
+}
