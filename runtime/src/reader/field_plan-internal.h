@@ -24,6 +24,10 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
  * negative MANTRA_E* code when it ends inside a field or holds a bad value. */
 int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t size);
 
+/* field_plan.c: the end of the UTF-16LE string at pos of p[0..size) (the offset after its
+ * terminator, the first 0 code unit from pos in steps of 2), or 0 when the payload ends first. */
+size_t rd_str16_end(const uint8_t *p, size_t size, size_t pos);
+
 /* field_decode.c: decodes the one field f at *pos of payload[0..size) at depth 0 with the walking
  * decoder (mantra_decode_payload's step for one top-level field); *pos moves past it. */
 int rd_decode_one_field(const mantra_field_desc *f, const uint8_t *payload, size_t size, size_t *pos,

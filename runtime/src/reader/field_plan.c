@@ -108,9 +108,7 @@ const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fie
     return p;
 }
 
-/* The end of the UTF-16LE string starting at pos (the offset after its terminator), or 0 when the
- * payload ends first. */
-static size_t str16_end(const uint8_t *p, size_t size, size_t pos) {
+size_t rd_str16_end(const uint8_t *p, size_t size, size_t pos) {
     size_t i = pos;
     /* four code units at a time: a unit is 0 when its 16-bit lane of the little-endian word is 0
      * (the classic has-zero test, per 16-bit lane) */
@@ -163,7 +161,7 @@ int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t 
             break;
         }
         case OP_STR16:
-            k = str16_end(payload, size, pos);
+            k = rd_str16_end(payload, size, pos);
             if (k == 0)
                 return MANTRA_EFORMAT;
             pos = k;
@@ -358,7 +356,7 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
             had_guid = s->op == OP_GUID;
             pos += s->size;
         } else if (s->op == OP_STR16) {
-            size_t end = str16_end(payload, size, pos);
+            size_t end = rd_str16_end(payload, size, pos);
             if (end == 0)
                 return MANTRA_EFORMAT;
             v.count = (end - pos - 2) / 2;

@@ -286,6 +286,15 @@ int rd_manifest_decode(const mantra_trace_event *ev, const mantra_field_visitor 
 /* How the payload matches the manifest template: a MANTRA_DECODE_* status (mantra/decode.h). */
 int rd_manifest_check(const mantra_trace_event *ev);
 
+/* ---- length plans of manifest templates (manifest_check.c) ---- */
+typedef struct rd_manifest_plan rd_manifest_plan;
+/* The plan of e's template for a trace of pointer_size (allocated in a), NULL when out of memory. */
+const rd_manifest_plan *rd_manifest_plan_build(cm_arena *a, const struct mantra_manifest_event *e,
+                                               uint32_t pointer_size);
+/* mantra_manifest_decode(template, payload, size, pointer_size, NULL, NULL, NULL) through the plan:
+ * MANTRA_DECODE_OK, _TRAILING, _SHORT or _BAD_STRING, the same result. */
+int rd_manifest_plan_check(const rd_manifest_plan *p, const uint8_t *payload, size_t size);
+
 /* ---- sorted delivery (order.c) ---- */
 rd_order *rd_order_new(void);
 void rd_order_free(rd_order *o);
