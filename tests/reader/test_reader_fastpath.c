@@ -16,7 +16,12 @@
  *                        event decoded with a manifest template has a length plan (manifest_check.c)
  *                        whose status equals mantra_manifest_decode's without a visitor: whole, cut
  *                        at every length (short payloads) or at spread lengths, and with a byte added;
- *                        the event's decode_status is that status. */
+ *                        the event's decode_status is that status.
+ *   sorted_order_exact   MANTRA_READER_SORTED delivers every fixture's events in exactly the order (and
+ *                        with exactly the contents: one digest over every event in order) the
+ *                        malloc-per-event queue gave, which the interop tests hold against TraceEvent;
+ *                        the queue's pooled event slots (order.c) are allocated a fixed, small number
+ *                        of times, not once per event. */
 #define _XOPEN_SOURCE 700 /* realpath */
 
 #include <check.h>
@@ -440,6 +445,47 @@ START_TEST(manifest_plan_equals_decoder) {
 }
 END_TEST
 
+/* Per fixture: events, the digest of the sorted sequence (recorded with the malloc-per-event queue),
+ * allocations of the sorted queue (before: one per event). */
+static const uint64_t sorted_events[] = {3, 1970, 105540, 32247, 4693, 19842, 0, 7};
+static const uint64_t sorted_digest[] = {
+    UINT64_C(0x45740b989271c079), UINT64_C(0xea9be73087918a99), UINT64_C(0xd0ef93b785f18424),
+    UINT64_C(0xc4e5faaf658a84b2), UINT64_C(0x926359fb73246af3), UINT64_C(0xefd1437511b70fbb),
+    UINT64_C(0xcbf29ce484222325), UINT64_C(0xf9b9a2ff3ec4e4bd)};
+static const uint64_t sorted_allocs[] = {1, 22, 65, 7, 54, 17, 0, 1};
+
+START_TEST(sorted_order_exact) {
+    int must_fail;
+    char *p = fixture_path(fixtures[_i], &must_fail);
+    if (p == NULL) {
+        ck_assert(!must_fail);
+        return;
+    }
+    mantra_reader_options o = {MANTRA_READER_SORTED, 0};
+    mantra_reader *r = mantra_reader_new(&o);
+    ck_assert_ptr_nonnull(r);
+    uint64_t n = 0, h = UINT64_C(0xcbf29ce484222325);
+    const mantra_trace_event *e;
+    int rc = mantra_reader_open_file(r, p);
+    if (rc == 0)
+        while ((rc = mantra_reader_next(r, &e)) > 0) {
+            uint64_t d = digest(e);
+            h = FNV(h, d);
+            n++;
+        }
+    ck_assert_msg(rc == 0 || rc == MANTRA_ETRUNCATED, "%s: %s", p, mantra_reader_last_error(r));
+    uint64_t allocs = rd_order_allocations(r->order);
+    printf("sorted_order_exact: %s: %" PRIu64 " events, digest 0x%016" PRIx64 ", %" PRIu64 " allocations of the sorted queue (64 KiB chunks, large events)\n",
+           fixtures[_i], n, h, allocs);
+    fflush(stdout);
+    ck_assert_uint_eq(n, sorted_events[_i]);
+    ck_assert_uint_eq(h, sorted_digest[_i]);
+    ck_assert_uint_eq(allocs, sorted_allocs[_i]);
+    mantra_reader_free(r);
+    free(p);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("reader_fastpath");
     TCase *tc = tcase_create("fastpath");
@@ -447,6 +493,7 @@ static Suite *suite(void) {
     tcase_add_loop_test(tc, mapped_equals_read, 0, NFIX);
     tcase_add_loop_test(tc, plan_equals_walk, 0, NFIX);
     tcase_add_loop_test(tc, manifest_plan_equals_decoder, 0, NFIX);
+    tcase_add_loop_test(tc, sorted_order_exact, 0, NFIX);
     suite_add_tcase(s, tc);
     return s;
 }

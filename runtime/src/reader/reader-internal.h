@@ -304,5 +304,7 @@ int rd_order_event(rd_order *o, const mantra_trace_event *ev, uint64_t queue_key
 int rd_order_flush(rd_order *o);
 /* Pops the next ready event (valid until the next pop or free); NULL when none. */
 const mantra_trace_event *rd_order_pop(rd_order *o);
+/* Event slots the queue has allocated so far (tests: not one per event). */
+uint64_t rd_order_allocations(const rd_order *o);
 
 #endif
