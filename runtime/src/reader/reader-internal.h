@@ -14,6 +14,7 @@
 #include "common/arena-internal.h"
 #include "common/grow-internal.h"
 #include "common/hashmap-internal.h"
+#include "field_plan-internal.h"
 #include "mantra/decode.h"
 #include "mantra/reader.h"
 
@@ -273,6 +274,10 @@ static inline int rd_event_decode_status(const mantra_trace_event *e) {
                                                          : MANTRA_DECODE_SHORT;
     if (m->field_count == 0 && !m->fields_from_manifest)
         return MANTRA_DECODE_OK;
+    if (m->plan != NULL && !m->fields_from_manifest) { /* the usual case, one call */
+        int rc = rd_plan_check(m->plan, e->payload, e->payload_size);
+        return rc == 0 ? MANTRA_DECODE_OK : rc == 1 ? MANTRA_DECODE_TRAILING : MANTRA_DECODE_SHORT;
+    }
     return rd_event_check_fields(e);
 }
 
