@@ -152,47 +152,73 @@ const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fie
 }
 
 
-int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t size) {
-    /* all-fixed layouts never get here: the metadata's fixed_payload_size (rd_fields_fixed_size,
-     * computed once per metadata record) settles them in rd_event_decode_status */
-    size_t pos = 0;
-    const check_step *s = plan->check, *end = s + plan->ncheck;
+/* A check step of the common kinds (fixed bytes, a string, an array) at *pos: 1 when done, 0 when
+ * s is of another kind, MANTRA_EFORMAT when the payload ends first. */
+static inline int check_common(const check_step *s, const uint8_t *payload, size_t size, size_t *ppos) {
+    size_t pos = *ppos, k;
+    switch (s->op) {
+    case CK_FIXED:
+        if (s->n > size - pos)
+            return MANTRA_EFORMAT;
+        *ppos = pos + (size_t)s->n;
+        return 1;
+    case CK_STR16:
+        k = rd_str16_end(payload, size, pos);
+        if (k == 0)
+            return MANTRA_EFORMAT;
+        *ppos = k;
+        return 1;
+    case CK_ARRAY16:
+        if (size - pos < 2)
+            return MANTRA_EFORMAT;
+        k = mantra_load_u16(payload + pos);
+        pos += 2;
+        if (k > (size - pos) / s->n)
+            return MANTRA_EFORMAT;
+        *ppos = pos + k * (size_t)s->n;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* rd_plan_check from step s at pos on, with the rarer kinds (varints, the walker). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int check_from(const check_step *s, const check_step *end, const uint8_t *payload, size_t size, size_t pos) {
     for (; s < end; s++) {
-        uint64_t v;
-        size_t k;
-        switch (s->op) {
-        case CK_FIXED:
-            if (s->n > size - pos)
-                return MANTRA_EFORMAT;
-            pos += (size_t)s->n;
-            break;
-        case CK_STR16:
-            k = rd_str16_end(payload, size, pos);
-            if (k == 0)
-                return MANTRA_EFORMAT;
-            pos = k;
-            break;
-        case CK_ARRAY16:
-            if (size - pos < 2)
-                return MANTRA_EFORMAT;
-            k = mantra_load_u16(payload + pos);
-            pos += 2;
-            if (k > (size - pos) / s->n)
-                return MANTRA_EFORMAT;
-            pos += k * (size_t)s->n;
-            break;
-        case CK_VARINT:
-            k = cm_varint_get(payload + pos, size - pos, CM_VARINT64_MAX_BYTES, &v);
+        int rc = check_common(s, payload, size, &pos);
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            continue;
+        if (s->op == CK_VARINT) {
+            uint64_t v;
+            size_t k = cm_varint_get(payload + pos, size - pos, CM_VARINT64_MAX_BYTES, &v);
             if (k == 0)
                 return MANTRA_EFORMAT;
             pos += k;
-            break;
-        default: {
-            int rc = rd_decode_one_field(s->f, payload, size, &pos, NULL, NULL);
-            if (rc < 0)
-                return rc;
+        } else if ((rc = rd_decode_one_field(s->f, payload, size, &pos, NULL, NULL)) < 0) {
+            return rc;
         }
-        }
+    }
+    return pos < size;
+}
+
+int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t size) {
+    /* all-fixed layouts never get here: the metadata's fixed_payload_size (rd_fields_fixed_size,
+     * computed once per metadata record) settles them in rd_event_decode_status. The common steps
+     * in a small loop (few registers to save per event); the first other one hands the rest to
+     * check_from. */
+    size_t pos = 0;
+    const check_step *s = plan->check, *end = s + plan->ncheck;
+    for (; s < end; s++) {
+        int rc = check_common(s, payload, size, &pos);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            return check_from(s, end, payload, size, pos);
     }
     return pos < size;
 }
