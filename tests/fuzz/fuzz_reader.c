@@ -4,7 +4,8 @@
  * Invariants checked: no crash, no leak, no undefined behaviour; errors carry an "offset N: " text;
  * events only point inside what they say; an event's decode_status agrees with a decode of it;
  * mantra_decode_event (through the metadata's decoding plan) shows the same values and returns the
- * same result as mantra_decode_payload walking the same fields. */
+ * same result as mantra_decode_payload walking the same fields; a manifest event's decode_status (the
+ * reader's length plan of the template) equals mantra_manifest_decode's result. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 /* described events: a payload that decodes whole has status OK, and the reverse */
                 int described = ev->metadata->field_count != 0 || ev->metadata->fields_from_manifest;
                 if (described && (rp == 0) != (ev->decode_status == 0))
+                    abort();
+                /* a manifest event's status (the template's length plan, manifest_check.c) is the
+                 * manifest decoder's, code for code */
+                if (ev->metadata->fields_from_manifest &&
+                    ev->decode_status != mantra_manifest_decode(ev->metadata->manifest_event->tpl, ev->payload,
+                                                                ev->payload_size,
+                                                                ev->pointer_size ? ev->pointer_size : 8, NULL, NULL,
+                                                                NULL))
                     abort();
                 if (ev->metadata->name == NULL)
                     abort();

@@ -11,7 +11,17 @@
  *                        fields (the walking decoder) with identical visitor calls (every mantra_value
  *                        member) and results: whole, cut at several lengths (errors part-way), with a
  *                        visitor that skips arrays and one that stops; with the generated .NET
- *                        providers registered, registry events' decode_status equals the walker's. */
+ *                        providers registered, registry events' decode_status equals the walker's.
+ *   manifest_plan_equals_decoder  with the built-in runtime providers (manifest/clr/) loaded, every
+ *                        event decoded with a manifest template has a length plan (manifest_check.c)
+ *                        whose status equals mantra_manifest_decode's without a visitor: whole, cut
+ *                        at every length (short payloads) or at spread lengths, and with a byte added;
+ *                        the event's decode_status is that status.
+ *   sorted_order_exact   MANTRA_READER_SORTED delivers every fixture's events in exactly the order (and
+ *                        with exactly the contents: one digest over every event in order) the
+ *                        malloc-per-event queue gave, which the interop tests hold against TraceEvent;
+ *                        the queue's pooled event slots (order.c) are allocated a fixed, small number
+ *                        of times, not once per event. */
 #define _XOPEN_SOURCE 700 /* realpath */
 
 #include <check.h>
@@ -25,7 +35,9 @@
 #include "check_main.h"
 #include "gen/run_tool.h"
 #include "mantra/decode.h"
+#include "mantra/manifest.h"
 #include "mantra/reader.h"
+#include "reader/reader-internal.h"
 #include "reader_test_util.h"
 #ifdef MANTRA_TEST_HAVE_DOTNET
 #include "dotnet_registry.h"
@@ -355,12 +367,133 @@ START_TEST(plan_equals_walk) {
 }
 END_TEST
 
+/* Events decoded with a manifest template (manifest/clr/ loaded), by fixture. */
+static const uint64_t manifest_decoded[] = {3, 1965, 105540, 32246, 4692, 19839, 0, 0};
+
+/* The plan's status for payload[0..size) equals the decoder's. */
+static void plan_vs_decoder(const mantra_trace_event *e, const uint8_t *payload, size_t size, const char *what) {
+    const mantra_trace_metadata *m = e->metadata;
+    int want = mantra_manifest_decode(m->manifest_event->tpl, payload, size, e->pointer_size ? e->pointer_size : 8,
+                                      NULL, NULL, NULL);
+    int got = rd_manifest_plan_check(m->manifest_plan, payload, size);
+    ck_assert_msg(got == want, "%s: size %zu: plan %d, decoder %d", what, size, got, want);
+}
+
+START_TEST(manifest_plan_equals_decoder) {
+    int must_fail;
+    char *p = fixture_path(fixtures[_i], &must_fail);
+    if (p == NULL) {
+        ck_assert(!must_fail);
+        return;
+    }
+    mantra_manifest *clr[2] = {mantra_manifest_load_file("manifest/clr/runtime.yaml", NULL),
+                               mantra_manifest_load_file("manifest/clr/eventpipe.yaml", NULL)};
+    ck_assert_ptr_nonnull(clr[0]);
+    ck_assert_ptr_nonnull(clr[1]);
+    mantra_reader *r = mantra_reader_new(NULL);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(mantra_reader_add_manifest(r, clr[0]), 0);
+    ck_assert_int_eq(mantra_reader_add_manifest(r, clr[1]), 0);
+    uint64_t n_ev = 0, n_man = 0;
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    const mantra_trace_event *e;
+    int rc = mantra_reader_open_file(r, p);
+    if (rc == 0)
+        while ((rc = mantra_reader_next(r, &e)) > 0) {
+            n_ev++;
+            const mantra_trace_metadata *m = e->metadata;
+            if (!m->fields_from_manifest)
+                continue;
+            n_man++;
+            ck_assert_ptr_nonnull(m->manifest_plan);
+            char what[600];
+            snprintf(what, sizeof what, "%s event %" PRIu64 " (metadata %u)", fixtures[_i], n_ev - 1, m->id);
+            size_t n = e->payload_size;
+            ck_assert_int_eq(e->decode_status, mantra_manifest_decode(m->manifest_event->tpl, e->payload, n,
+                                                                      e->pointer_size ? e->pointer_size : 8, NULL,
+                                                                      NULL, NULL));
+            if (n + 1 > cap) {
+                cap = 2 * (n + 1);
+                buf = realloc(buf, cap);
+                ck_assert_ptr_nonnull(buf);
+            }
+            if (n)
+                memcpy(buf, e->payload, n);
+            buf[n] = 0x41;
+            plan_vs_decoder(e, buf, n + 1, what); /* a byte after the last field */
+            plan_vs_decoder(e, buf, n, what);
+            if (n <= 96) {
+                for (size_t k = 0; k < n; k++)
+                    plan_vs_decoder(e, buf, k, what);
+            } else {
+                for (size_t k = 0; k < 16; k++)
+                    plan_vs_decoder(e, buf, n * k / 16, what);
+                for (size_t k = n - 5; k < n; k++)
+                    plan_vs_decoder(e, buf, k, what);
+            }
+        }
+    printf("manifest_plan_equals_decoder: %s: %" PRIu64 " events, %" PRIu64 " decoded with a manifest\n", fixtures[_i],
+           n_ev, n_man);
+    ck_assert_msg(rc == 0 || rc == MANTRA_ETRUNCATED, "%s: %s", p, mantra_reader_last_error(r));
+    ck_assert_uint_eq(n_man, manifest_decoded[_i]);
+    free(buf);
+    mantra_reader_free(r);
+    mantra_manifest_free(clr[0]);
+    mantra_manifest_free(clr[1]);
+    free(p);
+}
+END_TEST
+
+/* Per fixture: events, the digest of the sorted sequence (recorded with the malloc-per-event queue),
+ * allocations of the sorted queue (before: one per event). */
+static const uint64_t sorted_events[] = {3, 1970, 105540, 32247, 4693, 19842, 0, 7};
+static const uint64_t sorted_digest[] = {
+    UINT64_C(0x45740b989271c079), UINT64_C(0xea9be73087918a99), UINT64_C(0xd0ef93b785f18424),
+    UINT64_C(0xc4e5faaf658a84b2), UINT64_C(0x926359fb73246af3), UINT64_C(0xefd1437511b70fbb),
+    UINT64_C(0xcbf29ce484222325), UINT64_C(0xf9b9a2ff3ec4e4bd)};
+static const uint64_t sorted_allocs[] = {1, 22, 65, 7, 54, 17, 0, 1};
+
+START_TEST(sorted_order_exact) {
+    int must_fail;
+    char *p = fixture_path(fixtures[_i], &must_fail);
+    if (p == NULL) {
+        ck_assert(!must_fail);
+        return;
+    }
+    mantra_reader_options o = {MANTRA_READER_SORTED, 0};
+    mantra_reader *r = mantra_reader_new(&o);
+    ck_assert_ptr_nonnull(r);
+    uint64_t n = 0, h = UINT64_C(0xcbf29ce484222325);
+    const mantra_trace_event *e;
+    int rc = mantra_reader_open_file(r, p);
+    if (rc == 0)
+        while ((rc = mantra_reader_next(r, &e)) > 0) {
+            uint64_t d = digest(e);
+            h = FNV(h, d);
+            n++;
+        }
+    ck_assert_msg(rc == 0 || rc == MANTRA_ETRUNCATED, "%s: %s", p, mantra_reader_last_error(r));
+    uint64_t allocs = rd_order_allocations(r->order);
+    printf("sorted_order_exact: %s: %" PRIu64 " events, digest 0x%016" PRIx64 ", %" PRIu64 " allocations of the sorted queue (64 KiB chunks, large events)\n",
+           fixtures[_i], n, h, allocs);
+    fflush(stdout);
+    ck_assert_uint_eq(n, sorted_events[_i]);
+    ck_assert_uint_eq(h, sorted_digest[_i]);
+    ck_assert_uint_eq(allocs, sorted_allocs[_i]);
+    mantra_reader_free(r);
+    free(p);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("reader_fastpath");
     TCase *tc = tcase_create("fastpath");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, mapped_equals_read, 0, NFIX);
     tcase_add_loop_test(tc, plan_equals_walk, 0, NFIX);
+    tcase_add_loop_test(tc, manifest_plan_equals_decoder, 0, NFIX);
+    tcase_add_loop_test(tc, sorted_order_exact, 0, NFIX);
     suite_add_tcase(s, tc);
     return s;
 }

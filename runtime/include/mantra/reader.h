@@ -74,6 +74,9 @@ typedef struct mantra_trace_metadata {
     /* The reader's decoding plan for `fields` (private to the reader; NULL when none, e.g. in
      * metadata made by the caller): mantra_decode_event() decodes through it. */
     const struct mantra_field_plan *plan;
+    /* With fields_from_manifest: the reader's length plan of the manifest template, which sets
+     * decode_status without decoding (private to the reader; NULL in metadata made by the caller). */
+    const struct rd_manifest_plan *manifest_plan;
 } mantra_trace_metadata;
 
 /* Trace-wide facts (the Trace object / block). */

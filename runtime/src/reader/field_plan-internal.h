@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/arena-internal.h"
+#include "common/le-internal.h"
 #include "mantra/reader.h"
 
 typedef struct mantra_field_plan mantra_field_plan;
@@ -23,6 +24,32 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
 /* The same without a visitor: 0 when the payload holds the fields exactly, 1 when bytes remain, a
  * negative MANTRA_E* code when it ends inside a field or holds a bad value. */
 int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t size);
+
+/* The end of the UTF-16LE string at pos of p[0..size) (the offset after its
+ * terminator, the first 0 code unit from pos in steps of 2), or 0 when the payload ends first. */
+static inline size_t rd_str16_end(const uint8_t *p, size_t size, size_t pos) {
+    size_t i = pos;
+    /* four code units at a time: a unit is 0 when its 16-bit lane of the little-endian word is 0
+     * (the classic has-zero test, per 16-bit lane) */
+    const uint64_t lo = UINT64_C(0x0001000100010001), hi = UINT64_C(0x8000800080008000);
+    while (size - i >= 8) {
+        uint64_t x = mantra_load_u64(p + i);
+        uint64_t z = (x - lo) & ~x & hi;
+        if (z != 0) {
+#if defined(__GNUC__)
+            /* the lowest flagged lane is the first zero unit (a borrow only flags lanes above one) */
+            return i + 2 * ((size_t)__builtin_ctzll(z) / 16) + 2;
+#else
+            break; /* found below, unit by unit */
+#endif
+        }
+        i += 8;
+    }
+    for (; i + 1 < size; i += 2)
+        if (p[i] == 0 && p[i + 1] == 0)
+            return i + 2;
+    return 0;
+}
 
 /* field_decode.c: decodes the one field f at *pos of payload[0..size) at depth 0 with the walking
  * decoder (mantra_decode_payload's step for one top-level field); *pos moves past it. */

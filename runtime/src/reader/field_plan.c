@@ -37,10 +37,51 @@ typedef struct plan_step {
     const mantra_field_desc *f;
 } plan_step;
 
+/* The check (rd_plan_check) has its own, shorter list: a run of fixed-size fields (FixedArrays of
+ * fixed-size elements included) is one bounds check. */
+enum { CK_FIXED, CK_STR16, CK_ARRAY16, CK_VARINT, CK_WALK };
+
+typedef struct check_step {
+    uint8_t op;
+    uint64_t n; /* CK_FIXED: bytes; CK_ARRAY16: bytes of one element */
+    const mantra_field_desc *f; /* CK_WALK */
+} check_step;
+
 struct mantra_field_plan {
     uint32_t count;
+    uint32_t ncheck;
+    const check_step *check;
     plan_step steps[];
 };
+
+/* The check steps of p's steps (allocated in a); 0 or MANTRA_ENOMEM. */
+static int build_check(cm_arena *a, mantra_field_plan *p) {
+    check_step *c = cm_arena_alloc(a, (size_t)p->count * sizeof *c);
+    if (c == NULL)
+        return MANTRA_ENOMEM;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->count; i++) {
+        const plan_step *s = &p->steps[i];
+        check_step k = {CK_WALK, 0, s->f};
+        if (s->size)
+            k.op = CK_FIXED, k.n = s->size;
+        else if (s->op == OP_ARRAY && s->f->type == MANTRA_TYPE_FIXED_ARRAY)
+            k.op = CK_FIXED, k.n = (uint64_t)s->f->fixed_count * s->esize;
+        else if (s->op == OP_ARRAY)
+            k.op = CK_ARRAY16, k.n = s->esize;
+        else if (s->op == OP_STR16)
+            k.op = CK_STR16;
+        else if (s->op == OP_VARUINT || s->op == OP_VARINT)
+            k.op = CK_VARINT;
+        if (k.op == CK_FIXED && n > 0 && c[n - 1].op == CK_FIXED)
+            c[n - 1].n += k.n; /* at most 2^32 fields of 2^32 x 16 bytes: no overflow */
+        else
+            c[n++] = k;
+    }
+    p->check = c;
+    p->ncheck = n;
+    return 0;
+}
 
 static uint8_t op_of(uint32_t type, uint8_t *size) {
     switch (type) {
@@ -105,82 +146,79 @@ const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fie
             }
         }
     }
+    if (build_check(a, p) < 0)
+        return NULL;
     return p;
 }
 
-/* The end of the UTF-16LE string starting at pos (the offset after its terminator), or 0 when the
- * payload ends first. */
-static size_t str16_end(const uint8_t *p, size_t size, size_t pos) {
-    size_t i = pos;
-    /* four code units at a time: a unit is 0 when its 16-bit lane of the little-endian word is 0
-     * (the classic has-zero test, per 16-bit lane) */
-    const uint64_t lo = UINT64_C(0x0001000100010001), hi = UINT64_C(0x8000800080008000);
-    while (size - i >= 8) {
-        uint64_t x = mantra_load_u64(p + i);
-        uint64_t z = (x - lo) & ~x & hi;
-        if (z != 0) {
-#if defined(__GNUC__)
-            /* the lowest flagged lane is the first zero unit (a borrow only flags lanes above one) */
-            return i + 2 * ((size_t)__builtin_ctzll(z) / 16) + 2;
-#else
-            break; /* found below, unit by unit */
-#endif
-        }
-        i += 8;
+
+/* A check step of the common kinds (fixed bytes, a string, an array) at *pos: 1 when done, 0 when
+ * s is of another kind, MANTRA_EFORMAT when the payload ends first. */
+static inline int check_common(const check_step *s, const uint8_t *payload, size_t size, size_t *ppos) {
+    size_t pos = *ppos, k;
+    switch (s->op) {
+    case CK_FIXED:
+        if (s->n > size - pos)
+            return MANTRA_EFORMAT;
+        *ppos = pos + (size_t)s->n;
+        return 1;
+    case CK_STR16:
+        k = rd_str16_end(payload, size, pos);
+        if (k == 0)
+            return MANTRA_EFORMAT;
+        *ppos = k;
+        return 1;
+    case CK_ARRAY16:
+        if (size - pos < 2)
+            return MANTRA_EFORMAT;
+        k = mantra_load_u16(payload + pos);
+        pos += 2;
+        if (k > (size - pos) / s->n)
+            return MANTRA_EFORMAT;
+        *ppos = pos + k * (size_t)s->n;
+        return 1;
+    default:
+        return 0;
     }
-    for (; i + 1 < size; i += 2)
-        if (p[i] == 0 && p[i + 1] == 0)
-            return i + 2;
-    return 0;
+}
+
+/* rd_plan_check from step s at pos on, with the rarer kinds (varints, the walker). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int check_from(const check_step *s, const check_step *end, const uint8_t *payload, size_t size, size_t pos) {
+    for (; s < end; s++) {
+        int rc = check_common(s, payload, size, &pos);
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            continue;
+        if (s->op == CK_VARINT) {
+            uint64_t v;
+            size_t k = cm_varint_get(payload + pos, size - pos, CM_VARINT64_MAX_BYTES, &v);
+            if (k == 0)
+                return MANTRA_EFORMAT;
+            pos += k;
+        } else if ((rc = rd_decode_one_field(s->f, payload, size, &pos, NULL, NULL)) < 0) {
+            return rc;
+        }
+    }
+    return pos < size;
 }
 
 int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t size) {
     /* all-fixed layouts never get here: the metadata's fixed_payload_size (rd_fields_fixed_size,
-     * computed once per metadata record) settles them in rd_event_decode_status */
+     * computed once per metadata record) settles them in rd_event_decode_status. The common steps
+     * in a small loop (few registers to save per event); the first other one hands the rest to
+     * check_from. */
     size_t pos = 0;
-    for (uint32_t i = 0; i < plan->count; i++) {
-        const plan_step *s = &plan->steps[i];
-        if (s->size) {
-            if (s->size > size - pos)
-                return MANTRA_EFORMAT;
-            pos += s->size;
-            continue;
-        }
-        uint64_t v;
-        size_t k;
-        switch (s->op) {
-        case OP_ARRAY: {
-            size_t count = s->f->fixed_count;
-            if (s->f->type == MANTRA_TYPE_ARRAY) {
-                if (size - pos < 2)
-                    return MANTRA_EFORMAT;
-                count = mantra_load_u16(payload + pos);
-                pos += 2;
-            }
-            if (count > (size - pos) / s->esize)
-                return MANTRA_EFORMAT;
-            pos += count * s->esize;
-            break;
-        }
-        case OP_STR16:
-            k = str16_end(payload, size, pos);
-            if (k == 0)
-                return MANTRA_EFORMAT;
-            pos = k;
-            break;
-        case OP_VARUINT:
-        case OP_VARINT:
-            k = cm_varint_get(payload + pos, size - pos, CM_VARINT64_MAX_BYTES, &v);
-            if (k == 0)
-                return MANTRA_EFORMAT;
-            pos += k;
-            break;
-        default: {
-            int rc = rd_decode_one_field(s->f, payload, size, &pos, NULL, NULL);
-            if (rc < 0)
-                return rc;
-        }
-        }
+    const check_step *s = plan->check, *end = s + plan->ncheck;
+    for (; s < end; s++) {
+        int rc = check_common(s, payload, size, &pos);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            return check_from(s, end, payload, size, pos);
     }
     return pos < size;
 }
@@ -358,7 +396,7 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
             had_guid = s->op == OP_GUID;
             pos += s->size;
         } else if (s->op == OP_STR16) {
-            size_t end = str16_end(payload, size, pos);
+            size_t end = rd_str16_end(payload, size, pos);
             if (end == 0)
                 return MANTRA_EFORMAT;
             v.count = (end - pos - 2) / 2;

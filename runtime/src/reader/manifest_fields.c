@@ -126,6 +126,8 @@ int rd_manifest_decode(const mantra_trace_event *ev, const mantra_field_visitor 
 }
 
 int rd_manifest_check(const mantra_trace_event *ev) {
+    if (ev->metadata->manifest_plan != NULL) /* the reader's metadata: lengths only (manifest_check.c) */
+        return rd_manifest_plan_check(ev->metadata->manifest_plan, ev->payload, ev->payload_size);
     return mantra_manifest_decode(ev->metadata->manifest_event->tpl, ev->payload, ev->payload_size,
                                   ev->pointer_size ? ev->pointer_size : 8, NULL, NULL, NULL);
 }

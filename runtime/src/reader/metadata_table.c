@@ -14,6 +14,7 @@ const mantra_trace_metadata *mantra_reader_metadata(const mantra_reader *r, uint
 typedef struct rd_mfields {
     const mantra_field_desc *fields;
     uint32_t count;
+    const rd_manifest_plan *plan; /* the template's length plan (manifest_check.c) */
 } rd_mfields;
 
 /* Metadata fields that are a strict prefix (by name) of the manifest's and stop right before a
@@ -69,6 +70,7 @@ static int apply_manifest_from(mantra_reader *r, mantra_trace_metadata *m, const
         } else {
             rd_mfields *n = cm_arena_alloc(&r->arena, sizeof *n);
             if (n == NULL || rd_manifest_fields(&r->arena, e, r->info.pointer_size, &n->fields, &n->count) < 0 ||
+                (n->plan = rd_manifest_plan_build(&r->arena, e, r->info.pointer_size)) == NULL ||
                 cm_map_put(&r->manifest_fields, key, (uint64_t)(uintptr_t)n) < 0)
                 return MANTRA_ENOMEM;
             mf = n;
@@ -78,6 +80,7 @@ static int apply_manifest_from(mantra_reader *r, mantra_trace_metadata *m, const
         m->fields = mf->fields;
         m->field_count = mf->count;
         m->manifest_event = e;
+        m->manifest_plan = mf->plan;
         m->fields_from_manifest = 1;
         return 1;
     }

@@ -4,6 +4,7 @@
  * across queues by timestamp) and then itself; sequence points and the end dispatch everything.
  * The merge reproduces TraceEvent's tie order: a binary min-heap built over the active queues in
  * the iteration order of .NET's HashSet (insertion order, freed slots reused last-freed first). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,9 +12,24 @@
 
 typedef struct qev {
     struct qev *next;
+    unsigned cls; /* size class (pooled), or NCLASS: allocated for this event alone */
     mantra_trace_event ev;
     uint8_t data[];
 } qev;
+
+/* Event slots are pooled by size class (a power of two from 256 bytes to 64 KiB, the event header
+ * included), carved from 64 KiB chunks: a slot released after its event is popped waits on its
+ * class's free list for the next event of that size, so the queue allocates a chunk only when more
+ * events of a class wait at once than ever before, never per event; larger events get a slot of
+ * their own. */
+#define NCLASS 9
+#define CLASS0_SHIFT 8
+#define CHUNK_BYTES ((size_t)1 << (CLASS0_SHIFT + NCLASS - 1))
+
+typedef union chunk {
+    union chunk *next; /* the chunks of the queue, freed with it */
+    max_align_t align; /* the slots after this header are aligned for any member */
+} chunk;
 
 typedef struct queue {
     qev *head, *tail;
@@ -37,14 +53,19 @@ struct rd_order {
     size_t nheap, capheap;
     qev *rhead, *rtail; /* ready to pop */
     qev *current;       /* last popped */
+    qev *pool[NCLASS];  /* free slots by size class */
+    chunk *chunks;
+    uint64_t allocs;    /* chunks and single slots allocated */
 };
 
 rd_order *rd_order_new(void) { return calloc(1, sizeof(rd_order)); }
 
+/* Frees the single slots of a list (chunk slots go with their chunks). */
 static void free_list(qev *e) {
     while (e) {
         qev *n = e->next;
-        free(e);
+        if (e->cls >= NCLASS)
+            free(e);
         e = n;
     }
 }
@@ -55,7 +76,13 @@ void rd_order_free(rd_order *o) {
     for (size_t i = 0; i < o->nq; i++)
         free_list(o->queues[i].head);
     free_list(o->rhead);
-    free(o->current);
+    if (o->current && o->current->cls >= NCLASS) /* its next is stale: not a list */
+        free(o->current);
+    while (o->chunks) {
+        chunk *n = o->chunks->next;
+        free(o->chunks);
+        o->chunks = n;
+    }
     cm_map_free(&o->qmap);
     free(o->queues);
     free(o->slots);
@@ -66,9 +93,54 @@ void rd_order_free(rd_order *o) {
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem) { return cm_grow(p, cap, need, elem, 16); }
 
-static qev *copy_event(const mantra_trace_event *ev) {
+/* A slot for n bytes of payload and stack. */
+static qev *slot_get(rd_order *o, size_t n) {
+    size_t need = sizeof(qev) + n;
+    unsigned cls = 0;
+    while (cls < NCLASS && need > ((size_t)1 << (CLASS0_SHIFT + cls)))
+        cls++;
+    if (cls >= NCLASS) {
+        qev *e = malloc(need);
+        if (e == NULL)
+            return NULL;
+        o->allocs++;
+        e->cls = NCLASS;
+        return e;
+    }
+    if (o->pool[cls] == NULL) { /* a new chunk, cut into slots of this class */
+        chunk *c = malloc(sizeof(chunk) + CHUNK_BYTES);
+        if (c == NULL)
+            return NULL;
+        o->allocs++;
+        c->next = o->chunks;
+        o->chunks = c;
+        size_t size = (size_t)1 << (CLASS0_SHIFT + cls);
+        for (size_t off = CHUNK_BYTES; off >= size; off -= size) {
+            qev *e = (qev *)(void *)((unsigned char *)(c + 1) + off - size);
+            e->cls = cls;
+            e->next = o->pool[cls];
+            o->pool[cls] = e;
+        }
+    }
+    qev *e = o->pool[cls];
+    o->pool[cls] = e->next;
+    return e;
+}
+
+static void slot_put(rd_order *o, qev *e) {
+    if (e == NULL)
+        return;
+    if (e->cls >= NCLASS) {
+        free(e);
+        return;
+    }
+    e->next = o->pool[e->cls];
+    o->pool[e->cls] = e;
+}
+
+static qev *copy_event(rd_order *o, const mantra_trace_event *ev) {
     size_t ssize = ev->stack_count * ev->pointer_size;
-    qev *e = malloc(sizeof *e + ev->payload_size + ssize);
+    qev *e = slot_get(o, ev->payload_size + ssize);
     if (e == NULL)
         return NULL;
     e->next = NULL;
@@ -173,13 +245,13 @@ static int sort_and_dispatch(rd_order *o, int64_t stop, int all) {
 }
 
 int rd_order_event(rd_order *o, const mantra_trace_event *ev, uint64_t key) {
-    qev *e = copy_event(ev);
+    qev *e = copy_event(o, ev);
     if (e == NULL)
         return MANTRA_ENOMEM;
     if (ev->is_sorted) {
         int rc = sort_and_dispatch(o, ev->timestamp, 0);
         if (rc < 0) {
-            free(e);
+            slot_put(o, e);
             return rc;
         }
         ready_push(o, e);
@@ -192,7 +264,7 @@ int rd_order_event(rd_order *o, const mantra_trace_event *ev, uint64_t key) {
     } else {
         if (grow((void **)&o->queues, &o->capq, o->nq + 1, sizeof *o->queues) < 0 ||
             cm_map_put(&o->qmap, key, o->nq) < 0) {
-            free(e);
+            slot_put(o, e);
             return MANTRA_ENOMEM;
         }
         q = o->nq++;
@@ -200,7 +272,7 @@ int rd_order_event(rd_order *o, const mantra_trace_event *ev, uint64_t key) {
     }
     queue *qu = &o->queues[q];
     if (qu->count == 0 && slot_add(o, q) < 0) {
-        free(e);
+        slot_put(o, e);
         return MANTRA_ENOMEM;
     }
     if (qu->tail)
@@ -215,7 +287,7 @@ int rd_order_event(rd_order *o, const mantra_trace_event *ev, uint64_t key) {
 int rd_order_flush(rd_order *o) { return sort_and_dispatch(o, INT64_MAX, 1); }
 
 const mantra_trace_event *rd_order_pop(rd_order *o) {
-    free(o->current);
+    slot_put(o, o->current);
     o->current = NULL;
     qev *e = o->rhead;
     if (e == NULL)
@@ -226,3 +298,5 @@ const mantra_trace_event *rd_order_pop(rd_order *o) {
     o->current = e;
     return &e->ev;
 }
+
+uint64_t rd_order_allocations(const rd_order *o) { return o ? o->allocs : 0; }

@@ -14,6 +14,7 @@
 #include "common/arena-internal.h"
 #include "common/grow-internal.h"
 #include "common/hashmap-internal.h"
+#include "field_plan-internal.h"
 #include "mantra/decode.h"
 #include "mantra/reader.h"
 
@@ -273,6 +274,10 @@ static inline int rd_event_decode_status(const mantra_trace_event *e) {
                                                          : MANTRA_DECODE_SHORT;
     if (m->field_count == 0 && !m->fields_from_manifest)
         return MANTRA_DECODE_OK;
+    if (m->plan != NULL && !m->fields_from_manifest) { /* the usual case, one call */
+        int rc = rd_plan_check(m->plan, e->payload, e->payload_size);
+        return rc == 0 ? MANTRA_DECODE_OK : rc == 1 ? MANTRA_DECODE_TRAILING : MANTRA_DECODE_SHORT;
+    }
     return rd_event_check_fields(e);
 }
 
@@ -286,6 +291,15 @@ int rd_manifest_decode(const mantra_trace_event *ev, const mantra_field_visitor 
 /* How the payload matches the manifest template: a MANTRA_DECODE_* status (mantra/decode.h). */
 int rd_manifest_check(const mantra_trace_event *ev);
 
+/* ---- length plans of manifest templates (manifest_check.c) ---- */
+typedef struct rd_manifest_plan rd_manifest_plan;
+/* The plan of e's template for a trace of pointer_size (allocated in a), NULL when out of memory. */
+const rd_manifest_plan *rd_manifest_plan_build(cm_arena *a, const struct mantra_manifest_event *e,
+                                               uint32_t pointer_size);
+/* mantra_manifest_decode(template, payload, size, pointer_size, NULL, NULL, NULL) through the plan:
+ * MANTRA_DECODE_OK, _TRAILING, _SHORT or _BAD_STRING, the same result. */
+int rd_manifest_plan_check(const rd_manifest_plan *p, const uint8_t *payload, size_t size);
+
 /* ---- sorted delivery (order.c) ---- */
 rd_order *rd_order_new(void);
 void rd_order_free(rd_order *o);
@@ -295,5 +309,7 @@ int rd_order_event(rd_order *o, const mantra_trace_event *ev, uint64_t queue_key
 int rd_order_flush(rd_order *o);
 /* Pops the next ready event (valid until the next pop or free); NULL when none. */
 const mantra_trace_event *rd_order_pop(rd_order *o);
+/* Event slots the queue has allocated so far (tests: not one per event). */
+uint64_t rd_order_allocations(const rd_order *o);
 
 #endif
