@@ -76,7 +76,7 @@ typedef struct mantra_trace_metadata {
     const struct mantra_field_plan *plan;
     /* With fields_from_manifest: the reader's length plan of the manifest template, which sets
      * decode_status without decoding (private to the reader; NULL in metadata made by the caller). */
-    const struct rd_manifest_plan *manifest_plan;
+    const struct mantra_manifest_plan *manifest_plan;
 } mantra_trace_metadata;
 
 /* Trace-wide facts (the Trace object / block). */

@@ -30,10 +30,10 @@ typedef struct mk_step {
     uint16_t slot;
     uint32_t esize;
     uint64_t n;
-    const struct rd_manifest_plan *members; /* MK_STRUCT */
+    const struct mantra_manifest_plan *members; /* MK_STRUCT */
 } mk_step;
 
-struct rd_manifest_plan {
+struct mantra_manifest_plan {
     uint32_t count;
     uint32_t slots; /* slots its counts refer to (MANTRA_MANIFEST_MAX_SLOTS at most) */
     mk_step steps[];

@@ -292,7 +292,7 @@ int rd_manifest_decode(const mantra_trace_event *ev, const mantra_field_visitor 
 int rd_manifest_check(const mantra_trace_event *ev);
 
 /* ---- length plans of manifest templates (manifest_check.c) ---- */
-typedef struct rd_manifest_plan rd_manifest_plan;
+typedef struct mantra_manifest_plan rd_manifest_plan;
 /* The plan of e's template for a trace of pointer_size (allocated in a), NULL when out of memory. */
 const rd_manifest_plan *rd_manifest_plan_build(cm_arena *a, const struct mantra_manifest_event *e,
                                                uint32_t pointer_size);
