@@ -171,11 +171,12 @@ typedef struct session {
  * A writer announces itself (r->writing = index + 1) and then reads what a stop or the drain
  * changes (ss_slots[i], t->current); the stop and the drain change those and then read r->writing.
  * Each side needs a store-load fence between its store and its load (Dekker), or one of them could
- * miss the other. EventPipe pays a sequentially consistent store per event on the writer side
- * (dotnet/runtime, src/native/eventpipe/ep.c, write_event_2: ep_rt_volatile_store_uint64_t of
- * session_write_in_progress, then ep_rt_volatile_load of the session slot; the disable side
- * clears the slot and spins on session_write_in_progress). On x86-64 that store is an xchg, which
- * waits for every store before it (the previous record's lines) to reach the cache.
+ * miss the other. EventPipe has the same handshake (dotnet/runtime, src/native/eventpipe/ep.c,
+ * write_event_2: ep_thread_set_session_write_in_progress, then ep_volatile_load_session; the
+ * disable side, disable_holding_lock, stores NULL into the slot and then waits in
+ * ep_session_suspend_write_event). libmantra paid a sequentially consistent store per event for
+ * it: on x86-64 an xchg, which waits for every store before it (the previous record's lines) to
+ * reach the cache (about 20 ns on this guest: bench/session_write -o parts, p_xchg).
  *
  * Here, once the process is registered for membarrier(2) (ss_asym_fence = 1, set at the first
  * session start and never cleared), the writer stores r->writing relaxed and only keeps the
