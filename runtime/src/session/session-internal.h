@@ -172,11 +172,13 @@ typedef struct session {
  * A writer announces itself (r->writing = index + 1) and then reads what a stop or the drain
  * changes (ss_slots[i], t->current); the stop and the drain change those and then read r->writing.
  * Each side needs a store-load fence between its store and its load (Dekker), or one of them could
- * miss the other. EventPipe pays a sequentially consistent store per event on the writer side
- * (dotnet/runtime, src/native/eventpipe/ep.c, write_event_2: ep_rt_volatile_store_uint64_t of
- * session_write_in_progress, then ep_rt_volatile_load of the session slot; the disable side
- * clears the slot and spins on session_write_in_progress). On x86-64 that store is an xchg, which
- * waits for every store before it (the previous record's lines) to reach the cache.
+ * miss the other. EventPipe has the same handshake (dotnet/runtime, src/native/eventpipe/ep.c,
+ * write_event_2: ep_thread_set_session_write_in_progress, then ep_volatile_load_session; the
+ * disable side, disable_holding_lock, stores NULL into the slot and then waits in
+ * ep_session_suspend_write_event). libmantra paid a sequentially consistent store per event for
+ * it: on x86-64 an xchg, which waits for every store before it (the previous record's lines) to
+ * reach the cache (5.7 ns alone on this guest, 22 ns under load: bench/session_write -o parts,
+ * p_xchg; 2-3 ns of writer CPU per event against the relaxed store in enabled_warm).
  *
  * Here, once the process is registered for membarrier(2) (ss_asym_fence = 1, set at the first
  * session start and never cleared), the writer stores r->writing relaxed and only keeps the
@@ -196,6 +198,12 @@ typedef struct session {
  * in ThreadSanitizer builds (TSan cannot see membarrier's barrier and would report the relaxed
  * store as a race) writers keep the sequentially consistent store and ss_writers_fence() is a
  * plain seq_cst fence. The threadless build has one thread: either way is correct there. */
+/* 1 once drain.c calls ss_writers_fence() between its exchange of the current buffers and its wait
+ * for the writers (ss_drain_pass); until then the relaxed store would race with the drain, so the
+ * writers keep the sequentially consistent store. Both change together. */
+#ifndef SS_DRAIN_FENCES
+#define SS_DRAIN_FENCES 0
+#endif
 #if defined(__SANITIZE_THREAD__)
 #define SS_ASYM_FENCE 0
 #elif defined(__has_feature)
@@ -204,7 +212,7 @@ typedef struct session {
 #endif
 #endif
 #ifndef SS_ASYM_FENCE
-#define SS_ASYM_FENCE 1
+#define SS_ASYM_FENCE SS_DRAIN_FENCES
 #endif
 /* 1: writers announce themselves with a relaxed store (membarrier registered). */
 extern _Atomic int ss_asym_fence;
