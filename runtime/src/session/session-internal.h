@@ -198,12 +198,6 @@ typedef struct session {
  * in ThreadSanitizer builds (TSan cannot see membarrier's barrier and would report the relaxed
  * store as a race) writers keep the sequentially consistent store and ss_writers_fence() is a
  * plain seq_cst fence. The threadless build has one thread: either way is correct there. */
-/* 1 once drain.c calls ss_writers_fence() between its exchange of the current buffers and its wait
- * for the writers (ss_drain_pass); until then the relaxed store would race with the drain, so the
- * writers keep the sequentially consistent store. Both change together. */
-#ifndef SS_DRAIN_FENCES
-#define SS_DRAIN_FENCES 0
-#endif
 #if defined(__SANITIZE_THREAD__)
 #define SS_ASYM_FENCE 0
 #elif defined(__has_feature)
@@ -212,7 +206,7 @@ typedef struct session {
 #endif
 #endif
 #ifndef SS_ASYM_FENCE
-#define SS_ASYM_FENCE SS_DRAIN_FENCES
+#define SS_ASYM_FENCE 1
 #endif
 /* 1: writers announce themselves with a relaxed store (membarrier registered). */
 extern _Atomic int ss_asym_fence;
