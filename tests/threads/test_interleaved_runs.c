@@ -9,12 +9,13 @@
  * The session is only drained at its stop (flush interval of a minute, a cap far above the trace,
  * no buffer pool: MANTRA_SESSION_POOL_MB=0 in CMakeLists.txt, so nothing wakes the drain early), so
  * the runs depend only on the per-thread buffers (src/session/thread_buffers.c: 100, 200, 300,
- * 400 KB, ...) and the figures are exact: 20000 Tick events per thread take 4 buffers each, 8 runs
- * (7 thread switches). IsSorted: the first writer's runs start at its oldest event, and its next
- * event is newer than the second writer's oldest (they alternate), so only each run's first row
- * (4); every row of a run of the second writer is older than the first writer's next event, all
- * sorted (20000). Before the runs (the drain switching thread wherever time order does), every
- * event was its own run: 39999 switches, each row repeating thread id, sequence delta, capture
+ * 400 KB, ...) and the drain's run length (drain.c, RUN_BYTES: 16 KiB of records while another
+ * thread waits; RUN_SPAN: 1 ms past the other thread's oldest event): 20000 Tick events per thread
+ * take 4 buffers each, cut into at least 57 runs per thread (113 thread switches; more when a
+ * stalled writer makes a run reach RUN_SPAN). Exact for any run boundaries: a thread switch only
+ * on an IsSorted row, and IsSorted on exactly the rows not newer than the other writer's oldest
+ * event not yet in the file (true, and as many as that allows). Before the runs (the drain
+ * switching thread wherever time order does), every event was its own run: 39999 switches, each row repeating thread id, sequence delta, capture
  * thread and processor (about 12 more bytes per event). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
@@ -60,10 +61,20 @@ static void *step_main(void *arg) {
 typedef struct shape {
     uint32_t ticks, switches, sorted_rows, gap_rows, out_of_order;
     uint32_t next_index[2];
+    int64_t *ts[2]; /* each thread's timestamps in the order read */
+    uint8_t *sorted[2];
+    uint8_t *who; /* the writer of the n-th row read */
 } shape;
 
 static void read_shape(const char *path, unsigned flags, const stepper *s, shape *out) {
     memset(out, 0, sizeof *out);
+    for (int k = 0; k < 2; k++) {
+        out->ts[k] = calloc(g_per_thread, sizeof *out->ts[k]);
+        out->sorted[k] = calloc(g_per_thread, 1);
+        ck_assert(out->ts[k] && out->sorted[k]);
+    }
+    out->who = calloc(2u * g_per_thread, 1);
+    ck_assert_ptr_nonnull(out->who);
     mantra_reader_options o = {flags, 0};
     mantra_reader *r = mantra_reader_new(&o);
     ck_assert_ptr_nonnull(r);
@@ -77,10 +88,16 @@ static void read_shape(const char *path, unsigned flags, const stepper *s, shape
             continue; /* ProcessInfo, from the stopping thread */
         uint32_t k = ev->capture_thread_id == s[1].tid;
         ck_assert_uint_eq(ev->capture_thread_id, s[k].tid);
+        ck_assert_uint_lt(out->ticks, 2u * g_per_thread);
+        out->who[out->ticks] = (uint8_t)k;
         out->ticks++;
         out->sorted_rows += ev->is_sorted != 0;
-        if (out->ticks > 1 && ev->capture_thread_id != prev_tid)
+        if (out->ticks > 1 && ev->capture_thread_id != prev_tid) {
             out->switches++;
+            /* TraceEvent changes its current thread only on an IsSorted row */
+            if (!(flags & MANTRA_READER_SORTED))
+                ck_assert_msg(ev->is_sorted, "thread switch on a row not IsSorted (row %u)", out->ticks);
+        }
         if (ev->sequence != prev_seq[k] + 1u)
             out->gap_rows++;
         prev_seq[k] = ev->sequence;
@@ -91,6 +108,8 @@ static void read_shape(const char *path, unsigned flags, const stepper *s, shape
         ck_assert_uint_eq(ev->payload_size, 12);
         memcpy(&index, ev->payload + 4, 8);
         ck_assert_uint_eq(index, out->next_index[k]);
+        out->ts[k][index] = ev->timestamp;
+        out->sorted[k][index] = ev->is_sorted != 0;
         out->next_index[k]++;
         prev_tid = ev->capture_thread_id;
         prev_ts = ev->timestamp;
@@ -142,14 +161,36 @@ START_TEST(lockstep_runs) {
     read_shape(path, 0, s, &file);
     ck_assert_uint_eq(file.ticks, 2u * g_per_thread);
     ck_assert_uint_eq(file.gap_rows, 0);
+    /* IsSorted exactly on the rows not newer than the other writer's oldest event not yet in the
+     * file (in file order each writer's events follow its write order): true, and as many as
+     * that allows. Rows of one run: the other writer's next event is the same for all of them. */
+    uint32_t at[2] = {0, 0}, wrong = 0;
+    for (uint32_t n = 0; n < 2u * g_per_thread; n++) {
+        uint32_t k = file.who[n], o = 1u - k, i = at[k]++;
+        int want = at[o] >= g_per_thread || file.ts[k][i] <= file.ts[o][at[o]];
+        wrong += want != file.sorted[k][i];
+    }
+    ck_assert_uint_eq(wrong, 0);
     printf("interleaved: %u events per thread, %u thread switches in file order, %u IsSorted rows, %llu bytes "
            "(%.3f per event)\n",
            g_per_thread, file.switches, file.sorted_rows, (unsigned long long)st.bytes,
            (double)st.bytes / (2.0 * g_per_thread));
     if (g_per_thread == 20000 && getenv("MANTRA_SESSION_POOL_MB") && !strcmp(getenv("MANTRA_SESSION_POOL_MB"), "0")) {
-        ck_assert_uint_eq(file.switches, 7);
-        ck_assert_uint_eq(file.sorted_rows, 20004);
+        /* at least the runs the buffers and RUN_BYTES make (113 switches); a run also ends 1 ms
+         * past the other writer's oldest event (RUN_SPAN), which a stalled writer can reach */
+        ck_assert_uint_ge(file.switches, 113);
+        ck_assert_uint_lt(file.switches, 2000); /* runs of 20 events on average at least */
+        /* before the runs: 39999 switches, 27.05 bytes per event; now about 15.1 */
+        ck_assert_uint_lt(st.bytes, 2u * g_per_thread * 20u);
     }
+    for (int k = 0; k < 2; k++) {
+        free(file.ts[k]);
+        free(file.sorted[k]);
+        free(sorted.ts[k]);
+        free(sorted.sorted[k]);
+    }
+    free(file.who);
+    free(sorted.who);
 }
 END_TEST
 

@@ -346,9 +346,11 @@ static inline void nw_plain_copy(uint8_t *p, const uint8_t *payload, uint32_t si
  * ts, size payload bytes, which must be readable up to the next multiple of 8. Returns 0 (and
  * writes nothing) when the row needs the general path: the block is full, ts is older than the
  * writer's newest row, seq is 0 or the payload is too large. The fields are read into locals and
- * stored once: the payload's byte stores could alias them otherwise. */
-static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq, uint64_t ts,
-                               const uint8_t *payload, uint32_t size) {
+ * stored once: the payload's byte stores could alias them otherwise. sorted: the row's IsSorted
+ * flag (0x40 or 0), which must be what c->sorted_upto says (ts <= it), the first row after a
+ * switch deciding by that. */
+static inline int nw_plain_row_flag(nw_plain *restrict c, uint32_t mid, uint32_t seq, uint64_t ts,
+                                    const uint8_t *payload, uint32_t size, uint8_t sorted) {
     if (MANTRA_UNLIKELY(c->fresh))
         return nw_plain_first_row(c, mid, seq, ts, payload, size);
     uint8_t *out = c->out;
@@ -358,8 +360,7 @@ static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq,
     if (MANTRA_UNLIKELY(out + size > c->room || ts < pts || seq == 0 || size > MANTRA_MAX_PAYLOAD))
         return 0;
     uint8_t *p = out + 1;
-    /* IsSorted: every row in global order; in runs, the rows no other thread's later row precedes */
-    uint8_t flags = ts <= c->sorted_upto ? 0x40 : 0;
+    uint8_t flags = sorted;
     if (mid != pmid) {
         flags |= 0x01;
         p += nw_varint_put(p, mid);
@@ -385,6 +386,12 @@ static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq,
     c->prev.sequence = seq;
     c->prev.timestamp = ts;
     return 1;
+}
+
+/* nw_plain_row() with IsSorted as c->sorted_upto decides it. */
+static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq, uint64_t ts,
+                               const uint8_t *payload, uint32_t size) {
+    return nw_plain_row_flag(c, mid, seq, ts, payload, size, ts <= c->sorted_upto ? 0x40 : 0);
 }
 
 /* Bytes of finished objects so far (staged ones included), and since the last sequence point

@@ -182,13 +182,19 @@ static int run_fast(session *s, tss *t, nw_plain *c, int open, uint64_t sorted_u
 
 /* The hot loop: the events of one buffer from off on through the cursor c, up to the first one that
  * is not older than limit_run or needs the general path (an extension, no cached metadata id, a row
- * the cursor hands back), or the buffer's end; returns its offset, *last: the last event written.
- * Out of line, so that the loop keeps its few values in registers. */
+ * the cursor hands back), or the buffer's end, each row IsSorted when sorted is 0x40 (the caller keeps
+ * limit_run at the sorted rows' bound); returns its offset, *last: the last event written.
+ * Out of line in two copies, one per flag (plain_rows_sorted, plain_rows_unsorted), so that the
+ * loop keeps its few values in registers and the flag is a constant. */
 #if defined(__GNUC__) || defined(__clang__)
-__attribute__((noinline))
+#define DRAIN_NOINLINE __attribute__((noinline))
+#define DRAIN_INLINE __attribute__((always_inline)) inline
+#else
+#define DRAIN_NOINLINE
+#define DRAIN_INLINE inline
 #endif
-static uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, uint32_t off, uint32_t used,
-                           uint64_t limit_run, const rec_hdr **last) {
+static DRAIN_INLINE uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, uint32_t off,
+                                        uint32_t used, uint64_t limit_run, uint8_t sorted, const rec_hdr **last) {
     const mantra_event_desc *last_desc = NULL;
     const rec_hdr *l = NULL;
     uint32_t mid = 0;
@@ -205,7 +211,7 @@ static uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, u
             mid = m;
         }
         uint32_t size = rec_payload_size(h);
-        if (!nw_plain_row(c, mid, h->seq, ts, base + off + REC_HDR, size))
+        if (!nw_plain_row_flag(c, mid, h->seq, ts, base + off + REC_HDR, size, sorted))
             break;
         l = h;
         off += REC_HDR + ((size + 7u) & ~7u);
@@ -215,8 +221,20 @@ static uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, u
     return off;
 }
 
-/* A run: t's drained events older than *limit, up to the end of a buffer when another thread has
- * events (so that a cut's boundary below stays near). Rows not newer than next (the oldest event
+static DRAIN_NOINLINE uint32_t plain_rows_sorted(const session *s, nw_plain *c, const uint8_t *base, uint32_t off,
+                                                uint32_t used, uint64_t limit_run, const rec_hdr **last) {
+    return plain_rows(s, c, base, off, used, limit_run, 0x40, last);
+}
+
+static DRAIN_NOINLINE uint32_t plain_rows_unsorted(const session *s, nw_plain *c, const uint8_t *base, uint32_t off,
+                                                  uint32_t used, uint64_t limit_run, const rec_hdr **last) {
+    return plain_rows(s, c, base, off, used, limit_run, 0, last);
+}
+
+/* A run: t's drained events older than *limit and than next + RUN_SPAN, up to the end of a buffer
+ * or RUN_BYTES of records when another thread has events (so that the newest event written stays
+ * near the oldest one left, and with it a cut's boundary below: a sequence point comes at most
+ * about a run per thread after it is due). Rows not newer than next (the oldest event
  * of the other threads) are IsSorted, the rest not; the first row is the oldest of the pass
  * (oldest()), so always sorted. Plain events go through the writer's cursor c (open: *open), their
  * header, payload and bookkeeping only (plain_rows); the rest (stacks, activity ids, another
@@ -225,19 +243,36 @@ static uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, u
  * drain_runs) can only become due when bytes reach the sink, which fast rows never do: it is
  * checked before the run and after each general event; its boundary is then past every event
  * written so far (*wmax: the newest). Exhausted buffers go to *drained. */
+#define RUN_BYTES (16u * 1024u)
+#define RUN_SPAN (MANTRA_PAL_TICKS_PER_SECOND / 1000u) /* 1 ms */
+
 static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, uint64_t *limit, uint64_t next,
                       uint64_t *wmax, buf **drained, nw_plain *c, int *open) {
     if (*limit == stop_ts && cut_due(s))
         *limit = (h->ts > *wmax ? h->ts : *wmax) + 1u;
-    uint64_t limit_run = *limit;
+    uint64_t span = next < UINT64_MAX - RUN_SPAN ? next + RUN_SPAN : UINT64_MAX;
+    uint64_t limit_run = *limit < span ? *limit : span;
     int fast = run_fast(s, t, c, *open, next);
     const rec_hdr *last = NULL; /* the last event written through the cursor */
     buf *b;
     while ((b = t->dhead) != NULL) {
         uint32_t off = t->doff, used = b->used;
         while (off < used) {
-            if (fast && (off = plain_rows(s, c, b->data, off, used, limit_run, &last)) >= used)
-                break;
+            if (fast) {
+                /* at most RUN_BYTES of records while another thread waits; the rows up to next
+                 * IsSorted, the rest not: the flag is the loop's constant */
+                uint32_t end = next != UINT64_MAX && used - off > RUN_BYTES ? off + RUN_BYTES : used;
+                if (next >= limit_run - 1u)
+                    off = plain_rows_sorted(s, c, b->data, off, end, limit_run, &last);
+                else if ((off = plain_rows_sorted(s, c, b->data, off, end, next + 1u, &last)) < end)
+                    off = plain_rows_unsorted(s, c, b->data, off, end, limit_run, &last);
+                if (off >= used)
+                    break;
+                if (off >= end) {
+                    t->doff = off; /* the run's share: the next run starts from the oldest event */
+                    goto done;
+                }
+            }
             h = (const rec_hdr *)(const void *)(b->data + off);
             if (h->ts >= limit_run) {
                 t->doff = off;
@@ -256,8 +291,8 @@ static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, ui
             off += rec_span(h);
             if (h->ts > *wmax)
                 *wmax = h->ts;
-            if (*limit == stop_ts && cut_due(s))
-                *limit = limit_run = *wmax + 1u;
+            if (*limit == stop_ts && cut_due(s) && (*limit = *wmax + 1u) < limit_run)
+                limit_run = *limit;
             *open = !s->failed && s->w && nw_plain_open(s->w, c);
             fast = run_fast(s, t, c, *open, next);
         }
