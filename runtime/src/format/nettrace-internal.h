@@ -349,6 +349,9 @@ static inline void nw_plain_copy(uint8_t *p, const uint8_t *payload, uint32_t si
  * stored once: the payload's byte stores could alias them otherwise. sorted: the row's IsSorted
  * flag (0x40 or 0), which must be what c->sorted_upto says (ts <= it), the first row after a
  * switch deciding by that. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline)) /* the drain's hot loop (drain.c, plain_rows) */
+#endif
 static inline int nw_plain_row_flag(nw_plain *restrict c, uint32_t mid, uint32_t seq, uint64_t ts,
                                     const uint8_t *payload, uint32_t size, uint8_t sorted) {
     if (MANTRA_UNLIKELY(c->fresh))
