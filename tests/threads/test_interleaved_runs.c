@@ -175,13 +175,24 @@ START_TEST(lockstep_runs) {
            "(%.3f per event)\n",
            g_per_thread, file.switches, file.sorted_rows, (unsigned long long)st.bytes,
            (double)st.bytes / (2.0 * g_per_thread));
+    /* the writers' pace: events per millisecond of trace time (timestamps in ns) */
+    int64_t first = file.ts[0][0] < file.ts[1][0] ? file.ts[0][0] : file.ts[1][0];
+    int64_t end = file.ts[0][g_per_thread - 1] > file.ts[1][g_per_thread - 1] ? file.ts[0][g_per_thread - 1]
+                                                                               : file.ts[1][g_per_thread - 1];
+    double per_ms = 2.0 * g_per_thread * 1e6 / (double)(end - first + 1);
+    printf("interleaved: %.1f events per ms\n", per_ms);
     if (g_per_thread == 20000 && getenv("MANTRA_SESSION_POOL_MB") && !strcmp(getenv("MANTRA_SESSION_POOL_MB"), "0")) {
-        /* at least the runs the buffers and RUN_BYTES make (113 switches); a run also ends 1 ms
-         * past the other writer's oldest event (RUN_SPAN), which a stalled writer can reach */
+        /* at least the runs the buffers and RUN_BYTES make (113 switches) */
         ck_assert_uint_ge(file.switches, 113);
-        ck_assert_uint_lt(file.switches, 2000); /* runs of 20 events on average at least */
-        /* before the runs: 39999 switches, 27.05 bytes per event; now about 15.1 */
-        ck_assert_uint_lt(st.bytes, 2u * g_per_thread * 20u);
+        /* a run also ends 1 ms past the other writer's oldest event (RUN_SPAN): when the writers
+         * keep a pace of 100 events per ms (a run then holds about 50 at least; a loaded machine
+         * or a sanitizer build can be slower), runs of 20 events on average at least, and under
+         * 20 bytes per event (before the runs: 39999 switches, 27.05 bytes per event; now about
+         * 15.1) */
+        if (per_ms >= 100.0) {
+            ck_assert_uint_lt(file.switches, 2000);
+            ck_assert_uint_lt(st.bytes, 2u * g_per_thread * 20u);
+        }
     }
     for (int k = 0; k < 2; k++) {
         free(file.ts[k]);
