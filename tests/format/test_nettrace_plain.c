@@ -278,6 +278,103 @@ START_TEST(run_rows_same_bytes_rotation) {
 }
 END_TEST
 
+/* CALLER_RUNS mode, as the session drain writes two threads that alternate event by event (thread
+ * 101 at 1000 + 20 j, thread 202 at 1010 + 20 j): runs of 64 events per thread, each thread's rows
+ * IsSorted up to the other thread's oldest unwritten event (the cursor's sorted_upto; the general
+ * path's MANTRA_NETTRACE_EVENT_SORTED). The cursor writes the same bytes as the general path, and
+ * the rows after a run's first compress to flags, timestamp delta and payload (2 + 4 bytes). The
+ * same events in global order (a thread switch every row) repeat thread id, sequence delta,
+ * capture thread and processor in every row. Returns the file's size; *fast: rows the cursor
+ * took; out: a copy of the file (at most 128 KiB). */
+static size_t interleaved_runs(uint32_t order, int use_cursor, uint32_t *fast, uint8_t *out) {
+    enum { PER_THREAD = 2000, RUN = 64 };
+    mantra_nettrace_options o;
+    mantra_nettrace_options_init(&o);
+    o.sync_time_unix_ms = INT64_C(1709214330123);
+    o.sync_time_ticks = 1000;
+    o.process_id = 4242;
+    o.processor_count = 2;
+    o.order = order;
+    mantra_sink *sink;
+    mantra_nettrace_writer *w;
+    ck_assert_int_eq(mantra_sink_open_memory(&sink, 0), 0);
+    ck_assert_int_eq(mantra_nettrace_writer_new(&w, sink, &o), 0);
+    mantra_nettrace_event_key k = define(w, 10, "R");
+    _Alignas(8) uint8_t payload[8] = {0};
+    nw_plain c;
+    int open = 0;
+    uint32_t hints[2] = {0, 0};
+    *fast = 0;
+    for (uint32_t n = 0; n < 2u * PER_THREAD; n++) {
+        /* order == GLOBAL: event n in time order; else run n / RUN of thread (n / RUN) % 2 */
+        uint32_t th, j;
+        if (order == MANTRA_NETTRACE_GLOBAL_ORDER) {
+            th = n % 2u;
+            j = n / 2u;
+        } else {
+            th = (n / RUN) % 2u;
+            j = (n / (2u * RUN)) * RUN + n % RUN;
+        }
+        uint64_t ts = 1000u + 20u * j + 10u * th;
+        /* the other thread's oldest unwritten event */
+        uint32_t other_j = th == 0 ? j - n % RUN : (n / (2u * RUN) + 1u) * RUN;
+        uint64_t other = order == MANTRA_NETTRACE_GLOBAL_ORDER || other_j >= PER_THREAD
+                             ? UINT64_MAX
+                             : 1000u + 20u * other_j + 10u * (1u - th);
+        uint64_t tid = th ? 202u : 101u;
+        memcpy(payload, &n, sizeof n);
+        if (use_cursor) {
+            if (!open)
+                open = nw_plain_open(w, &c);
+            c.sorted_upto = other;
+            uint32_t mid = nw_key_metadata_id(w, k);
+            if (open && mid && nw_plain_thread(&c, tid, &hints[th]) && nw_plain_row(&c, mid, j + 1u, ts, payload, 4)) {
+                (*fast)++;
+                continue;
+            }
+            if (open)
+                nw_plain_close(&c);
+            open = 0;
+        }
+        mantra_nettrace_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.key = k;
+        ev.timestamp = ts;
+        ev.thread_id = tid;
+        ev.processor_number = 0xFFFFFFFFu;
+        ev.sequence = j + 1u;
+        ev.flags = ts <= other ? MANTRA_NETTRACE_EVENT_SORTED : 0u;
+        ck_assert_int_eq(mantra_nettrace_write(w, &ev, payload, 4), 0);
+    }
+    if (open)
+        nw_plain_close(&c);
+    ck_assert_int_eq(mantra_nettrace_finish(w), 0);
+    size_t size;
+    const uint8_t *bytes = mantra_sink_memory(sink, &size);
+    ck_assert_uint_le(size, 131072);
+    memcpy(out, bytes, size);
+    mantra_nettrace_writer_free(w);
+    mantra_sink_free(sink);
+    return size;
+}
+
+START_TEST(interleaved_runs_compress) {
+    static uint8_t a[131072], b[131072];
+    uint32_t fast;
+    size_t general = interleaved_runs(MANTRA_NETTRACE_CALLER_RUNS, 0, &fast, a);
+    ck_assert_uint_eq(fast, 0);
+    size_t cursor = interleaved_runs(MANTRA_NETTRACE_CALLER_RUNS, 1, &fast, b);
+    ck_assert_uint_eq(cursor, general);
+    ck_assert_int_eq(memcmp(a, b, general), 0);
+    ck_assert_uint_eq(fast, 3998); /* each thread's first event takes the general path */
+    /* 4000 rows in 63 runs: the runs' first rows carry every field, the other 3937 six bytes */
+    ck_assert_uint_eq(general, 25342);
+    size_t global = interleaved_runs(MANTRA_NETTRACE_GLOBAL_ORDER, 0, &fast, a);
+    /* every row: flags, sequence delta, capture thread, processor (5 bytes), thread, delta, payload */
+    ck_assert_uint_eq(global, 68370);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("nettrace_plain");
     TCase *tc = tcase_create("plain");
@@ -285,6 +382,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, plain_rows_same_bytes_caller_runs);
     tcase_add_test(tc, run_rows_same_bytes);
     tcase_add_test(tc, run_rows_same_bytes_rotation);
+    tcase_add_test(tc, interleaved_runs_compress);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -283,15 +283,23 @@ typedef struct nw_plain {
     nw_thread *t;                /* the current thread's entry (NULL: none chosen) */
     uint64_t tid;                /* the current thread */
     int fresh;                   /* the previous row is not the current thread's plain row */
+    int global;                  /* the writer is in global order mode */
     uint32_t stack_id;           /* the region's empty stack */
     uint32_t rows;               /* rows appended */
-    uint64_t first_ts, max_ts;   /* the first row's timestamp; the writer's newest row when opened */
+    uint64_t lo_ts, hi_ts;       /* the oldest row; the newest row before the current thread's */
+    uint64_t max_ts;             /* the writer's newest row when opened */
+    uint64_t sorted_upto;        /* rows not newer than this are IsSorted (UINT64_MAX when opened);
+                                  * CALLER_RUNS mode: the caller lowers it to a run's bound */
+    uint64_t prev_capture;       /* the writer's previous capture thread when opened */
     nw_row_state prev;           /* the previous row (activity ids stay zero) */
 } nw_plain;
 
 /* Opens a cursor on w: 0 when the writer cannot take plain rows now (failed or finished, no event
- * written yet, previous row with activity ids, no empty stack in the region, sequence point due,
- * not in global order mode). */
+ * written yet, previous row with activity ids, no empty stack in the region, sequence point due).
+ * Global order mode: every row IsSorted, none older than the writer's newest. CALLER_RUNS mode: a
+ * row is IsSorted when not newer than c->sorted_upto (which the caller sets: the oldest event any
+ * other thread still has to write, so that the flag is true), a thread's rows in time order, and
+ * the capture thread changes only on a sorted row (else the row takes the general path). */
 int nw_plain_open(mantra_nettrace_writer *w, nw_plain *c);
 /* Makes tid the thread of the next rows: 0 when its entry is missing or has no event yet (its
  * first event takes the general path). *hint: the entry's index + 1 as last found, checked and
@@ -338,9 +346,14 @@ static inline void nw_plain_copy(uint8_t *p, const uint8_t *payload, uint32_t si
  * ts, size payload bytes, which must be readable up to the next multiple of 8. Returns 0 (and
  * writes nothing) when the row needs the general path: the block is full, ts is older than the
  * writer's newest row, seq is 0 or the payload is too large. The fields are read into locals and
- * stored once: the payload's byte stores could alias them otherwise. */
-static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq, uint64_t ts,
-                               const uint8_t *payload, uint32_t size) {
+ * stored once: the payload's byte stores could alias them otherwise. sorted: the row's IsSorted
+ * flag (0x40 or 0), which must be what c->sorted_upto says (ts <= it), the first row after a
+ * switch deciding by that. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline)) /* the drain's hot loop (drain.c, plain_rows) */
+#endif
+static inline int nw_plain_row_flag(nw_plain *restrict c, uint32_t mid, uint32_t seq, uint64_t ts,
+                                    const uint8_t *payload, uint32_t size, uint8_t sorted) {
     if (MANTRA_UNLIKELY(c->fresh))
         return nw_plain_first_row(c, mid, seq, ts, payload, size);
     uint8_t *out = c->out;
@@ -350,7 +363,7 @@ static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq,
     if (MANTRA_UNLIKELY(out + size > c->room || ts < pts || seq == 0 || size > MANTRA_MAX_PAYLOAD))
         return 0;
     uint8_t *p = out + 1;
-    uint8_t flags = 0x40; /* IsSorted: global order */
+    uint8_t flags = sorted;
     if (mid != pmid) {
         flags |= 0x01;
         p += nw_varint_put(p, mid);
@@ -376,6 +389,12 @@ static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq,
     c->prev.sequence = seq;
     c->prev.timestamp = ts;
     return 1;
+}
+
+/* nw_plain_row() with IsSorted as c->sorted_upto decides it. */
+static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq, uint64_t ts,
+                               const uint8_t *payload, uint32_t size) {
+    return nw_plain_row_flag(c, mid, seq, ts, payload, size, ts <= c->sorted_upto ? 0x40 : 0);
 }
 
 /* Bytes of finished objects so far (staged ones included), and since the last sequence point

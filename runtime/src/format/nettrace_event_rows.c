@@ -316,7 +316,6 @@ int nw_write_plain(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uin
 int nw_plain_open(mantra_nettrace_writer *w, nw_plain *c) {
     nw_block *b = &w->events;
     if (w->failed || w->finished || !w->have_events || b->prev_ids || w->empty_stack_id == 0 ||
-        w->opts.order != MANTRA_NETTRACE_GLOBAL_ORDER ||
         (w->opts.sequence_point_bytes && nw_bytes_since_sp(w) >= w->opts.sequence_point_bytes))
         return 0;
     c->w = w;
@@ -325,10 +324,13 @@ int nw_plain_open(mantra_nettrace_writer *w, nw_plain *c) {
     c->t = NULL;
     c->tid = 0;
     c->fresh = 1;
+    c->global = w->opts.order == MANTRA_NETTRACE_GLOBAL_ORDER;
     c->stack_id = w->empty_stack_id;
     c->rows = 0;
-    c->first_ts = 0;
+    c->lo_ts = c->hi_ts = 0;
     c->max_ts = w->max_timestamp;
+    c->sorted_upto = UINT64_MAX;
+    c->prev_capture = w->prev_capture_thread;
     c->prev = b->prev;
     return 1;
 }
@@ -367,10 +369,15 @@ int nw_plain_thread(nw_plain *c, uint64_t tid, uint32_t *hint) {
 int nw_plain_first_row(nw_plain *c, uint32_t mid, uint32_t seq, uint64_t ts, const uint8_t *payload, uint32_t size) {
     nw_row_state *prev = &c->prev;
     uint8_t *out = c->out, *p = out + 1;
-    uint64_t newest = c->rows ? prev->timestamp : c->max_ts; /* the cursor's rows are in time order */
-    if (out + size > c->room || ts < newest || seq == 0 || size > MANTRA_MAX_PAYLOAD)
+    /* global order: not older than the newest row (the cursor's rows are in time order); runs: not
+     * older than the thread's previous row, and a new capture thread only on a sorted row (the
+     * writer's rules, prepare_event) */
+    uint64_t floor = !c->global ? c->t->last_timestamp : c->rows ? prev->timestamp : c->max_ts;
+    int sorted = ts <= c->sorted_upto;
+    if (out + size > c->room || ts < floor || seq == 0 || size > MANTRA_MAX_PAYLOAD ||
+        (!sorted && c->tid != (c->rows ? prev->capture_thread_id : c->prev_capture)))
         return 0;
-    uint8_t flags = 0x40; /* IsSorted: global order */
+    uint8_t flags = sorted ? 0x40 : 0;
     if (mid != prev->metadata_id) {
         flags |= 0x01;
         p += cm_varint_put(p, mid);
@@ -397,8 +404,10 @@ int nw_plain_first_row(nw_plain *c, uint32_t mid, uint32_t seq, uint64_t ts, con
     out[0] = flags;
     nw_plain_copy(p, payload, size);
     c->out = p + size;
-    if (c->rows++ == 0)
-        c->first_ts = ts;
+    if (c->rows == 0 || ts < c->lo_ts)
+        c->lo_ts = ts;
+    if (c->rows++ && prev->timestamp > c->hi_ts)
+        c->hi_ts = prev->timestamp; /* the previous thread's last row */
     prev->metadata_id = mid;
     prev->sequence = seq;
     prev->capture_thread_id = prev->thread_id = c->tid;
@@ -419,15 +428,20 @@ void nw_plain_close(nw_plain *c) {
     nw_block *b = &w->events;
     b->len += (size_t)(c->out - c->start);
     b->rows += c->rows;
-    if (c->first_ts < b->min_ts)
-        b->min_ts = c->first_ts;
-    /* rows are in time order: the last is the newest */
-    if (c->prev.timestamp > b->max_ts)
-        b->max_ts = c->prev.timestamp;
+    if (c->lo_ts < b->min_ts)
+        b->min_ts = c->lo_ts;
+    /* each thread's rows are in time order: the newest is the last of one of them */
+    uint64_t hi = c->prev.timestamp > c->hi_ts ? c->prev.timestamp : c->hi_ts;
+    if (hi > b->max_ts)
+        b->max_ts = hi;
     b->prev = c->prev;
     w->prev_capture_thread = c->prev.capture_thread_id;
-    w->max_timestamp = c->prev.timestamp;
+    if (hi > w->max_timestamp)
+        w->max_timestamp = hi;
     w->st.events += c->rows;
     c->start = c->out;
     c->rows = 0;
+    c->hi_ts = 0;
+    c->max_ts = w->max_timestamp;
+    c->prev_capture = w->prev_capture_thread;
 }

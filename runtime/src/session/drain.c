@@ -51,10 +51,10 @@ static void emit_listener(session *s, tss *t, const rec_hdr *h) {
     t->any = 1;
 }
 
-/* One event into the nettrace writer (global order: every row IsSorted). A plain event whose
- * definition the writer already knows takes the writer's fast path (nw_write_plain); the rest, and
- * whatever the fast path hands back, the general one. */
-static void emit_file(session *s, tss *t, const rec_hdr *h) {
+/* One event into the nettrace writer, IsSorted when sorted (no later row is older: drain_runs). A
+ * plain event whose definition the writer already knows takes the writer's fast path
+ * (nw_write_plain); the rest, and whatever the fast path hands back, the general one. */
+static void emit_file(session *s, tss *t, const rec_hdr *h, int sorted) {
     if (s->failed || !s->w)
         return;
     const uint8_t *payload = rec_payload(h);
@@ -70,8 +70,8 @@ static void emit_file(session *s, tss *t, const rec_hdr *h) {
             s->keys[k].key = key;
         }
     }
-    if (!rc && (h->size & REC_EXT || !nw_write_plain(s->w, key, t->tid, h->seq, h->ts, payload, size, 1))) {
-        mantra_nettrace_event ev = {.key = key,
+    if (!rc && (h->size & REC_EXT || !nw_write_plain(s->w, key, t->tid, h->seq, h->ts, payload, size, sorted))) {
+        mantra_nettrace_event ev = {.key = key, .flags = sorted ? MANTRA_NETTRACE_EVENT_SORTED : 0u,
                                     .timestamp = h->ts, .thread_id = t->tid,
                                     .processor_number = 0xFFFFFFFFu, .sequence = h->seq};
         const rec_ext *x = rec_ext_of(h);
@@ -173,20 +173,28 @@ static inline uint32_t cached_mid(const session *s, const rec_hdr *h) {
     return s->keys[k].desc == h->desc ? nw_key_metadata_id(s->w, s->keys[k].key) : 0;
 }
 
-/* Can the cursor take t's plain rows now? (open, t known to this file and to the writer) */
-static int run_fast(session *s, tss *t, nw_plain *c, int open) {
+/* Can the cursor take t's plain rows now? (open, t known to this file and to the writer) Its rows
+ * are IsSorted up to sorted_upto. */
+static int run_fast(session *s, tss *t, nw_plain *c, int open, uint64_t sorted_upto) {
+    c->sorted_upto = sorted_upto;
     return open && t->known_file == s->file_no + 1 && nw_plain_thread(c, t->tid, &t->nw_hint);
 }
 
 /* The hot loop: the events of one buffer from off on through the cursor c, up to the first one that
  * is not older than limit_run or needs the general path (an extension, no cached metadata id, a row
- * the cursor hands back), or the buffer's end; returns its offset, *last: the last event written.
- * Out of line, so that the loop keeps its few values in registers. */
+ * the cursor hands back), or the buffer's end, each row IsSorted when sorted is 0x40 (the caller keeps
+ * limit_run at the sorted rows' bound); returns its offset, *last: the last event written.
+ * Out of line in two copies, one per flag (plain_rows_sorted, plain_rows_unsorted), so that the
+ * loop keeps its few values in registers and the flag is a constant. */
 #if defined(__GNUC__) || defined(__clang__)
-__attribute__((noinline))
+#define DRAIN_NOINLINE __attribute__((noinline))
+#define DRAIN_INLINE __attribute__((always_inline)) inline
+#else
+#define DRAIN_NOINLINE
+#define DRAIN_INLINE inline
 #endif
-static uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, uint32_t off, uint32_t used,
-                           uint64_t limit_run, const rec_hdr **last) {
+static DRAIN_INLINE uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, uint32_t off,
+                                        uint32_t used, uint64_t limit_run, uint8_t sorted, const rec_hdr **last) {
     const mantra_event_desc *last_desc = NULL;
     const rec_hdr *l = NULL;
     uint32_t mid = 0;
@@ -203,7 +211,7 @@ static uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, u
             mid = m;
         }
         uint32_t size = rec_payload_size(h);
-        if (!nw_plain_row(c, mid, h->seq, ts, base + off + REC_HDR, size))
+        if (!nw_plain_row_flag(c, mid, h->seq, ts, base + off + REC_HDR, size, sorted))
             break;
         l = h;
         off += REC_HDR + ((size + 7u) & ~7u);
@@ -213,25 +221,58 @@ static uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, u
     return off;
 }
 
-/* A run: t's drained events older than limit_run. Plain events go through the writer's cursor c
- * (open: *open), their header, payload and bookkeeping only (plain_rows); the rest (stacks,
- * activity ids, another thread's id, ProcessInfo, a definition's first use, a full block) through
- * emit_file(), with the cursor closed around it. The output bytes are those of emit_file() for
- * every event. A cut (see drain_runs) can only become due when bytes reach the sink, which fast rows
- * never do: it is checked before the run (the boundary is then its first event's timestamp + 1, as
- * after writing it) and after each general event. Exhausted buffers go to *drained. */
-static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, uint64_t *limit, uint64_t limit_run,
-                      buf **drained, nw_plain *c, int *open) {
+static DRAIN_NOINLINE uint32_t plain_rows_sorted(const session *s, nw_plain *c, const uint8_t *base, uint32_t off,
+                                                uint32_t used, uint64_t limit_run, const rec_hdr **last) {
+    return plain_rows(s, c, base, off, used, limit_run, 0x40, last);
+}
+
+static DRAIN_NOINLINE uint32_t plain_rows_unsorted(const session *s, nw_plain *c, const uint8_t *base, uint32_t off,
+                                                  uint32_t used, uint64_t limit_run, const rec_hdr **last) {
+    return plain_rows(s, c, base, off, used, limit_run, 0, last);
+}
+
+/* A run: t's drained events older than *limit and than next + RUN_SPAN, up to the end of a buffer
+ * or RUN_BYTES of records when another thread has events (so that the newest event written stays
+ * near the oldest one left, and with it a cut's boundary below: a sequence point comes at most
+ * about a run per thread after it is due). Rows not newer than next (the oldest event
+ * of the other threads) are IsSorted, the rest not; the first row is the oldest of the pass
+ * (oldest()), so always sorted. Plain events go through the writer's cursor c (open: *open), their
+ * header, payload and bookkeeping only (plain_rows); the rest (stacks, activity ids, another
+ * thread's id, ProcessInfo, a definition's first use, a full block) through emit_file(), with the
+ * cursor closed around it. The output bytes are those of emit_file() for every event. A cut (see
+ * drain_runs) can only become due when bytes reach the sink, which fast rows never do: it is
+ * checked before the run and after each general event; its boundary is then past every event
+ * written so far (*wmax: the newest). Exhausted buffers go to *drained. */
+#define RUN_BYTES (16u * 1024u)
+#define RUN_SPAN (MANTRA_PAL_TICKS_PER_SECOND / 1000u) /* 1 ms */
+
+static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, uint64_t *limit, uint64_t next,
+                      uint64_t *wmax, buf **drained, nw_plain *c, int *open) {
     if (*limit == stop_ts && cut_due(s))
-        *limit = limit_run = h->ts + 1u;
-    int fast = run_fast(s, t, c, *open);
+        *limit = (h->ts > *wmax ? h->ts : *wmax) + 1u;
+    uint64_t span = next < UINT64_MAX - RUN_SPAN ? next + RUN_SPAN : UINT64_MAX;
+    uint64_t limit_run = *limit < span ? *limit : span;
+    int fast = run_fast(s, t, c, *open, next);
     const rec_hdr *last = NULL; /* the last event written through the cursor */
     buf *b;
     while ((b = t->dhead) != NULL) {
         uint32_t off = t->doff, used = b->used;
         while (off < used) {
-            if (fast && (off = plain_rows(s, c, b->data, off, used, limit_run, &last)) >= used)
-                break;
+            if (fast) {
+                /* at most RUN_BYTES of records while another thread waits; the rows up to next
+                 * IsSorted, the rest not: the flag is the loop's constant */
+                uint32_t end = next != UINT64_MAX && used - off > RUN_BYTES ? off + RUN_BYTES : used;
+                if (next >= limit_run - 1u)
+                    off = plain_rows_sorted(s, c, b->data, off, end, limit_run, &last);
+                else if ((off = plain_rows_sorted(s, c, b->data, off, end, next + 1u, &last)) < end)
+                    off = plain_rows_unsorted(s, c, b->data, off, end, limit_run, &last);
+                if (off >= used)
+                    break;
+                if (off >= end) {
+                    t->doff = off; /* the run's share: the next run starts from the oldest event */
+                    goto done;
+                }
+            }
             h = (const rec_hdr *)(const void *)(b->data + off);
             if (h->ts >= limit_run) {
                 t->doff = off;
@@ -246,12 +287,14 @@ static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, ui
                 t->any = 1;
                 last = NULL;
             }
-            emit_file(s, t, h);
+            emit_file(s, t, h, h->ts <= next);
             off += rec_span(h);
-            if (*limit == stop_ts && cut_due(s))
-                *limit = limit_run = h->ts + 1u;
+            if (h->ts > *wmax)
+                *wmax = h->ts;
+            if (*limit == stop_ts && cut_due(s) && (*limit = *wmax + 1u) < limit_run)
+                limit_run = *limit;
             *open = !s->failed && s->w && nw_plain_open(s->w, c);
-            fast = run_fast(s, t, c, *open);
+            fast = run_fast(s, t, c, *open, next);
         }
         t->dhead = b->next;
         if (!t->dhead)
@@ -259,29 +302,38 @@ static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, ui
         t->doff = 0;
         b->next = *drained;
         *drained = b;
+        if (next != UINT64_MAX)
+            break;
     }
 done:
     if (last) {
         t->last_seq = last->seq;
         t->any = 1;
+        if (last->ts > *wmax)
+            *wmax = last->ts;
     }
 }
 
-/* File output in global timestamp order, taken in per-thread runs: the thread whose oldest event is
- * the oldest writes all of its events up to the other threads' oldest one (with one thread in the
- * pass: all of them) before the next thread is looked for, so the merge costs per run, not per
- * event; within a run, plain events cost a row each (write_run). Every row is IsSorted, which is
- * true (no later row is older: /work/shared/reference/nettrace-format.md 4.1) and the writer's
- * global-order mode checks it.
- * EventPipe writes a thread's events up to the boundary as one run with only its first row sorted
- * (ep_buffer_manager_write_all_buffers_to_file_v4, dotnet/runtime,
- * src/native/eventpipe/ep-buffer-manager.c); tried here, TraceEvent then dispatched some events out
- * of time order (interop-threads-expected), so runs stop where global order would switch thread.
- * When a sequence point or a rotation is due, the boundary becomes the current event's timestamp
- * + 1: every thread's events before it are written first, so that the SPBlock's timestamp is not newer than any event
- * after it (guarantee 2 of 4.1) and a new file starts with a sorted row. */
+/* File output in per-thread runs, as EventPipe writes them (ep_buffer_manager_write_all_buffers_to_file_v4,
+ * dotnet/runtime, src/native/eventpipe/ep-buffer-manager.c): the thread whose oldest drained event is
+ * the oldest of all writes its events (write_run), then the next such thread, so the merge costs per
+ * run and the row headers stay compressed (thread, sequence and capture thread repeat within a run)
+ * however finely the threads interleave. The writer is in CALLER_RUNS mode. What TraceEvent needs
+ * (microsoft/perfview, src/TraceEvent/EventPipe/EventCache.cs, ProcessEventBlock): it switches the
+ * current capture thread only on an IsSorted row (or a block's first row), queues unsorted rows per
+ * thread, and on an IsSorted row dispatches the queued events older than it, then the row itself;
+ * at a sequence point (ProcessSequencePointBlockV5OrLess: Flush) and at the end it dispatches every
+ * queued event merged by timestamp. So it delivers global order when (1) a run's first row is
+ * sorted, (2) a sorted row is truly not newer than any later row (here: not newer than the other
+ * threads' oldest event; /work/shared/reference/nettrace-format.md 4.1, guarantee 3) and (3) no
+ * event after a sequence point is older than one before it (guarantee 2). EventPipe marks only the
+ * first row of a run; marking every row up to the other threads' oldest event also makes a
+ * single thread's output every row IsSorted (the same bytes as global order).
+ * When a sequence point or a rotation is due, the boundary becomes the newest written event's
+ * timestamp + 1: every thread's events before it are written first, then the cut, so that (3)
+ * holds and a new file starts with the oldest remaining event, sorted. */
 static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) {
-    uint64_t limit = stop_ts, limit_run;
+    uint64_t limit = stop_ts, wmax = 0;
     nw_plain c;
     int open = 0;
     introduce_pending(s, first, drained);
@@ -307,13 +359,9 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
             }
             continue;
         }
-        if (next < limit)
-            limit_run = next + 1u; /* ties: either thread first */
-        else
-            limit_run = limit;
         if (!open)
             open = !s->failed && s->w && nw_plain_open(s->w, &c);
-        write_run(s, t, h, stop_ts, &limit, limit_run, drained, &c, &open);
+        write_run(s, t, h, stop_ts, &limit, next, &wmax, drained, &c, &open);
     }
     if (open)
         nw_plain_close(&c);

@@ -29,7 +29,7 @@ static int open_writer(session *s) {
      * every event before them is written */
     s->sp_bytes = (uint64_t)(c->sequence_point_mb ? c->sequence_point_mb : 10) << 20;
     o.sequence_point_bytes = 0;
-    o.order = MANTRA_NETTRACE_GLOBAL_ORDER;
+    o.order = MANTRA_NETTRACE_CALLER_RUNS; /* per-thread runs: drain.c, drain_runs */
     int rc = mantra_nettrace_writer_new(&s->w, s->sink, &o);
     if (rc != 0) {
         ss_set_error(s->w ? mantra_nettrace_last_error(s->w) : "cannot create the trace writer");
