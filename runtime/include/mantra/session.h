@@ -29,8 +29,9 @@
  * buffer has room. Drop mode: when no buffer can be had within the budget the event is dropped and
  * counted, and its per-thread sequence number is still consumed, so readers see the gap.
  *
- * Drain: a thread per session moves buffers to the output every flush_interval_ms in timestamp
- * order (all threads merged; the nettrace writer runs in GLOBAL_ORDER mode), with sequence points
+ * Drain: a thread per session moves buffers to the output every flush_interval_ms in per-thread
+ * runs as EventPipe writes them (the nettrace writer in CALLER_RUNS mode; a row is IsSorted exactly
+ * when no later row is older, so TraceEvent merges them in time order), with sequence points
  * every sequence_point_mb MB of output. Stop: ProcessInfo event (into the stopping session),
  * disable, flush, final sequence point, end-of-stream tag, close.
  *
