@@ -486,6 +486,47 @@ START_TEST(sorted_order_exact) {
 }
 END_TEST
 
+/* rd_str16_end (field_plan-internal.h: a word at a time, the last window overlapping) against
+ * the plain unit-by-unit scan on every length up to 40 and every start, over payloads drawn from
+ * bytes that trip a has-zero test (0x00, 0x01, 0x80, 0xFF) and one plain byte; each payload in a
+ * block of exactly its size, so that a read past the end shows under ASan. */
+static size_t str16_end_plain(const uint8_t *p, size_t size, size_t pos) {
+    for (size_t i = pos; i + 1 < size; i += 2)
+        if (p[i] == 0 && p[i + 1] == 0)
+            return i + 2;
+    return 0;
+}
+
+START_TEST(str16_end_equals_unit_scan) {
+    static const uint8_t alphabet[5] = {0x00, 0x01, 0x80, 0xFF, 0x61};
+    uint32_t x = 12345u;
+    uint64_t cases = 0, found = 0;
+    for (size_t size = 0; size <= 40; size++) {
+        uint8_t *p = malloc(size ? size : 1);
+        ck_assert_ptr_nonnull(p);
+        for (int round = 0; round < 200; round++) {
+            for (size_t k = 0; k < size; k++) {
+                x = x * 1103515245u + 12345u;
+                /* half of them the plain byte, so that strings run long before their terminator */
+                uint32_t c = (x >> 16) % 8u;
+                p[k] = alphabet[c < 4 ? c : 4];
+            }
+            for (size_t pos = 0; pos <= size; pos++) {
+                size_t want = str16_end_plain(p, size, pos), got = rd_str16_end(p, size, pos);
+                ck_assert_msg(got == want, "size %zu pos %zu round %d: %zu, want %zu", size, pos, round, got, want);
+                cases++;
+                found += want != 0;
+            }
+        }
+        free(p);
+    }
+    /* the draw is fixed: these counts only change with it */
+    ck_assert_uint_eq(cases, 172200u); /* 200 x (1 + 2 + ... + 41) */
+    ck_assert_uint_eq(found, 16052u);
+    printf("str16_end_equals_unit_scan: %" PRIu64 " cases, %" PRIu64 " with a terminator\n", cases, found);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("reader_fastpath");
     TCase *tc = tcase_create("fastpath");
@@ -494,6 +535,7 @@ static Suite *suite(void) {
     tcase_add_loop_test(tc, plan_equals_walk, 0, NFIX);
     tcase_add_loop_test(tc, manifest_plan_equals_decoder, 0, NFIX);
     tcase_add_loop_test(tc, sorted_order_exact, 0, NFIX);
+    tcase_add_test(tc, str16_end_equals_unit_scan);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -29,22 +29,28 @@ int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t 
  * terminator, the first 0 code unit from pos in steps of 2), or 0 when the payload ends first. */
 static inline size_t rd_str16_end(const uint8_t *p, size_t size, size_t pos) {
     size_t i = pos;
-    /* four code units at a time: a unit is 0 when its 16-bit lane of the little-endian word is 0
-     * (the classic has-zero test, per 16-bit lane) */
-    const uint64_t lo = UINT64_C(0x0001000100010001), hi = UINT64_C(0x8000800080008000);
-    while (size - i >= 8) {
-        uint64_t x = mantra_load_u64(p + i);
-        uint64_t z = (x - lo) & ~x & hi;
-        if (z != 0) {
 #if defined(__GNUC__)
-            /* the lowest flagged lane is the first zero unit (a borrow only flags lanes above one) */
-            return i + 2 * ((size_t)__builtin_ctzll(z) / 16) + 2;
-#else
-            break; /* found below, unit by unit */
-#endif
+    /* four code units at a time: a unit is 0 when its 16-bit lane of the little-endian word is 0
+     * (the classic has-zero test, per 16-bit lane: a zero lane is always flagged, and a borrow
+     * only flags lanes above a zero one, so the lowest flagged lane is the first zero unit). The
+     * last window ends at the payload's last whole unit and may overlap units already seen, none
+     * of them 0 (their window flagged nothing): no unit-by-unit tail for strings that end the
+     * payload, as most do. */
+    if (size - pos >= 8) {
+        const uint64_t lo = UINT64_C(0x0001000100010001), hi = UINT64_C(0x8000800080008000);
+        const size_t last = pos + ((size - pos) & ~(size_t)1) - 8;
+        uint64_t x, z;
+        for (; i < last; i += 8) {
+            x = mantra_load_u64(p + i);
+            z = (x - lo) & ~x & hi;
+            if (z != 0)
+                return i + 2 * ((size_t)__builtin_ctzll(z) / 16) + 2;
         }
-        i += 8;
+        x = mantra_load_u64(p + last);
+        z = (x - lo) & ~x & hi;
+        return z != 0 ? last + 2 * ((size_t)__builtin_ctzll(z) / 16) + 2 : 0;
     }
+#endif
     for (; i + 1 < size; i += 2)
         if (p[i] == 0 && p[i + 1] == 0)
             return i + 2;

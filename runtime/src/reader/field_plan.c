@@ -34,6 +34,8 @@ typedef struct plan_step {
     uint8_t size;  /* bytes of a fixed-size step, else 0 */
     uint8_t eop;   /* OP_ARRAY: the elements' op */
     uint8_t esize; /* OP_ARRAY: their size */
+    uint32_t type; /* f->type and f->name, kept here: one load less each per value */
+    const char *name;
     const mantra_field_desc *f;
 } plan_step;
 
@@ -134,6 +136,8 @@ const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fie
     for (uint32_t i = 0; i < count; i++) {
         plan_step *s = &p->steps[i];
         s->f = &fields[i];
+        s->type = fields[i].type;
+        s->name = fields[i].name;
         s->op = op_of(fields[i].type, &s->size);
         s->eop = s->esize = 0;
         const mantra_field_desc *el = fields[i].element;
@@ -173,7 +177,8 @@ static inline int check_common(const check_step *s, const uint8_t *payload, size
             return MANTRA_EFORMAT;
         k = mantra_load_u16(payload + pos);
         pos += 2;
-        if (k > (size - pos) / s->n)
+        /* a multiplication, not a division: at most 65535 elements of at most 16 bytes */
+        if ((uint64_t)k * s->n > size - pos)
             return MANTRA_EFORMAT;
         *ppos = pos + k * (size_t)s->n;
         return 1;
@@ -223,52 +228,68 @@ int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t 
     return pos < size;
 }
 
-/* The value of a fixed-size scalar at p (v's other members are set by the caller). */
-static inline void fill_fixed(uint8_t op, const uint8_t *p, mantra_value *v) {
+/* The value of a fixed-size scalar at p: u and i (0 for floats, GUIDs and Decimal), and d or guid
+ * for the types that have them. 1 when it set d or guid (the caller clears them before the next
+ * value: they are 0 for every other type), else 0. */
+static inline int fill_fixed(uint8_t op, const uint8_t *p, mantra_value *v) {
     switch (op) {
     case OP_U8:
         v->u = p[0];
         v->i = (int64_t)v->u;
-        break;
+        return 0;
     case OP_S8:
         v->u = p[0];
         v->i = (int8_t)p[0];
-        break;
+        return 0;
     case OP_U16:
         v->u = mantra_load_u16(p);
         v->i = (int64_t)v->u;
-        break;
+        return 0;
     case OP_S16:
         v->u = mantra_load_u16(p);
         v->i = (int16_t)mantra_load_u16(p);
-        break;
+        return 0;
     case OP_U32:
         v->u = mantra_load_u32(p);
         v->i = (int64_t)v->u;
-        break;
+        return 0;
     case OP_S32:
         v->u = mantra_load_u32(p);
         v->i = (int32_t)mantra_load_u32(p);
-        break;
+        return 0;
     case OP_U64:
         v->u = mantra_load_u64(p);
         v->i = (int64_t)v->u;
-        break;
+        return 0;
     case OP_F32: {
         float x;
         memcpy(&x, p, 4);
+        v->u = 0;
+        v->i = 0;
         v->d = x;
-        break;
+        return 1;
     }
     case OP_F64:
+        v->u = 0;
+        v->i = 0;
         memcpy(&v->d, p, 8);
-        break;
+        return 1;
     case OP_GUID:
+        v->u = 0;
+        v->i = 0;
         cm_load_guid(&v->guid, p);
-        break;
+        return 1;
     default: /* OP_RAW16: the bytes only */
-        break;
+        v->u = 0;
+        v->i = 0;
+        return 0;
     }
+}
+
+/* v's d and guid back to 0 (after a value that set them). */
+static inline void clear_extra(mantra_value *v) {
+    v->d = 0;
+    memset(&v->guid, 0, sizeof v->guid);
 }
 
 static int call(int (*fn)(void *, const mantra_value *), void *ctx, const mantra_value *v) {
@@ -276,31 +297,35 @@ static int call(int (*fn)(void *, const mantra_value *), void *ctx, const mantra
 }
 
 /* An array of fixed-size scalars, shown as field_decode.c shows it: begin_array (count, the element
- * bytes), one scalar per element at depth 1 (name "", index), end_array. */
+ * bytes), one scalar per element at depth 1 (name "", index), end_array. av is the caller's value
+ * at depth 0 (manifest_field, depth, index, map_text, d and guid as rd_plan_decode keeps them). */
 static int decode_array(const plan_step *s, const uint8_t *payload, size_t size, size_t *ppos,
-                        const mantra_field_visitor *visitor, void *ctx) {
+                        const mantra_field_visitor *visitor, void *ctx, mantra_value *av) {
     size_t pos = *ppos, count = s->f->fixed_count;
-    mantra_value av;
-    memset(&av, 0, sizeof av);
-    av.field = s->f;
-    av.name = s->f->name;
-    av.type = s->f->type;
-    av.offset = pos;
-    if (s->f->type == MANTRA_TYPE_ARRAY) {
+    const size_t es = s->esize;
+    av->field = s->f;
+    av->name = s->name;
+    av->type = s->type;
+    av->offset = pos;
+    av->u = 0;
+    av->i = 0;
+    if (s->type == MANTRA_TYPE_ARRAY) {
         if (size - pos < 2)
             return MANTRA_EFORMAT;
         count = mantra_load_u16(payload + pos);
         pos += 2;
     }
-    if (count > (size - pos) / s->esize)
+    /* a multiplication, not a division: count < 2^32 elements of at most 16 bytes */
+    if ((uint64_t)count * es > size - pos)
         return MANTRA_EFORMAT;
-    av.data = payload + pos;
-    av.size = count * s->esize;
-    av.count = count;
-    int rc = call(visitor->begin_array, ctx, &av);
+    av->data = payload + pos;
+    av->size = count * es;
+    av->count = count;
+    int rc = call(visitor->begin_array, ctx, av);
     if (rc < 0)
         return rc;
-    if (rc != 1 && visitor->scalar) {
+    int (*const scalar)(void *, const mantra_value *) = visitor->scalar;
+    if (rc != 1 && scalar) {
         const mantra_field_desc *el = s->f->element;
         mantra_value e;
         memset(&e, 0, sizeof e); /* each element sets the same members (one element type) */
@@ -308,14 +333,14 @@ static int decode_array(const plan_step *s, const uint8_t *payload, size_t size,
         e.name = "";
         e.type = el->type;
         e.depth = 1;
-        e.size = s->esize;
-        int (*scalar)(void *, const mantra_value *) = visitor->scalar;
+        e.size = es;
+        const uint8_t *q = payload + pos;
         /* one loop per common element type, so that the element's load is not a switch */
 #define ELEMENTS(LOAD)                                                                             \
-    for (size_t i = 0; i < count; i++, pos += s->esize) {                                          \
+    for (size_t i = 0; i < count; i++, q += es) {                                                  \
         e.index = i;                                                                               \
-        e.offset = pos;                                                                            \
-        e.data = payload + pos;                                                                    \
+        e.offset = (size_t)(q - payload);                                                          \
+        e.data = q;                                                                                \
         LOAD;                                                                                      \
         rc = scalar(ctx, &e);                                                                      \
         if (rc < 0)                                                                                \
@@ -323,27 +348,25 @@ static int decode_array(const plan_step *s, const uint8_t *payload, size_t size,
     }
         switch (s->eop) {
         case OP_S32:
-            ELEMENTS((e.u = mantra_load_u32(e.data), e.i = (int32_t)(uint32_t)e.u))
+            ELEMENTS((e.u = mantra_load_u32(q), e.i = (int32_t)(uint32_t)e.u))
             break;
         case OP_U32:
-            ELEMENTS((e.u = mantra_load_u32(e.data), e.i = (int64_t)e.u))
+            ELEMENTS((e.u = mantra_load_u32(q), e.i = (int64_t)e.u))
             break;
         case OP_U64:
-            ELEMENTS((e.u = mantra_load_u64(e.data), e.i = (int64_t)e.u))
+            ELEMENTS((e.u = mantra_load_u64(q), e.i = (int64_t)e.u))
             break;
         case OP_U8:
-            ELEMENTS((e.u = e.data[0], e.i = (int64_t)e.u))
+            ELEMENTS((e.u = q[0], e.i = (int64_t)e.u))
             break;
         default:
-            ELEMENTS(fill_fixed(s->eop, e.data, &e))
+            ELEMENTS((void)fill_fixed(s->eop, q, &e))
             break;
         }
 #undef ELEMENTS
-    } else {
-        pos += count * s->esize;
     }
-    *ppos = pos;
-    return call(visitor->end_array, ctx, &av);
+    *ppos = pos + count * es;
+    return call(visitor->end_array, ctx, av);
 }
 
 int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t size,
@@ -356,58 +379,55 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
     }
     if (visitor == NULL)
         visitor = &none;
-    int (*scalar)(void *, const mantra_value *) = visitor->scalar;
+    int (*const scalar)(void *, const mantra_value *) = visitor->scalar;
     size_t pos = 0;
     mantra_value v;
     v.manifest_field = NULL; /* these stay as they are for every value at depth 0 */
     v.depth = 0;
     v.index = 0;
     v.map_text = NULL;
-    memset(&v.guid, 0, sizeof v.guid);
-    int had_guid = 0;
-    for (uint32_t i = 0; i < plan->count; i++) {
-        const plan_step *s = &plan->steps[i];
-        const uint8_t *p = payload + pos;
+    clear_extra(&v);
+    int extra = 0; /* d or guid set by the last value */
+    for (const plan_step *s = plan->steps, *end = s + plan->count; s < end; s++) {
+        if (extra) {
+            clear_extra(&v);
+            extra = 0;
+        }
         if (s->op >= OP_ARRAY) {
-            int rc = s->op == OP_ARRAY ? decode_array(s, payload, size, &pos, visitor, ctx)
+            int rc = s->op == OP_ARRAY ? decode_array(s, payload, size, &pos, visitor, ctx, &v)
                                        : rd_decode_one_field(s->f, payload, size, &pos, visitor, ctx);
             if (rc < 0)
                 return rc;
             continue;
         }
-        if (s->size > size - pos)
-            return MANTRA_EFORMAT;
-        v.u = 0;
-        v.i = 0;
-        v.d = 0;
-        v.count = 0;
-        if (had_guid) { /* only a GUID step sets it */
-            memset(&v.guid, 0, sizeof v.guid);
-            had_guid = 0;
-        }
         v.field = s->f;
-        v.name = s->f->name;
-        v.type = s->f->type;
+        v.name = s->name;
+        v.type = s->type;
         v.offset = pos;
-        v.data = p;
-        v.size = s->size;
+        v.data = payload + pos;
         if (s->size) {
-            fill_fixed(s->op, p, &v);
-            had_guid = s->op == OP_GUID;
+            if (s->size > size - pos)
+                return MANTRA_EFORMAT;
+            extra = fill_fixed(s->op, payload + pos, &v);
+            v.size = s->size;
+            v.count = 0;
             pos += s->size;
         } else if (s->op == OP_STR16) {
-            size_t end = rd_str16_end(payload, size, pos);
-            if (end == 0)
+            size_t e = rd_str16_end(payload, size, pos);
+            if (e == 0)
                 return MANTRA_EFORMAT;
-            v.count = (end - pos - 2) / 2;
+            v.u = 0;
+            v.i = 0;
+            v.count = (e - pos - 2) / 2;
             v.size = v.count * 2;
-            pos = end;
+            pos = e;
         } else { /* OP_VARUINT, OP_VARINT */
-            size_t k = cm_varint_get(p, size - pos, CM_VARINT64_MAX_BYTES, &v.u);
+            size_t k = cm_varint_get(payload + pos, size - pos, CM_VARINT64_MAX_BYTES, &v.u);
             if (k == 0)
                 return MANTRA_EFORMAT;
             v.i = s->op == OP_VARINT ? cm_zigzag_decode(v.u) : (int64_t)v.u;
             v.size = k;
+            v.count = 0;
             pos += k;
         }
         if (scalar) {
