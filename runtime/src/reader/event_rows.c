@@ -334,21 +334,12 @@ static inline void count_event(mantra_reader *r, const mantra_trace_event *e) {
     r->stats.manifest_events += e->metadata->fields_from_manifest != 0;
 }
 
-int mantra_reader_next(mantra_reader *r, const mantra_trace_event **ev) {
-    if (r == NULL || ev == NULL)
-        return MANTRA_EINVAL;
-    *ev = NULL;
-    if (!r->opened)
-        return MANTRA_EINVAL;
-    /* the common case first: the next row of the current block, unsorted */
-    if (r->order == NULL && r->state == RD_ST_ROWS && r->blk_pos < r->blk_len) {
-        int rc = next_row(r);
-        if (rc == 1) {
-            count_event(r, &r->cur);
-            *ev = &r->cur;
-            return 1;
-        }
-    }
+/* mantra_reader_next past the common case: sorted delivery, block and object boundaries, the end
+ * and errors (kept out of line, so that the common case saves no registers). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int next_slow(mantra_reader *r, const mantra_trace_event **ev) {
     for (;;) {
         if (r->order) {
             const mantra_trace_event *e = rd_order_pop(r->order);
@@ -375,4 +366,22 @@ int mantra_reader_next(mantra_reader *r, const mantra_trace_event **ev) {
             return 1;
         }
     }
+}
+
+int mantra_reader_next(mantra_reader *r, const mantra_trace_event **ev) {
+    if (r == NULL || ev == NULL)
+        return MANTRA_EINVAL;
+    *ev = NULL;
+    if (!r->opened)
+        return MANTRA_EINVAL;
+    /* the common case first: the next row of the current block, unsorted */
+    if (r->order == NULL && r->state == RD_ST_ROWS && r->blk_pos < r->blk_len) {
+        int rc = next_row(r);
+        if (rc == 1) {
+            count_event(r, &r->cur);
+            *ev = &r->cur;
+            return 1;
+        }
+    }
+    return next_slow(r, ev);
 }
