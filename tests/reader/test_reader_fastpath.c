@@ -527,6 +527,57 @@ START_TEST(str16_end_equals_unit_scan) {
 }
 END_TEST
 
+/* The note of rd_plan_check_note, which lets a decode take a trailing string's end from the check
+ * (field_plan-internal.h), is never taken for other bytes: not after a check of other bytes at the
+ * same address, not after the reader's input buffer moved (its epoch), not for another size. Each
+ * decode is compared with the walking decoder and its results asserted. */
+static void note_case(const mantra_field_plan *plan, const mantra_field_desc *f, const uint8_t *p, size_t size,
+                      int want_rc, size_t want_calls, size_t want_count, const char *what) {
+    recorder a = {NULL, 0, 0, 0, 0}, b = {NULL, 0, 0, 0, 0};
+    int ra = rd_plan_decode(plan, p, size, &rec_visitor, &a);
+    int rb = mantra_decode_payload(f, 2, p, size, 8, &rec_visitor, &b);
+    ck_assert_msg(ra == want_rc && rb == want_rc, "%s: plan %d, walk %d, want %d", what, ra, rb, want_rc);
+    ck_assert_msg(a.n == want_calls && b.n == want_calls, "%s: %zu / %zu calls", what, a.n, b.n);
+    for (size_t i = 0; i < a.n; i++)
+        same_value(&a.r[i], &b.r[i], what, i);
+    if (want_calls == 2)
+        ck_assert_msg(a.r[1].v.count == want_count, "%s: %zu code units", what, a.r[1].v.count);
+    free(a.r);
+    free(b.r);
+}
+
+START_TEST(plan_note_never_stale) {
+    static const mantra_field_desc f[2] = {{"Id", MANTRA_TYPE_UINT32, 0, NULL, NULL, 0},
+                                           {"Name", MANTRA_TYPE_STRING, 0, NULL, NULL, 0}};
+    cm_arena arena = {NULL, 0};
+    uint64_t epoch = 0;
+    const mantra_field_plan *plan = rd_plan_build(&arena, f, 2, &epoch);
+    ck_assert_ptr_nonnull(plan);
+    /* Id 7, Name "abcdefgh": 4 + 18 bytes */
+    uint8_t p[22] = {7, 0, 0, 0};
+    for (int k = 0; k < 8; k++)
+        p[4 + 2 * k] = (uint8_t)('a' + k);
+    ck_assert_int_eq(rd_plan_check_note(plan, p, sizeof p), 0);
+    note_case(plan, f, p, sizeof p, 0, 2, 8, "checked, exact");
+    /* the same address and size, a terminator after "ab": the check finds bytes left and clears it */
+    p[8] = p[9] = 0;
+    ck_assert_int_eq(rd_plan_check_note(plan, p, sizeof p), 1);
+    note_case(plan, f, p, sizeof p, 1, 2, 2, "checked again, bytes left");
+    /* exact again, then the buffer moves (epoch) and other bytes are there, not checked */
+    p[8] = 'c';
+    ck_assert_int_eq(rd_plan_check_note(plan, p, sizeof p), 0);
+    epoch++;
+    p[10] = p[11] = 0;
+    note_case(plan, f, p, sizeof p, 1, 2, 3, "after the buffer moved");
+    /* noted exact for the whole payload; a shorter one at the same address is not taken for it */
+    p[10] = 'd';
+    ck_assert_int_eq(rd_plan_check_note(plan, p, sizeof p), 0);
+    note_case(plan, f, p, sizeof p - 2, MANTRA_EFORMAT, 1, 0, "cut before the terminator");
+    note_case(plan, f, p, sizeof p, 0, 2, 8, "the checked payload");
+    cm_arena_free(&arena);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("reader_fastpath");
     TCase *tc = tcase_create("fastpath");
@@ -536,6 +587,7 @@ static Suite *suite(void) {
     tcase_add_loop_test(tc, manifest_plan_equals_decoder, 0, NFIX);
     tcase_add_loop_test(tc, sorted_order_exact, 0, NFIX);
     tcase_add_test(tc, str16_end_equals_unit_scan);
+    tcase_add_test(tc, plan_note_never_stale);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -50,6 +50,7 @@ typedef struct check_step {
 } check_step;
 
 struct mantra_field_plan {
+    rd_plan_head head; /* first: rd_plan_check_note reaches it through the plan's address */
     uint32_t count;
     uint32_t ncheck;
     const check_step *check;
@@ -126,13 +127,18 @@ static uint8_t op_of(uint32_t type, uint8_t *size) {
     }
 }
 
-const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fields, uint32_t count) {
+const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fields, uint32_t count,
+                                       const uint64_t *epoch) {
     if (fields == NULL || count == 0)
         return NULL;
     mantra_field_plan *p = cm_arena_alloc(a, sizeof *p + (size_t)count * sizeof(plan_step));
     if (p == NULL)
         return NULL;
     p->count = count;
+    p->head.exact_payload = NULL;
+    p->head.exact_size = 0;
+    p->head.exact_epoch = 0;
+    p->head.epoch = epoch;
     for (uint32_t i = 0; i < count; i++) {
         plan_step *s = &p->steps[i];
         s->f = &fields[i];
@@ -150,6 +156,7 @@ const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fie
             }
         }
     }
+    p->head.last_str = epoch != NULL && p->steps[count - 1].op == OP_STR16;
     if (build_check(a, p) < 0)
         return NULL;
     return p;
@@ -388,7 +395,15 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
     v.map_text = NULL;
     clear_extra(&v);
     int extra = 0; /* d or guid set by the last value */
-    for (const plan_step *s = plan->steps, *end = s + plan->count; s < end; s++) {
+    const plan_step *s = plan->steps, *end = s + plan->count;
+    /* the payload the reader found to hold the fields exactly (rd_plan_check_note): the string
+     * that ends it ends where it does */
+    const rd_plan_head *h = &plan->head;
+    const plan_step *str_at_end = h->last_str && payload == h->exact_payload && size == h->exact_size &&
+                                          h->exact_epoch == *h->epoch
+                                      ? end - 1
+                                      : NULL;
+    for (; s < end; s++) {
         if (extra) {
             clear_extra(&v);
             extra = 0;
@@ -413,7 +428,7 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
             v.count = 0;
             pos += s->size;
         } else if (s->op == OP_STR16) {
-            size_t e = rd_str16_end(payload, size, pos);
+            size_t e = s == str_at_end && size - pos >= 2 ? size : rd_str16_end(payload, size, pos);
             if (e == 0)
                 return MANTRA_EFORMAT;
             v.u = 0;

@@ -64,6 +64,7 @@ struct mantra_reader {
     int fd;
     int own_fd;
     uint8_t *buf;
+    uint64_t buf_epoch; /* changes whenever buf is freed or moved (field_plan-internal.h, rd_plan_check_note) */
     size_t cap, pos, end;
     uint64_t base; /* stream offset of buf[0] */
     int eof;
@@ -275,7 +276,7 @@ static inline int rd_event_decode_status(const mantra_trace_event *e) {
     if (m->field_count == 0 && !m->fields_from_manifest)
         return MANTRA_DECODE_OK;
     if (m->plan != NULL && !m->fields_from_manifest) { /* the usual case, one call */
-        int rc = rd_plan_check(m->plan, e->payload, e->payload_size);
+        int rc = rd_plan_check_note(m->plan, e->payload, e->payload_size);
         return rc == 0 ? MANTRA_DECODE_OK : rc == 1 ? MANTRA_DECODE_TRAILING : MANTRA_DECODE_SHORT;
     }
     return rd_event_check_fields(e);
