@@ -486,8 +486,8 @@ START_TEST(sorted_order_exact) {
 }
 END_TEST
 
-/* rd_str16_end (field_plan-internal.h: a word at a time, the last window overlapping) against
- * the plain unit-by-unit scan on every length up to 40 and every start, over payloads drawn from
+/* rd_str16_end (field_plan-internal.h: 16 or 8 bytes at a time, the last window overlapping) against
+ * the plain unit-by-unit scan on every length up to 72 and every start, over payloads drawn from
  * bytes that trip a has-zero test (0x00, 0x01, 0x80, 0xFF) and one plain byte; each payload in a
  * block of exactly its size, so that a read past the end shows under ASan. */
 static size_t str16_end_plain(const uint8_t *p, size_t size, size_t pos) {
@@ -501,7 +501,7 @@ START_TEST(str16_end_equals_unit_scan) {
     static const uint8_t alphabet[5] = {0x00, 0x01, 0x80, 0xFF, 0x61};
     uint32_t x = 12345u;
     uint64_t cases = 0, found = 0;
-    for (size_t size = 0; size <= 40; size++) {
+    for (size_t size = 0; size <= 72; size++) {
         uint8_t *p = malloc(size ? size : 1);
         ck_assert_ptr_nonnull(p);
         for (int round = 0; round < 200; round++) {
@@ -521,8 +521,8 @@ START_TEST(str16_end_equals_unit_scan) {
         free(p);
     }
     /* the draw is fixed: these counts only change with it */
-    ck_assert_uint_eq(cases, 172200u); /* 200 x (1 + 2 + ... + 41) */
-    ck_assert_uint_eq(found, 16052u);
+    ck_assert_uint_eq(cases, 540200u); /* 200 x (1 + 2 + ... + 73) */
+    ck_assert_uint_eq(found, 85886u);
     printf("str16_end_equals_unit_scan: %" PRIu64 " cases, %" PRIu64 " with a terminator\n", cases, found);
 }
 END_TEST
