@@ -529,7 +529,7 @@ END_TEST
 
 /* The note of rd_plan_check_note, which lets a decode take a trailing string's end from the check
  * (field_plan-internal.h), is never taken for other bytes: not after a check of other bytes at the
- * same address, not after the reader's input buffer moved (its epoch), not for another size. Each
+ * same address, not after the reader's input buffer moved (rd_plan_forget_notes), not for another size. Each
  * decode is compared with the walking decoder and its results asserted. */
 static void note_case(const mantra_field_plan *plan, const mantra_field_desc *f, const uint8_t *p, size_t size,
                       int want_rc, size_t want_calls, size_t want_count, const char *what) {
@@ -550,8 +550,8 @@ START_TEST(plan_note_never_stale) {
     static const mantra_field_desc f[2] = {{"Id", MANTRA_TYPE_UINT32, 0, NULL, NULL, 0},
                                            {"Name", MANTRA_TYPE_STRING, 0, NULL, NULL, 0}};
     cm_arena arena = {NULL, 0};
-    uint64_t epoch = 0;
-    const mantra_field_plan *plan = rd_plan_build(&arena, f, 2, &epoch);
+    rd_plan_head *plans = NULL;
+    const mantra_field_plan *plan = rd_plan_build(&arena, f, 2, &plans);
     ck_assert_ptr_nonnull(plan);
     /* Id 7, Name "abcdefgh": 4 + 18 bytes */
     uint8_t p[22] = {7, 0, 0, 0};
@@ -563,10 +563,10 @@ START_TEST(plan_note_never_stale) {
     p[8] = p[9] = 0;
     ck_assert_int_eq(rd_plan_check_note(plan, p, sizeof p), 1);
     note_case(plan, f, p, sizeof p, 1, 2, 2, "checked again, bytes left");
-    /* exact again, then the buffer moves (epoch) and other bytes are there, not checked */
+    /* exact again, then the buffer moves and other bytes are there, not checked */
     p[8] = 'c';
     ck_assert_int_eq(rd_plan_check_note(plan, p, sizeof p), 0);
-    epoch++;
+    rd_plan_forget_notes(plans);
     p[10] = p[11] = 0;
     note_case(plan, f, p, sizeof p, 1, 2, 3, "after the buffer moved");
     /* noted exact for the whole payload; a shorter one at the same address is not taken for it */

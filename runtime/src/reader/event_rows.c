@@ -183,7 +183,7 @@ int rd_define_metadata(mantra_reader *r, mantra_trace_metadata *m, uint64_t off)
         return r->err_code;
     rd_forget_meta(r, m->id); /* V4/V5 may define an id again */
     if (!m->fields_from_manifest && m->field_count != 0) {
-        m->plan = rd_plan_build(&r->arena, m->fields, m->field_count, &r->buf_epoch);
+        m->plan = rd_plan_build(&r->arena, m->fields, m->field_count, &r->plans);
         if (m->plan == NULL)
             return rd_fail(r, MANTRA_ENOMEM, off, "out of memory");
     }

@@ -20,18 +20,22 @@ typedef struct mantra_field_plan mantra_field_plan;
 
 /* The head of every plan (field_plan.c): what rd_plan_check_note notes, written by the reader's
  * inline event path (reader-internal.h, rd_event_decode_status) and read by rd_plan_decode. */
-typedef struct rd_plan_head {
-    int last_str;                 /* the last field is a string (else nothing is noted) */
+typedef struct rd_plan_head rd_plan_head;
+struct rd_plan_head {
     const uint8_t *exact_payload; /* the payload last found to hold the fields exactly, or NULL */
     size_t exact_size;
-    uint64_t exact_epoch; /* *epoch when it was noted */
-    const uint64_t *epoch;
-} rd_plan_head;
+    int last_str;       /* the last field is a string (else a note is never used) */
+    rd_plan_head *next; /* the reader's list of its plans (rd_plan_forget_notes) */
+};
 
-/* The plan for fields[0..count) (allocated in a), or NULL when out of memory or count is 0.
- * epoch: the reader's input-buffer generation (rd_plan_check_note), or NULL. */
+/* The plan for fields[0..count) (allocated in a), or NULL when out of memory or count is 0; linked
+ * into *plans (the reader's list, for rd_plan_forget_notes) when plans is not NULL. */
 const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fields, uint32_t count,
-                                       const uint64_t *epoch);
+                                       rd_plan_head **plans);
+/* Forgets the notes of every plan of the list (rd_plan_check_note): the reader calls it whenever
+ * it frees or moves its input buffer, so that memory handed out again elsewhere is never taken
+ * for bytes it checked. */
+void rd_plan_forget_notes(rd_plan_head *plans);
 /* mantra_decode_payload(fields, count, payload, size, ..., visitor, ctx) through the plan: the same
  * calls of the visitor and the same result. */
 int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t size,
@@ -40,21 +44,18 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
  * negative MANTRA_E* code when it ends inside a field or holds a bad value. */
 int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t size);
 /* rd_plan_check for the event the reader is about to deliver, noting in the plan's head whether
- * payload[0..size) holds the fields exactly. A decode of that same payload (same address and size,
- * in the same input-buffer generation *epoch) then takes the end of a string that is the last field
- * to be the payload's end instead of searching for it again (rd_plan_decode). The note is cleared
- * by the next check through this plan that does not find the fields exactly, so it always describes
- * the bytes last checked at that address; the reader changes *epoch whenever it frees or moves its
- * input buffer, so that memory handed out again elsewhere is never taken for it. The plan belongs
- * to the reader that checks through it (allocated writable in its arena). */
+ * payload[0..size) holds the fields exactly. A decode of that same payload (same address and size)
+ * then takes the end of a string that is the last field to be the payload's end instead of
+ * searching for it again (rd_plan_decode). The note is replaced by the next check through this
+ * plan (and cleared when that check does not find the fields exactly), so it always describes the
+ * bytes last checked at that address; rd_plan_forget_notes clears it when the reader's input buffer
+ * is freed or moved. The plan belongs to the reader that checks through it (allocated writable in
+ * its arena). */
 static inline int rd_plan_check_note(const mantra_field_plan *plan, const uint8_t *payload, size_t size) {
     int rc = rd_plan_check(plan, payload, size);
     rd_plan_head *h = (rd_plan_head *)(uintptr_t)plan;
-    if (h->last_str) {
-        h->exact_payload = rc == 0 ? payload : NULL;
-        h->exact_size = size;
-        h->exact_epoch = *h->epoch;
-    }
+    h->exact_payload = rc == 0 ? payload : NULL;
+    h->exact_size = size;
     return rc;
 }
 

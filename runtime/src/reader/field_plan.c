@@ -127,8 +127,13 @@ static uint8_t op_of(uint32_t type, uint8_t *size) {
     }
 }
 
+void rd_plan_forget_notes(rd_plan_head *plans) {
+    for (rd_plan_head *h = plans; h != NULL; h = h->next)
+        h->exact_payload = NULL;
+}
+
 const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fields, uint32_t count,
-                                       const uint64_t *epoch) {
+                                       rd_plan_head **plans) {
     if (fields == NULL || count == 0)
         return NULL;
     mantra_field_plan *p = cm_arena_alloc(a, sizeof *p + (size_t)count * sizeof(plan_step));
@@ -137,8 +142,6 @@ const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fie
     p->count = count;
     p->head.exact_payload = NULL;
     p->head.exact_size = 0;
-    p->head.exact_epoch = 0;
-    p->head.epoch = epoch;
     for (uint32_t i = 0; i < count; i++) {
         plan_step *s = &p->steps[i];
         s->f = &fields[i];
@@ -156,9 +159,13 @@ const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fie
             }
         }
     }
-    p->head.last_str = epoch != NULL && p->steps[count - 1].op == OP_STR16;
+    p->head.last_str = plans != NULL && p->steps[count - 1].op == OP_STR16;
     if (build_check(a, p) < 0)
         return NULL;
+    if (plans != NULL) {
+        p->head.next = *plans;
+        *plans = &p->head;
+    }
     return p;
 }
 
@@ -399,10 +406,7 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
     /* the payload the reader found to hold the fields exactly (rd_plan_check_note): the string
      * that ends it ends where it does */
     const rd_plan_head *h = &plan->head;
-    const plan_step *str_at_end = h->last_str && payload == h->exact_payload && size == h->exact_size &&
-                                          h->exact_epoch == *h->epoch
-                                      ? end - 1
-                                      : NULL;
+    const plan_step *str_at_end = h->last_str && payload == h->exact_payload && size == h->exact_size ? end - 1 : NULL;
     for (; s < end; s++) {
         if (extra) {
             clear_extra(&v);

@@ -80,7 +80,7 @@ int rd_in_ensure(mantra_reader *r, size_t n) {
             return rd_fail(r, MANTRA_ENOMEM, rd_in_offset(r), "out of memory (buffer of %zu bytes)", ncap);
         r->buf = b;
         r->cap = ncap;
-        r->buf_epoch++;
+        rd_plan_forget_notes(r->plans);
     }
     while (r->end < n && !r->eof) {
         char why[160];
@@ -95,7 +95,7 @@ int rd_in_ensure(mantra_reader *r, size_t n) {
 }
 
 void rd_in_close(mantra_reader *r) {
-    r->buf_epoch++;
+    rd_plan_forget_notes(r->plans);
     if (r->in_kind == RD_IN_FD)
         free(r->buf);
     else if (r->in_kind == RD_IN_MAP)

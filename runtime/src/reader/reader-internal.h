@@ -64,7 +64,7 @@ struct mantra_reader {
     int fd;
     int own_fd;
     uint8_t *buf;
-    uint64_t buf_epoch; /* changes whenever buf is freed or moved (field_plan-internal.h, rd_plan_check_note) */
+    rd_plan_head *plans; /* every decoding plan, for rd_plan_forget_notes when buf is freed or moved */
     size_t cap, pos, end;
     uint64_t base; /* stream offset of buf[0] */
     int eof;
