@@ -1,9 +1,10 @@
-/* The nettrace writer's fast path for the session drain (nw_write_plain, runtime/src/format/
- * nettrace_event_rows.c): whatever it writes must be byte for byte what mantra_nettrace_write()
- * writes for the same events, and it must hand back (return 0) every event it cannot write the
- * same way. Two writers with the same options get the same event sequence: one only through
- * mantra_nettrace_write(), the other through nw_write_plain() with mantra_nettrace_write() as the
- * fallback; the files must be equal and the fast path's count exact. */
+/* The nettrace writer's plain rows for the session drain (the cursor nw_plain_open/_thread/_row/
+ * _close and nw_plain_one, its one-event use; runtime/src/format/nettrace_event_rows.c): whatever
+ * they write must be byte for byte what mantra_nettrace_write() writes for the same events, and
+ * they must hand back (return 0) every event they cannot write the same way. Two writers with the
+ * same options get the same event sequence: one only through mantra_nettrace_write(), the other
+ * through the plain rows with mantra_nettrace_write() as the fallback; the files must be equal and
+ * the plain rows' count exact. */
 #include <check.h>
 #include <string.h>
 
@@ -72,8 +73,8 @@ static uint32_t run_pair(uint32_t order, uint32_t n) {
     pw a, b;
     pw_open(&a, order, 1024);
     pw_open(&b, order, 1024);
-    uint32_t sa1 = 1, sb1 = 1, sa2 = 1, sb2 = 1, fast = 0;
-    uint8_t payload[8];
+    uint32_t sa1 = 1, sb1 = 1, sa2 = 1, sb2 = 1, fast = 0, hints[2] = {0, 0};
+    _Alignas(8) uint8_t payload[8]; /* readable up to the next multiple of 8, as nw_plain_one needs */
     for (uint32_t i = 0; i < n; i++) {
         mantra_nettrace_event ea, eb;
         uint32_t size;
@@ -82,8 +83,11 @@ static uint32_t run_pair(uint32_t order, uint32_t n) {
         memset(payload, 0, sizeof payload);
         memcpy(payload, &i, sizeof i);
         ck_assert_int_eq(mantra_nettrace_write(a.w, &ea, payload, size), 0);
-        int sorted = (eb.flags & MANTRA_NETTRACE_EVENT_SORTED) != 0;
-        if (!eb.activity_id && nw_write_plain(b.w, eb.key, eb.thread_id, eb.sequence, eb.timestamp, payload, size, sorted))
+        /* IsSorted up to the event's own timestamp, else up to 0 (every timestamp is over 5000) */
+        uint64_t sorted_upto = (eb.flags & MANTRA_NETTRACE_EVENT_SORTED) ? eb.timestamp : 0u;
+        if (!eb.activity_id && nw_plain_one(b.w, nw_key_metadata_id(b.w, eb.key), eb.thread_id,
+                                            &hints[eb.thread_id == 101u ? 0 : 1], eb.sequence, eb.timestamp,
+                                            sorted_upto, payload, size))
             fast++;
         else
             ck_assert_int_eq(mantra_nettrace_write(b.w, &eb, payload, size), 0);
@@ -106,10 +110,12 @@ static uint32_t run_pair(uint32_t order, uint32_t n) {
 }
 
 START_TEST(plain_rows_same_bytes_global_order) {
-    /* 2000 events: all but the first of each thread (unknown thread), the first use of each
-     * definition, the activity rows, the row after each of them (previous row with ids), the first
-     * row after each block flush or sequence point (stack id of the new region) and rows that need
-     * a flush or a sequence point go the general way: 75 of them. */
+    /* 2000 events, 75 of them the general way (nw_plain_one hands them back, counted by the first
+     * rule that refuses): the 21 activity rows (the test never offers them), the 21 rows right
+     * after them (previous row with ids: nw_plain_open), 24 rows that need a block flush (1024-byte
+     * blocks: nw_plain_row), 6 rows while a sequence point is due (nw_plain_open), the first use of
+     * each of the 2 definitions (no metadata id yet; the first of them is thread 101's first event)
+     * and thread 202's first event (its entry has no event yet: nw_plain_thread). */
     uint32_t fast = run_pair(MANTRA_NETTRACE_GLOBAL_ORDER, 2000);
     ck_assert_uint_eq(fast, 1925);
     ck_assert_uint_eq(fast, run_pair(MANTRA_NETTRACE_GLOBAL_ORDER, 2000)); /* deterministic */
@@ -117,6 +123,7 @@ START_TEST(plain_rows_same_bytes_global_order) {
 END_TEST
 
 START_TEST(plain_rows_same_bytes_caller_runs) {
+    /* the same 75 general rows: the IsSorted flags (sorted_upto at the timestamp or 0) match too */
     uint32_t fast = run_pair(MANTRA_NETTRACE_CALLER_RUNS, 2000);
     ck_assert_uint_eq(fast, 1925);
 }

@@ -55,6 +55,8 @@ START_TEST(pool_size_from_env_and_cap) {
         {"-1", 256 * MB, POOL(16u, 16 * MB)},
         {"4097", 256 * MB, POOL(16u, 16 * MB)},   /* over the 4096 MB bound: the default */
         {"", 256 * MB, POOL(16u, 16 * MB)},
+        {"00004", 256 * MB, POOL(4u, 4 * MB)},    /* leading zeros: a decimal number (mantra_pal_getenv_u32) */
+        {"4 ", 256 * MB, POOL(16u, 16 * MB)},     /* a blank: the default */
         {"1", 256 * 1024, POOL(0u, 0)},           /* a quarter of 256 KB is under one 100 KB buffer */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

@@ -56,11 +56,6 @@ const char *mantra_diag_last_error(void) { return g_error; }
 int mantra_diag_running(void) { return atomic_load(&g_state) == 2 && g_owner == mantra_pal_pid(); }
 const char *mantra_diag_socket_path(void) { return mantra_diag_running() ? g_srv.default_path : ""; }
 
-static const char *env(const char *name) {
-    const char *v = mantra_pal_getenv(name);
-    return v && v[0] ? v : NULL;
-}
-
 #ifndef MANTRA_THREADLESS
 static void server_main(void *arg) {
     dg_server *s = arg;
@@ -84,15 +79,17 @@ static int configure(dg_server *s) {
     memset(s->ports, 0, sizeof s->ports);
     s->nports = 0;
     s->timeout_ms = 5000;
-    const char *t = env("MANTRA_DiagnosticsTimeoutMs");
+    const char *t = mantra_pal_getenv_set("MANTRA_DiagnosticsTimeoutMs");
     if (t) {
+        /* strtoul's spelling, kept: leading blanks and a '+' are taken (mantra_pal_parse_uint would
+         * refuse them) */
         char *end;
         unsigned long v = strtoul(t, &end, 10);
         if (*end || v == 0 || v > 600000)
             return fail(MANTRA_EINVAL, "MANTRA_DiagnosticsTimeoutMs: expected milliseconds, 1..600000");
         s->timeout_ms = (uint32_t)v;
     }
-    const char *ports = env("MANTRA_DiagnosticPorts");
+    const char *ports = mantra_pal_getenv_set("MANTRA_DiagnosticPorts");
     dg_port_spec specs[DG_MAX_PORTS - 1];
     size_t n = 0;
     if (ports) {
@@ -105,7 +102,7 @@ static int configure(dg_server *s) {
     dg_port *d = &s->ports[s->nports++];
     d->is_default = 1;
     d->spec.connect = 0;
-    const char *susp = env("MANTRA_DefaultDiagnosticPortSuspend");
+    const char *susp = mantra_pal_getenv_set("MANTRA_DefaultDiagnosticPortSuspend");
     d->spec.suspend = susp && strcmp(susp, "1") == 0;
     int k = snprintf(d->spec.address, sizeof d->spec.address, "%s/dotnet-diagnostic-%lu-%llu-socket",
                      mantra_pal_tmpdir(), (unsigned long)mantra_pal_pid(),
@@ -232,7 +229,7 @@ int mantra_init(void) {
     rc = ss_startup_init();
     if (rc != 0)
         return rc;
-    const char *enabled = env("MANTRA_EnableDiagnostics");
+    const char *enabled = mantra_pal_getenv_set("MANTRA_EnableDiagnostics");
     if (enabled && strcmp(enabled, "0") == 0)
         return MANTRA_OK;
     int was_running = mantra_diag_running();

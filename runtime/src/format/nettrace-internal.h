@@ -262,17 +262,9 @@ static inline uint32_t nw_stack_id(mantra_nettrace_writer *w, const uint64_t *ip
 
 /* ---- the session drain's fast path (nettrace_event_rows.c) --------------------------------------- */
 
-/* Writes one event that needs nothing but a row header and its payload: no stack, no activity ids,
- * thread_id == capture thread, no processor number, a definition already used in this file, a
- * known thread, room in the pending EventBlock, no automatic sequence point due and the order rules
- * of the writer's mode already met (sorted: MANTRA_NETTRACE_EVENT_SORTED in CALLER_RUNS mode).
- * The bytes are those mantra_nettrace_write() writes for the same event. Returns 1 when written,
- * 0 when the event needs mantra_nettrace_write() (which then checks, refuses or writes it). */
-int nw_write_plain(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint64_t tid, uint32_t seq,
-                   uint64_t ts, const void *payload, uint32_t size, int sorted);
-
 /* The session drain's run path: a cursor over the pending EventBlock that appends plain rows (as
- * nw_write_plain() would, byte for byte) with the per-block checks made once when it opens and the
+ * mantra_nettrace_write() would, byte for byte, for events without stack, activity ids, processor
+ * number or a thread id of their own) with the per-block checks made once when it opens and the
  * per-thread ones once per thread switch, so that a row costs its header, its payload copy and a
  * few compares. Global order mode only. While a cursor is open nothing else may touch the writer:
  * nw_plain_close() writes its state back (block header fields, previous row, thread table,
@@ -396,6 +388,15 @@ static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq,
                                const uint8_t *payload, uint32_t size) {
     return nw_plain_row_flag(c, mid, seq, ts, payload, size, ts <= c->sorted_upto ? 0x40 : 0);
 }
+
+/* One plain row through a cursor of its own (open, thread, row, close): the session drain's events
+ * that come on their own. mid: nw_key_metadata_id() of the event's key; *hint as for
+ * nw_plain_thread(); CALLER_RUNS mode: the row is IsSorted when ts <= sorted_upto (global order: always).
+ * The payload must be readable up to the next multiple of 8. Returns 1 when written, 0 when the event
+ * needs mantra_nettrace_write() (whatever the cursor cannot take: nw_plain_open, nw_plain_thread,
+ * nw_plain_row), which then checks, refuses or writes it. */
+int nw_plain_one(mantra_nettrace_writer *w, uint32_t mid, uint64_t tid, uint32_t *hint, uint32_t seq, uint64_t ts,
+                 uint64_t sorted_upto, const uint8_t *payload, uint32_t size);
 
 /* Bytes of finished objects so far (staged ones included), and since the last sequence point
  * (pending blocks excluded). */

@@ -235,82 +235,6 @@ int mantra_nettrace_write_data(mantra_nettrace_writer *w, const mantra_nettrace_
     return MANTRA_OK;
 }
 
-/* The drain's fast path: the same header encode_row_header() makes for a row without stack or
- * activity ids, against a previous row without activity ids (so flags 0x10/0x20 stay clear), and
- * the same bookkeeping as commit_event(). */
-int nw_write_plain(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint64_t tid, uint32_t seq,
-                   uint64_t ts, const void *payload, uint32_t size, int sorted) {
-    nw_block *b = &w->events;
-    if (w->failed || w->finished || !w->have_events || key == 0 || key > w->def_count || b->prev_ids ||
-        w->empty_stack_id == 0 || seq == 0)
-        return 0;
-    uint32_t mid = w->defs[key - 1].metadata_id;
-    if (mid == 0 || (b->rows && b->len + NW_ROW_HEADER_MAX + size > w->opts.block_bytes))
-        return 0;
-    if (w->opts.sequence_point_bytes && nw_bytes_since_sp(w) >= w->opts.sequence_point_bytes)
-        return 0;
-    nw_thread *t = nw_find_thread(w, tid);
-    if (!t || !t->has_events || ts < t->last_timestamp)
-        return 0;
-    if (w->opts.order == MANTRA_NETTRACE_GLOBAL_ORDER) {
-        if (ts < w->max_timestamp)
-            return 0;
-        sorted = 1;
-    } else if (!sorted && tid != w->prev_capture_thread) {
-        return 0;
-    }
-    const nw_row_state *prev = &b->prev;
-    uint8_t *out = b->base + NW_HEADROOM + b->len, *p = out + 1;
-    uint8_t flags = sorted ? 0x40 : 0;
-    if (mid != prev->metadata_id) {
-        flags |= 0x01;
-        p += cm_varint_put(p, mid);
-    }
-    if (seq != prev->sequence + 1u || tid != prev->capture_thread_id || prev->processor_number != 0xFFFFFFFFu) {
-        flags |= 0x02;
-        p += cm_varint_put(p, (uint32_t)(seq - prev->sequence - 1u));
-        p += cm_varint_put(p, tid);
-        p += cm_varint_put(p, 0xFFFFFFFFu);
-    }
-    if (tid != prev->thread_id) {
-        flags |= 0x04;
-        p += cm_varint_put(p, tid);
-    }
-    if (w->empty_stack_id != prev->stack_id) {
-        flags |= 0x08;
-        p += cm_varint_put(p, w->empty_stack_id);
-    }
-    p += cm_varint_put(p, ts - prev->timestamp);
-    if (size != prev->payload_size) {
-        flags |= 0x80;
-        p += cm_varint_put(p, size);
-    }
-    out[0] = flags;
-    if (size)
-        memcpy(p, payload, size);
-    b->len += (size_t)(p - out) + size;
-    b->rows++;
-    if (ts < b->min_ts)
-        b->min_ts = ts;
-    if (ts > b->max_ts)
-        b->max_ts = ts;
-    b->prev.metadata_id = mid;
-    b->prev.sequence = seq;
-    b->prev.capture_thread_id = tid;
-    b->prev.processor_number = 0xFFFFFFFFu;
-    b->prev.thread_id = tid;
-    b->prev.stack_id = w->empty_stack_id;
-    b->prev.timestamp = ts;
-    b->prev.payload_size = size;
-    t->last_sequence = seq;
-    t->last_timestamp = ts;
-    w->prev_capture_thread = tid;
-    if (ts > w->max_timestamp)
-        w->max_timestamp = ts;
-    w->st.events++;
-    return 1;
-}
-
 /* ---- the drain's run path (nw_plain_row() in nettrace-internal.h) ------------------------------- */
 
 int nw_plain_open(mantra_nettrace_writer *w, nw_plain *c) {
@@ -444,4 +368,16 @@ void nw_plain_close(nw_plain *c) {
     c->hi_ts = 0;
     c->max_ts = w->max_timestamp;
     c->prev_capture = w->prev_capture_thread;
+}
+
+int nw_plain_one(mantra_nettrace_writer *w, uint32_t mid, uint64_t tid, uint32_t *hint, uint32_t seq, uint64_t ts,
+                 uint64_t sorted_upto, const uint8_t *payload, uint32_t size) {
+    nw_plain c;
+    if (mid == 0 || !nw_plain_open(w, &c))
+        return 0;
+    if (!c.global)
+        c.sorted_upto = sorted_upto; /* global order: every row IsSorted, as opened */
+    int done = nw_plain_thread(&c, tid, hint) && nw_plain_row(&c, mid, seq, ts, payload, size);
+    nw_plain_close(&c);
+    return done;
 }

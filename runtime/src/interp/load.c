@@ -100,8 +100,9 @@ void mantra_interp_program_free(mantra_interp_program *p) {
 }
 
 static int env_mode(int *mode) {
-    const char *v = mantra_pal_getenv("MANTRA_InterpPgo");
-    if (v == NULL || v[0] == '\0') {
+    /* three spellings, not a number: "00" or "01" is refused */
+    const char *v = mantra_pal_getenv_set("MANTRA_InterpPgo");
+    if (v == NULL) {
         *mode = 0;
         return 0;
     }

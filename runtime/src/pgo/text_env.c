@@ -42,8 +42,8 @@ void mantra_pgo_method_hashes(const mantra_pgo_method *method, uint32_t *codehas
 }
 
 static int env_on(const char *name) {
-    const char *v = mantra_pal_getenv(name);
-    return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+    const char *v = mantra_pal_getenv_set(name);
+    return v != NULL && strcmp(v, "0") != 0;
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b) {
@@ -117,8 +117,8 @@ int mantra_pgo_text_dump(const char *path, char *err, size_t errlen) {
 int mantra_pgo_text_dump_env(char *err, size_t errlen) {
     if (!env_on("MANTRA_WritePGOData"))
         return 0;
-    const char *path = mantra_pal_getenv("MANTRA_PGODataPath");
-    if (path == NULL || path[0] == '\0')
+    const char *path = mantra_pal_getenv_set("MANTRA_PGODataPath");
+    if (path == NULL)
         return 0;
     int rc = mantra_pgo_text_dump(path, err, errlen);
     return rc > 0 ? 1 : rc;
@@ -132,8 +132,8 @@ static mantra_pgo_text *g_read;  /* set once before g_read_state becomes 2 */
 static mantra_pgo_text *load_env_text(void) {
     if (!env_on("MANTRA_ReadPGOData") || env_on("MANTRA_WritePGOData"))
         return NULL;
-    const char *path = mantra_pal_getenv("MANTRA_PGODataPath");
-    if (path == NULL || path[0] == '\0')
+    const char *path = mantra_pal_getenv_set("MANTRA_PGODataPath");
+    if (path == NULL)
         return NULL;
     char e[256];
     int fd = mantra_pal_file_open_read(path, e, sizeof e);

@@ -104,6 +104,19 @@ const char *mantra_pal_arch(void);
 /* The value of environment variable name, or NULL when unset (the pointer is the host's). */
 const char *mantra_pal_getenv(const char *name);
 
+/* ---- environment values (env_values.c, one file for every port) -------------------------- */
+/* The value of name, or NULL when unset or empty. */
+const char *mantra_pal_getenv_set(const char *name);
+/* s as an unsigned number: one or more digits of base (10, or 16 with a-f and A-F) and nothing
+ * else: no sign, blank, 0x prefix or suffix; leading zeros are fine. 0 and the value in *out when it
+ * is at most max; MANTRA_EINVAL when s is NULL, empty or has any other character (also after
+ * more digits than fit); else MANTRA_ERANGE when it is a number over max (however many digits).
+ * *out is set on success only. */
+int mantra_pal_parse_uint(const char *s, unsigned base, uint64_t max, uint64_t *out);
+/* Environment variable name as a decimal number (mantra_pal_parse_uint) in [0, max]; fallback when
+ * unset, empty, not such a number or over max. */
+uint32_t mantra_pal_getenv_u32(const char *name, uint32_t max, uint32_t fallback);
+
 /* ---- files and descriptors ----------------------------------------------------------------
  * Descriptors are the host's (POSIX and WASI both have them). Every function that can fail
  * returns a negative MANTRA_E* code and writes the host's reason (NUL-terminated, at most errlen
@@ -186,7 +199,8 @@ int mantra_pal_unlink(const char *path);
 int mantra_pal_file_mode(const char *path);
 
 /* ---- process facts for the diagnostics server ---- */
-/* The temporary directory: $TMPDIR, or "/tmp" when unset or empty (no trailing slash added). */
+/* The temporary directory: $TMPDIR, or "/tmp" when unset or empty (no trailing slash added;
+ * env_values.c). */
 const char *mantra_pal_tmpdir(void);
 /* The process start time key of the diagnostics socket name (Linux: field 22 of /proc/self/stat,
  * jiffies since boot; 0 when unknown). */

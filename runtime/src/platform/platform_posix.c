@@ -249,13 +249,13 @@ static int file_has(const char *path, const char *const *words) {
 }
 
 static void clock_init(void) {
-    const char *want = getenv("MANTRA_CLOCK");
+    const char *want = mantra_pal_getenv_set("MANTRA_CLOCK");
     static const char *const invariant[] = {" constant_tsc", " nonstop_tsc", NULL}, *const tsc[] = {"tsc", NULL};
     int tsc_ok = file_has("/proc/cpuinfo", invariant); /* both on the flags line */
     int use = 0;
     if (want && strcmp(want, "tsc") == 0)
         use = tsc_ok;
-    else if (!want || !*want || strcmp(want, "auto") == 0)
+    else if (!want || strcmp(want, "auto") == 0)
         use = tsc_ok && file_has("/sys/devices/system/clocksource/clocksource0/current_clocksource", tsc);
     if (use) {
         uint64_t t0 = monotonic_ns(), c0 = __builtin_ia32_rdtsc(), t1, c1;

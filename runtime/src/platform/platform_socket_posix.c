@@ -311,11 +311,6 @@ int mantra_pal_file_mode(const char *path) {
     return (int)(st.st_mode & 07777);
 }
 
-const char *mantra_pal_tmpdir(void) {
-    const char *t = getenv("TMPDIR");
-    return t && t[0] ? t : "/tmp";
-}
-
 uint64_t mantra_pal_start_key(void) {
 #if defined(__linux__)
     /* Field 22 (starttime) of /proc/self/stat, parsed after the last ')' because the command name

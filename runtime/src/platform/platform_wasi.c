@@ -202,10 +202,6 @@ int mantra_pal_file_mode(const char *path) {
     (void)path;
     return MANTRA_EUNSUPPORTED;
 }
-const char *mantra_pal_tmpdir(void) {
-    const char *t = getenv("TMPDIR");
-    return t && t[0] ? t : "/tmp";
-}
 uint64_t mantra_pal_start_key(void) { return 0; }
 void mantra_pal_random(void *out, size_t size) {
     if (__wasi_random_get((uint8_t *)out, size) != 0)

@@ -51,10 +51,10 @@ static void emit_listener(session *s, tss *t, const rec_hdr *h) {
     t->any = 1;
 }
 
-/* One event into the nettrace writer, IsSorted when sorted (no later row is older: drain_runs). A
- * plain event whose definition the writer already knows takes the writer's fast path
- * (nw_write_plain); the rest, and whatever the fast path hands back, the general one. */
-static void emit_file(session *s, tss *t, const rec_hdr *h, int sorted) {
+/* One event into the nettrace writer, IsSorted when not newer than sorted_upto (no later row is
+ * older: drain_runs). A plain event whose definition the writer already knows goes through a cursor
+ * of its own (nw_plain_one); the rest, and whatever the cursor hands back, the general path. */
+static void emit_file(session *s, tss *t, const rec_hdr *h, uint64_t sorted_upto) {
     if (s->failed || !s->w)
         return;
     const uint8_t *payload = rec_payload(h);
@@ -70,8 +70,9 @@ static void emit_file(session *s, tss *t, const rec_hdr *h, int sorted) {
             s->keys[k].key = key;
         }
     }
-    if (!rc && (h->size & REC_EXT || !nw_write_plain(s->w, key, t->tid, h->seq, h->ts, payload, size, sorted))) {
-        mantra_nettrace_event ev = {.key = key, .flags = sorted ? MANTRA_NETTRACE_EVENT_SORTED : 0u,
+    if (!rc && (h->size & REC_EXT || !nw_plain_one(s->w, nw_key_metadata_id(s->w, key), t->tid, &t->nw_hint, h->seq,
+                                                   h->ts, sorted_upto, payload, size))) {
+        mantra_nettrace_event ev = {.key = key, .flags = h->ts <= sorted_upto ? MANTRA_NETTRACE_EVENT_SORTED : 0u,
                                     .timestamp = h->ts, .thread_id = t->tid,
                                     .processor_number = 0xFFFFFFFFu, .sequence = h->seq};
         const rec_ext *x = rec_ext_of(h);
@@ -287,7 +288,7 @@ static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, ui
                 t->any = 1;
                 last = NULL;
             }
-            emit_file(s, t, h, h->ts <= next);
+            emit_file(s, t, h, next);
             off += rec_span(h);
             if (h->ts > *wmax)
                 *wmax = h->ts;

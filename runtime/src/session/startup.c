@@ -59,11 +59,6 @@ static int g_atexit_registered; /* only touched while g_state == 1 */
 static char *g_path;
 static char *g_providers;
 
-static const char *env(const char *name) {
-    const char *v = getenv(name);
-    return v && v[0] ? v : NULL;
-}
-
 static int fail(int rc, const char *msg) {
     ss_set_error(msg);
     return rc;
@@ -74,7 +69,7 @@ static int fail(int rc, const char *msg) {
  * takes the documented spelling only: exactly "1". Anything else ("0", "2", "true", " 1")
  * starts nothing and is not an error. */
 static int enable_requested(void) {
-    const char *v = env("MANTRA_EnableEventPipe");
+    const char *v = mantra_pal_getenv_set("MANTRA_EnableEventPipe");
     return v && strcmp(v, "1") == 0;
 }
 
@@ -82,36 +77,14 @@ static int enable_requested(void) {
  * no blanks. 0 becomes 1 as in ep.c. */
 static int parse_circular_mb(const char *v, uint32_t *out) {
     char msg[160];
-    const char *p = v;
-    unsigned base = 10;
-    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-        base = 16;
-        p += 2;
-    }
-    uint64_t n = 0;
-    int digits = 0, too_big = 0;
-    for (; *p; p++) {
-        unsigned d;
-        if (*p >= '0' && *p <= '9')
-            d = (unsigned)(*p - '0');
-        else if (base == 16 && *p >= 'a' && *p <= 'f')
-            d = (unsigned)(*p - 'a' + 10);
-        else if (base == 16 && *p >= 'A' && *p <= 'F')
-            d = (unsigned)(*p - 'A' + 10);
-        else
-            break;
-        digits++;
-        if (!too_big) {
-            n = n * base + d;
-            if (n > UINT32_MAX)
-                too_big = 1;
-        }
-    }
-    if (*p || digits == 0) {
+    int hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+    uint64_t n;
+    int rc = mantra_pal_parse_uint(hex ? v + 2 : v, hex ? 16u : 10u, UINT32_MAX, &n);
+    if (rc == MANTRA_EINVAL) {
         snprintf(msg, sizeof msg, "MANTRA_EventPipeCircularMB: \"%.64s\" is not a number", v);
         return fail(MANTRA_EINVAL, msg);
     }
-    if (too_big) {
+    if (rc == MANTRA_ERANGE) {
         snprintf(msg, sizeof msg, "MANTRA_EventPipeCircularMB: \"%.64s\" is out of range (at most %lu)", v,
                  (unsigned long)UINT32_MAX);
         return fail(MANTRA_ERANGE, msg);
@@ -182,13 +155,13 @@ static int check_providers(const char *spec) {
 static int init_once(void) {
     if (!enable_requested())
         return MANTRA_OK;
-    const char *providers = env("MANTRA_EventPipeConfig");
+    const char *providers = mantra_pal_getenv_set("MANTRA_EventPipeConfig");
     if (!providers)
         providers = DEFAULT_CONFIG;
-    const char *path = env("MANTRA_EventPipeOutputPath");
+    const char *path = mantra_pal_getenv_set("MANTRA_EventPipeOutputPath");
     if (!path)
         path = DEFAULT_OUTPUT_PATH;
-    const char *circular = env("MANTRA_EventPipeCircularMB");
+    const char *circular = mantra_pal_getenv_set("MANTRA_EventPipeCircularMB");
 
     mantra_session_config cfg;
     mantra_session_config_init(&cfg);

@@ -205,10 +205,7 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
 /* The pool a session starts with: MANTRA_SESSION_POOL_MB (a decimal number of MB, 0 for no pool,
  * at most POOL_MB_MAX; anything else: the default), at most a quarter of the cap. */
 static uint64_t pool_bytes(const session *s) {
-    uint64_t mb = POOL_MB_DEFAULT;
-    const char *v = mantra_pal_getenv("MANTRA_SESSION_POOL_MB");
-    if (v && *v && strlen(v) <= 4u && strspn(v, "0123456789") == strlen(v) && (uint64_t)atoi(v) <= POOL_MB_MAX)
-        mb = (uint64_t)atoi(v);
+    uint64_t mb = mantra_pal_getenv_u32("MANTRA_SESSION_POOL_MB", POOL_MB_MAX, POOL_MB_DEFAULT);
     uint64_t b = mb << 20;
     return b < s->cap / 4 ? b : s->cap / 4;
 }
