@@ -175,10 +175,12 @@ static buf *try_alloc_locked(session *s, tss *t, uint32_t need) {
 /* No spare buffer, while the drain has buffers to give back: the pool is used up because the drain
  * is behind (starved of CPU: two writers on two CPUs leave it none), not because the session needs
  * more memory. Only with a pool and a drain thread; not after a wait that found nothing, until the
- * drain gives a buffer back (so a drain that is stuck costs a writer one wait, not one per buffer). */
+ * drain gives a buffer back (so a drain that is stuck costs a writer one wait, not one per buffer);
+ * and only where a fresh buffer would be mapped (a full buffer's room under the cap): near the cap
+ * Drop and Block mode decide as they always did (Drop drops at once). */
 static int recycle_due(const session *s) {
     return s->pool && s->has_drain && !s->recycle_missed && !s->disabled && !s->stopping &&
-           (s->draining || s->allocated - s->spare_bytes >= s->pool / 2);
+           s->allocated + BUF_MAX <= s->cap && (s->draining || s->allocated - s->spare_bytes >= s->pool / 2);
 }
 
 /* Waits up to RECYCLE_WAIT_MS for the drain to give a buffer back (it wakes the drain first, and
