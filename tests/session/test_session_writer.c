@@ -8,8 +8,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check_main.h"
 #include "dotnet_registry.h"
@@ -96,6 +98,60 @@ START_TEST(writer_runs_through_the_pool) {
 }
 END_TEST
 
+/* A drain that gives nothing back (its listener blocks until the writer is done): the writer uses
+ * the pool up, then waits once, bounded (RECYCLE_WAIT_MS), for a recycled buffer, and then maps
+ * fresh memory without waiting again - nothing lost, nothing dropped. Exact buffers: the pass that
+ * blocks holds the first pool buffer (1 event); the other 15 hold 21,845 records of 48 bytes each
+ * ((1 MB - 16-byte header) / 48); fresh buffers are 1 MB too (100 KB x (15 + 1) is over the 1 MB
+ * maximum), so 500,000 events need ceil((500,000 - 15 x 21,845) / 21,845) = 8 fresh ones. */
+static atomic_int g_stuck_entered, g_stuck_release;
+static atomic_uint g_stuck_seen;
+static void stuck_listener(void *ctx, const mantra_session_record *rec) {
+    (void)ctx;
+    (void)rec;
+    atomic_fetch_add(&g_stuck_seen, 1u);
+    if (atomic_exchange(&g_stuck_entered, 1) == 0)
+        while (!atomic_load(&g_stuck_release)) {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+}
+
+START_TEST(stuck_drain_costs_one_bounded_wait) {
+    if (mantra_threadless()) { /* no drain thread to block: the pump drains between writes */
+        printf("stuck_drain_costs_one_bounded_wait: not applicable in the threadless build\n");
+        return;
+    }
+    unsetenv("MANTRA_SESSION_POOL_MB");
+    mantra_session_config c;
+    mantra_session_config_init(&c);
+    c.providers = DEMO_TICKS;
+    c.buffer_mb = 64; /* pool: 16 MB, a quarter of it */
+    c.output = MANTRA_SESSION_OUTPUT_LISTENER;
+    c.listener = stuck_listener;
+    c.flush_interval_ms = 1;
+    mantra_session_id id = st_start(&c);
+    ck_assert_int_eq(mantra_Demo_Tick_write(3, 0), MANTRA_WRITE_OK);
+    while (!atomic_load(&g_stuck_entered)) { /* a drain pass took the first buffer and blocks */
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    const uint32_t n = 500000, per_buf = (uint32_t)((MB - 16u) / 48u);
+    ck_assert_uint_eq(per_buf, 21845u);
+    for (uint32_t i = 1; i <= n; i++)
+        ck_assert_int_eq(mantra_Demo_Tick_write(3, i), MANTRA_WRITE_OK);
+    atomic_store(&g_stuck_release, 1);
+    mantra_session_stats st;
+    ck_assert_int_eq(mantra_session_stop_stats(id, &st), 0);
+    ck_assert_uint_eq(st.attempted, n + 1u);
+    ck_assert_uint_eq(st.written, n + 1u);
+    ck_assert_uint_eq(st.dropped, 0);
+    ck_assert_uint_eq(st.buffers, 16u + (n - 15u * per_buf + per_buf - 1u) / per_buf);
+    ck_assert_uint_eq(st.buffers, 24u);
+    ck_assert_uint_eq(atomic_load(&g_stuck_seen), n + 1u);
+}
+END_TEST
+
 /* Which fence the writers use, decided at the first session start of the process. */
 START_TEST(writers_fence_as_configured) {
     const char *expect = getenv("MANTRA_EXPECT_FENCE");
@@ -125,6 +181,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, writers_fence_as_configured); /* first: before any session of this process */
     tcase_add_test(tc, pool_size_from_env_and_cap);
     tcase_add_test(tc, writer_runs_through_the_pool);
+    tcase_add_test(tc, stuck_drain_costs_one_bounded_wait);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -305,10 +305,14 @@ END_TEST
 /* A burst far above 1 MB: with MANTRA_EventPipeCircularMB=0 (so 1 MB) events are dropped; with the
  * default cap (256 MB) the same burst loses nothing. Every write the host saw succeed is in the
  * trace. The host sleeps 500 ms before exit so that the drain has emptied the buffers and the
- * ProcessInfo of the stop finds room. */
+ * ProcessInfo of the stop finds room. Whether a 1 MB cap drops depends on the drain falling behind
+ * the writer, which it does not always do since it gives buffers back as it writes them and no
+ * longer waits for a busy writer (runtime/src/session/drain.c): 4 runs of 56 kept up on this
+ * 2-vCPU guest under load. So the drop case runs the host up to BURST_TRIES times, every run
+ * checked exactly (ok + dropped, the trace's ticks, the reader's dropped count), until one drops. */
 #define BURST 300000ul
-static void burst_case(const char *name, const char *circular, int want_drops) {
-    const char *dir = case_dir(name);
+#define BURST_TRIES 6
+static unsigned long burst_run(const char *dir, const char *circular) {
     char path_var[800], path[800];
     snprintf(path_var, sizeof path_var, "MANTRA_EventPipeOutputPath=%s/burst.nettrace", dir);
     const char *vars[] = {"MANTRA_EnableEventPipe=1", "MANTRA_EventPipeConfig=Mantra-Demo:0x1:5", path_var, circular,
@@ -321,10 +325,6 @@ static void burst_case(const char *name, const char *circular, int want_drops) {
                   h.out);
     ck_assert_uint_eq(ok + dropped, BURST);
     ck_assert_uint_eq(disabled, 0);
-    if (want_drops)
-        ck_assert_uint_gt(dropped, 0);
-    else
-        ck_assert_uint_eq(dropped, 0);
     snprintf(path, sizeof path, "%s/burst.nettrace", dir);
     readback rb;
     read_trace(path, &rb);
@@ -336,6 +336,18 @@ static void burst_case(const char *name, const char *circular, int want_drops) {
      * drops after the last stored event): exactly the host's (the ProcessInfo, written by the same
      * thread at exit, found room). */
     ck_assert_uint_eq(rb.dropped, dropped);
+    return dropped;
+}
+
+static void burst_case(const char *name, const char *circular, int want_drops) {
+    const char *dir = case_dir(name);
+    unsigned long dropped = burst_run(dir, circular);
+    for (int tries = 1; want_drops && dropped == 0 && tries < BURST_TRIES; tries++)
+        dropped = burst_run(dir, circular);
+    if (want_drops)
+        ck_assert_uint_gt(dropped, 0);
+    else
+        ck_assert_uint_eq(dropped, 0);
 }
 
 START_TEST(circular_mb_zero_is_one_mb) { burst_case("circular-0", "MANTRA_EventPipeCircularMB=0", 1); }

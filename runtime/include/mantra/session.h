@@ -27,7 +27,12 @@
  * Buffers (as dotnet/runtime, src/native/eventpipe/ep-buffer-manager.c): each writing thread has its own buffers per session, taken
  * from the session's budget (buffer_mb); the write path takes no lock while the thread's current
  * buffer has room. Drop mode: when no buffer can be had within the budget the event is dropped and
- * counted, and its per-thread sequence number is still consumed, so readers see the gap.
+ * counted, and its per-thread sequence number is still consumed, so readers see the gap. A session
+ * starts with a pool of mapped buffers (MANTRA_SESSION_POOL_MB, default 16, at most a quarter of the
+ * cap) that the drain refills as it writes buffers out; a writer that finds the pool used up while
+ * the drain holds buffers waits at most 2 ms for one to come back before it maps fresh memory (and
+ * waits no more until the drain has given one back); only with 1 MB or more of room under the cap,
+ * so Drop mode still drops at once near the cap (docs/sessions.md, "When the pool is used up").
  *
  * Drain: a thread per session moves buffers to the output every flush_interval_ms in per-thread
  * runs as EventPipe writes them (the nettrace writer in CALLER_RUNS mode; a row is IsSorted exactly

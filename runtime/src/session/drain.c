@@ -232,6 +232,22 @@ static DRAIN_NOINLINE uint32_t plain_rows_unsorted(const session *s, nw_plain *c
     return plain_rows(s, c, base, off, used, limit_run, 0, last);
 }
 
+/* A buffer the pass has written out: back to the spare list now (a writer waiting for a recycled
+ * buffer takes it: ss_alloc_buffer), so that a long pass does not hold the whole pool until its
+ * end; the final pass frees its buffers at its end (*drained). */
+static void give_back(session *s, buf *b, buf **drained) {
+    if (s->final_pass) {
+        b->next = *drained;
+        *drained = b;
+        return;
+    }
+    b->next = NULL;
+    mantra_pal_mutex_lock(&s->lock);
+    ss_recycle_buffers(s, b, 0);
+    mantra_pal_cond_broadcast(&s->space);
+    mantra_pal_mutex_unlock(&s->lock);
+}
+
 /* A run: t's drained events older than *limit and than next + RUN_SPAN, up to the end of a buffer
  * or RUN_BYTES of records when another thread has events (so that the newest event written stays
  * near the oldest one left, and with it a cut's boundary below: a sequence point comes at most
@@ -301,8 +317,14 @@ static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, ui
         if (!t->dhead)
             t->dtail = NULL;
         t->doff = 0;
-        b->next = *drained;
-        *drained = b;
+        if (last) { /* it points into b, which a writer may have again below */
+            t->last_seq = last->seq;
+            t->any = 1;
+            if (last->ts > *wmax)
+                *wmax = last->ts;
+            last = NULL;
+        }
+        give_back(s, b, drained);
         if (next != UINT64_MAX)
             break;
     }
@@ -368,10 +390,26 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
         nw_plain_close(&c);
 }
 
+/* After the pass unpublished t's current buffer: may t's writer still be writing into a buffer it
+ * loaded before? Not when it is outside a write into this session, nor while it waits for space
+ * (BLOCK, or a recycled buffer), nor once it has published a new current buffer: only the writer
+ * stores a non-NULL current, in the slow path of its next write, after its write into the old
+ * buffer (a sequentially consistent store and load: that write's bytes are visible here). A writer
+ * that writes back to back is inside a write most of the time, so waiting for it to be outside
+ * one, with a yield per look, kept the drain from its pass for up to 958 ms when two writers had
+ * both CPUs (bench/session_write -o e2e2: 120 ms per pass on average). */
+#define WRITER_SPINS 256u /* looks before each yield: a running writer publishes within an event */
+static int writer_inside(const session *s, tss *t) {
+    return atomic_load(&t->rec->writing) == s->index + 1 && !atomic_load(&t->waiting) &&
+           atomic_load(&t->current) == NULL;
+}
+
 void ss_drain_pass(session *s, int final) {
     mantra_pal_mutex_lock(&s->drain_lock);
     mantra_pal_mutex_lock(&s->lock);
     uint64_t stop_ts = final ? UINT64_MAX : mantra_pal_now_ns();
+    s->final_pass = final;
+    s->draining = 1;
     for (tss *t = s->threads; t; t = t->next)
         atomic_exchange(&t->current, NULL);
     tss *first = s->threads;
@@ -383,8 +421,9 @@ void ss_drain_pass(session *s, int final) {
     /* a writer that loaded its buffer before the exchange is still inside its write, unless it is
      * waiting for space (BLOCK), when it touches no buffer */
     for (tss *t = first; t; t = t->next) /* the list only grows at its head */
-        while (atomic_load(&t->rec->writing) == s->index + 1 && !atomic_load(&t->waiting))
-            mantra_pal_yield();
+        for (uint32_t spins = 0; writer_inside(s, t); spins++)
+            if (spins >= WRITER_SPINS)
+                mantra_pal_yield();
     mantra_pal_mutex_lock(&s->lock);
     for (tss *t = first; t; t = t->next) {
         /* every buffer in the list is unpublished except a new one the writer took since */
@@ -422,6 +461,7 @@ void ss_drain_pass(session *s, int final) {
         ss_drain_fail(s, mantra_nettrace_last_error(s->w));
     mantra_pal_mutex_lock(&s->lock);
     ss_recycle_buffers(s, drained, final);
+    s->draining = 0;
     mantra_pal_cond_broadcast(&s->space);
     mantra_pal_mutex_unlock(&s->lock);
     mantra_pal_mutex_unlock(&s->drain_lock);

@@ -146,6 +146,10 @@ typedef struct session {
     buf *spare;   /* session lock: drained buffers kept for reuse (no page faults on reuse) */
     uint64_t spare_bytes;
     uint64_t pool; /* bytes of the pool mapped at start (thread_buffers.c) */
+    int draining;       /* session lock: a drain pass holds buffers it will give back */
+    int recycle_missed; /* session lock: a writer's wait for a recycled buffer timed out since the
+                         * drain last gave one back (ss_alloc_buffer) */
+    int final_pass;     /* drain: the pass frees its buffers instead of giving them back */
     uint32_t nthreads;
     uint64_t cap, allocated, buffers;
     int stopping; /* session lock: no more buffers; the drain thread ends */
