@@ -136,12 +136,8 @@ static buf *take_spare_locked(session *s, tss *t, uint32_t need) {
     return NULL;
 }
 
-static buf *try_alloc_locked(session *s, tss *t, uint32_t need) {
-    if (s->stopping)
-        return NULL;
-    buf *spare = take_spare_locked(s, t, need);
-    if (spare)
-        return spare;
+/* A fresh buffer for t under the cap (NULL: over it, or out of memory). */
+static buf *map_fresh_locked(session *s, tss *t, uint32_t need) {
     uint64_t size = (uint64_t)BUF_MIN * (t->nbufs + 1); /* grows per thread, as EventPipe's */
     if (size > BUF_MAX)
         size = BUF_MAX;
@@ -158,7 +154,7 @@ static buf *try_alloc_locked(session *s, tss *t, uint32_t need) {
             mantra_pal_free_buffer(b, b->size + sizeof(buf));
         }
         s->spare_bytes = 0;
-        return try_alloc_locked(s, t, need);
+        return map_fresh_locked(s, t, need);
     }
     if (s->allocated + size > s->cap)
         return NULL;
@@ -172,6 +168,14 @@ static buf *try_alloc_locked(session *s, tss *t, uint32_t need) {
     return b;
 }
 
+/* A spare buffer, else a fresh one (NULL: stopping, over the cap, or out of memory). */
+static buf *try_alloc_locked(session *s, tss *t, uint32_t need) {
+    if (s->stopping)
+        return NULL;
+    buf *b = take_spare_locked(s, t, need);
+    return b ? b : map_fresh_locked(s, t, need);
+}
+
 /* No spare buffer, while the drain has buffers to give back: the pool is used up because the drain
  * is behind (starved of CPU: two writers on two CPUs leave it none), not because the session needs
  * more memory. Only with a pool and a drain thread; not after a wait that found nothing, until the
@@ -183,23 +187,28 @@ static int recycle_due(const session *s) {
            s->allocated + BUF_MAX <= s->cap && (s->draining || s->allocated - s->spare_bytes >= s->pool / 2);
 }
 
-/* Waits up to RECYCLE_WAIT_MS for the drain to give a buffer back (it wakes the drain first, and
- * the writer's CPU is the drain's meanwhile), rather than mapping fresh memory: a bounded wait,
- * never a drop; on time-out the caller maps a fresh buffer as before. t->waiting tells the drain
- * that this writer touches no buffer meanwhile (as in BLOCK mode). */
+/* The writer's bounded waits for the drain (it wakes the drain before each slice of at most
+ * slice_ms, and the writer's CPU is the drain's meanwhile): up to ms for a buffer that
+ * take_spare_locked (spare_only: a recycled buffer, rather than mapping fresh memory; a time-out
+ * sets recycle_missed) or try_alloc_locked (BLOCK mode: space under the cap) can give. Never a
+ * drop: on time-out the caller goes on as without the wait. t->waiting tells the drain that this
+ * writer touches no buffer meanwhile. */
 #define RECYCLE_WAIT_MS 2u
-static buf *wait_recycled(session *s, tss *t, uint32_t need) {
+static buf *wait_for_buffer(session *s, tss *t, uint32_t need, uint32_t ms, uint32_t slice_ms, int spare_only) {
     buf *b = NULL;
     atomic_store(&t->waiting, 1);
-    uint64_t deadline = mantra_pal_now_ns() + (uint64_t)RECYCLE_WAIT_MS * 1000000u;
-    while (!b && !s->disabled && !s->stopping && !s->recycle_missed) {
-        if (mantra_pal_now_ns() >= deadline) {
-            s->recycle_missed = 1;
+    uint64_t deadline = mantra_pal_now_ns() + (uint64_t)ms * 1000000u;
+    while (!b && !s->disabled && !s->stopping && !(spare_only && s->recycle_missed)) {
+        uint64_t now = mantra_pal_now_ns();
+        if (now >= deadline) {
+            if (spare_only)
+                s->recycle_missed = 1;
             break;
         }
         mantra_pal_cond_signal(&s->cond);
-        mantra_pal_cond_timedwait(&s->space, &s->lock, 1u);
-        b = take_spare_locked(s, t, need);
+        uint64_t left = (deadline - now + 999999u) / 1000000u;
+        mantra_pal_cond_timedwait(&s->space, &s->lock, (uint32_t)(left > slice_ms ? slice_ms : left));
+        b = spare_only ? take_spare_locked(s, t, need) : try_alloc_locked(s, t, need);
     }
     atomic_store(&t->waiting, 0);
     return b;
@@ -212,24 +221,13 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
     mantra_pal_mutex_lock(&s->lock);
     buf *b = s->stopping ? NULL : take_spare_locked(s, t, need);
     if (!b && recycle_due(s))
-        b = wait_recycled(s, t, need);
-    if (!b)
-        b = try_alloc_locked(s, t, need);
+        b = wait_for_buffer(s, t, need, RECYCLE_WAIT_MS, 1u, 1);
+    if (!b && !s->stopping)
+        b = map_fresh_locked(s, t, need); /* the spares were looked at above */
     if (!b && s->cfg.buffer_mode == MANTRA_BUFFER_BLOCK && !s->disabled && !s->stopping) {
         atomic_store_explicit(&t->blocked, atomic_load_explicit(&t->blocked, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-        atomic_store(&t->waiting, 1);
-        uint64_t deadline = mantra_pal_now_ns() + (uint64_t)s->cfg.block_timeout_ms * 1000000u;
-        while (!b && !s->disabled && !s->stopping) {
-            uint64_t now = mantra_pal_now_ns();
-            if (now >= deadline)
-                break;
-            mantra_pal_cond_signal(&s->cond);
-            uint64_t left = (deadline - now + 999999u) / 1000000u;
-            mantra_pal_cond_timedwait(&s->space, &s->lock, (uint32_t)(left > 1000u ? 1000u : left));
-            b = try_alloc_locked(s, t, need);
-        }
-        atomic_store(&t->waiting, 0);
+        b = wait_for_buffer(s, t, need, s->cfg.block_timeout_ms, 1000u, 0);
     }
     /* EventPipe wakes its reader on every write that needed a buffer; here only under pressure
      * (no buffer, or more than half the budget in use). A pass takes every thread's current
