@@ -33,8 +33,8 @@ struct rd_plan_head {
 const mantra_field_plan *rd_plan_build(cm_arena *a, const mantra_field_desc *fields, uint32_t count,
                                        rd_plan_head **plans);
 /* Forgets the notes of every plan of the list (rd_plan_check_note): the reader calls it whenever
- * it frees or moves its input buffer, so that memory handed out again elsewhere is never taken
- * for bytes it checked. */
+ * it moves its input buffer, so that memory handed out again elsewhere is never taken for bytes it
+ * checked (the plans go with the reader's arena when it frees the buffer for good). */
 void rd_plan_forget_notes(rd_plan_head *plans);
 /* mantra_decode_payload(fields, count, payload, size, ..., visitor, ctx) through the plan: the same
  * calls of the visitor and the same result. */
@@ -49,7 +49,7 @@ int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t 
  * searching for it again (rd_plan_decode). The note is replaced by the next check through this
  * plan (and cleared when that check does not find the fields exactly), so it always describes the
  * bytes last checked at that address; rd_plan_forget_notes clears it when the reader's input buffer
- * is freed or moved. The plan belongs to the reader that checks through it (allocated writable in
+ * moves. The plan belongs to the reader that checks through it (allocated writable in
  * its arena). */
 static inline int rd_plan_check_note(const mantra_field_plan *plan, const uint8_t *payload, size_t size) {
     int rc = rd_plan_check(plan, payload, size);

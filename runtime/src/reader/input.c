@@ -95,7 +95,6 @@ int rd_in_ensure(mantra_reader *r, size_t n) {
 }
 
 void rd_in_close(mantra_reader *r) {
-    rd_plan_forget_notes(r->plans);
     if (r->in_kind == RD_IN_FD)
         free(r->buf);
     else if (r->in_kind == RD_IN_MAP)

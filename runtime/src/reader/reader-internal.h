@@ -64,7 +64,7 @@ struct mantra_reader {
     int fd;
     int own_fd;
     uint8_t *buf;
-    rd_plan_head *plans; /* every decoding plan, for rd_plan_forget_notes when buf is freed or moved */
+    rd_plan_head *plans; /* every decoding plan, for rd_plan_forget_notes when buf moves (rd_in_ensure) */
     size_t cap, pos, end;
     uint64_t base; /* stream offset of buf[0] */
     int eof;
