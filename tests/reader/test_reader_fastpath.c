@@ -578,6 +578,74 @@ START_TEST(plan_note_never_stale) {
 }
 END_TEST
 
+/* The layouts rd_plan_check_note checks inline (field_plan-internal.h: fixed bytes, then one string
+ * or one UInt16-counted array) give what rd_plan_check and the walking decoder give, for every size
+ * up to 40 and bytes drawn so that counts and terminators fall everywhere; each payload in a block
+ * of exactly its size (ASan sees a read past it). A layout of another shape is checked too. */
+START_TEST(inline_check_equals_plan_check) {
+    static const mantra_field_desc u16 = {"", MANTRA_TYPE_UINT16, 0, NULL, NULL, 0};
+    static const mantra_field_desc i32 = {"", MANTRA_TYPE_INT32, 0, NULL, NULL, 0};
+    static const mantra_field_desc s_only[1] = {{"S", MANTRA_TYPE_STRING, 0, NULL, NULL, 0}};
+    static const mantra_field_desc u32_s[2] = {{"A", MANTRA_TYPE_UINT32, 0, NULL, NULL, 0},
+                                               {"S", MANTRA_TYPE_STRING, 0, NULL, NULL, 0}};
+    static const mantra_field_desc fix_s[3] = {{"A", MANTRA_TYPE_BYTE, 0, NULL, NULL, 0},
+                                               {"F", MANTRA_TYPE_FIXED_ARRAY, 3, &u16, NULL, 0},
+                                               {"S", MANTRA_TYPE_STRING, 0, NULL, NULL, 0}};
+    static const mantra_field_desc arr_only[1] = {{"V", MANTRA_TYPE_ARRAY, 0, &i32, NULL, 0}};
+    static const mantra_field_desc u64_arr[2] = {{"A", MANTRA_TYPE_UINT64, 0, NULL, NULL, 0},
+                                                 {"V", MANTRA_TYPE_ARRAY, 0, &u16, NULL, 0}};
+    static const mantra_field_desc s_u32[2] = {{"S", MANTRA_TYPE_STRING, 0, NULL, NULL, 0},
+                                               {"A", MANTRA_TYPE_UINT32, 0, NULL, NULL, 0}};
+    static const struct {
+        const mantra_field_desc *f;
+        uint32_t n, shape, prefix;
+    } layouts[6] = {{s_only, 1, RD_SHAPE_STR_END, 0},   {u32_s, 2, RD_SHAPE_STR_END, 4},
+                    {fix_s, 3, RD_SHAPE_STR_END, 7},    {arr_only, 1, RD_SHAPE_ARRAY_END, 0},
+                    {u64_arr, 2, RD_SHAPE_ARRAY_END, 8}, {s_u32, 2, RD_SHAPE_OTHER, 0}};
+    static const uint8_t alphabet[4] = {0x00, 0x01, 0x02, 0x61};
+    uint32_t x = 777u;
+    uint64_t by_rc[3] = {0, 0, 0}; /* exact, bytes left, short */
+    for (size_t l = 0; l < 6; l++) {
+        cm_arena arena = {NULL, 0};
+        rd_plan_head *plans = NULL;
+        const mantra_field_plan *plan = rd_plan_build(&arena, layouts[l].f, layouts[l].n, &plans);
+        ck_assert_ptr_nonnull(plan);
+        uint64_t exact_here = 0;
+        ck_assert_uint_eq(plans->shape, layouts[l].shape);
+        if (layouts[l].shape != RD_SHAPE_OTHER)
+            ck_assert_uint_eq(plans->prefix, layouts[l].prefix);
+        for (size_t size = 0; size <= 40; size++) {
+            uint8_t *p = malloc(size ? size : 1);
+            ck_assert_ptr_nonnull(p);
+            for (int round = 0; round < 300; round++) {
+                for (size_t k = 0; k < size; k++) {
+                    x = x * 1103515245u + 12345u;
+                    p[k] = alphabet[(x >> 16) % 4u];
+                }
+                int want = rd_plan_check(plan, p, size);
+                int walk = mantra_decode_payload(layouts[l].f, layouts[l].n, p, size, 8, NULL, NULL);
+                int got = rd_plan_check_note(plan, p, size);
+                ck_assert_msg(got == want && (want < 0) == (walk < 0) && (want < 0 || want == walk),
+                              "layout %zu size %zu round %d: inline %d, plan %d, walk %d", l, size, round, got,
+                              want, walk);
+                ck_assert_ptr_eq(plans->exact_payload, got == 0 ? p : NULL);
+                by_rc[got == 0 ? 0 : got == 1 ? 1 : 2]++;
+                exact_here += got == 0;
+            }
+            free(p);
+        }
+        ck_assert_msg(exact_here > 0, "layout %zu: no payload held its fields exactly", l);
+        cm_arena_free(&arena);
+    }
+    /* the draw is fixed: these counts only change with it */
+    printf("inline_check_equals_plan_check: %" PRIu64 " exact, %" PRIu64 " with bytes left, %" PRIu64 " short\n",
+           by_rc[0], by_rc[1], by_rc[2]);
+    ck_assert_uint_eq(by_rc[0] + by_rc[1] + by_rc[2], 6u * 41u * 300u);
+    ck_assert_uint_eq(by_rc[0], 926u);
+    ck_assert_uint_eq(by_rc[1], 20547u);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("reader_fastpath");
     TCase *tc = tcase_create("fastpath");
@@ -588,6 +656,7 @@ static Suite *suite(void) {
     tcase_add_loop_test(tc, sorted_order_exact, 0, NFIX);
     tcase_add_test(tc, str16_end_equals_unit_scan);
     tcase_add_test(tc, plan_note_never_stale);
+    tcase_add_test(tc, inline_check_equals_plan_check);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -26,7 +26,17 @@ struct rd_plan_head {
     size_t exact_size;
     int last_str;       /* the last field is a string (else a note is never used) */
     rd_plan_head *next; /* the reader's list of its plans (rd_plan_forget_notes) */
+    /* the two layouts most events with variable fields have, checked inline by rd_plan_check_note
+     * (rd_plan_check's loop and call cost as much as the check itself for them): RD_SHAPE_STR_END,
+     * fixed-size fields of prefix bytes (maybe none) and then one UTF-16 string;
+     * RD_SHAPE_ARRAY_END, fixed-size fields of prefix bytes and then one UInt16-counted array of
+     * elements of esize bytes. RD_SHAPE_OTHER for every other layout. */
+    uint8_t shape;
+    uint8_t esize;
+    uint32_t prefix;
 };
+
+enum { RD_SHAPE_OTHER, RD_SHAPE_STR_END, RD_SHAPE_ARRAY_END };
 
 /* The plan for fields[0..count) (allocated in a), or NULL when out of memory or count is 0; linked
  * into *plans (the reader's list, for rd_plan_forget_notes) when plans is not NULL. */
@@ -43,22 +53,6 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
 /* The same without a visitor: 0 when the payload holds the fields exactly, 1 when bytes remain, a
  * negative MANTRA_E* code when it ends inside a field or holds a bad value. */
 int rd_plan_check(const mantra_field_plan *plan, const uint8_t *payload, size_t size);
-/* rd_plan_check for the event the reader is about to deliver, noting in the plan's head whether
- * payload[0..size) holds the fields exactly. A decode of that same payload (same address and size)
- * then takes the end of a string that is the last field to be the payload's end instead of
- * searching for it again (rd_plan_decode). The note is replaced by the next check through this
- * plan (and cleared when that check does not find the fields exactly), so it always describes the
- * bytes last checked at that address; rd_plan_forget_notes clears it when the reader's input buffer
- * moves. The plan belongs to the reader that checks through it (allocated writable in
- * its arena). */
-static inline int rd_plan_check_note(const mantra_field_plan *plan, const uint8_t *payload, size_t size) {
-    int rc = rd_plan_check(plan, payload, size);
-    rd_plan_head *h = (rd_plan_head *)(uintptr_t)plan;
-    h->exact_payload = rc == 0 ? payload : NULL;
-    h->exact_size = size;
-    return rc;
-}
-
 /* The end of the UTF-16LE string at pos of p[0..size) (the offset after its
  * terminator, the first 0 code unit from pos in steps of 2), or 0 when the payload ends first. */
 static inline size_t rd_str16_end(const uint8_t *p, size_t size, size_t pos) {
@@ -106,6 +100,37 @@ static inline size_t rd_str16_end(const uint8_t *p, size_t size, size_t pos) {
         if (p[i] == 0 && p[i + 1] == 0)
             return i + 2;
     return 0;
+}
+
+/* rd_plan_check for the event the reader is about to deliver, noting in the plan's head whether
+ * payload[0..size) holds the fields exactly. A decode of that same payload (same address and size)
+ * then takes the end of a string that is the last field to be the payload's end instead of
+ * searching for it again (rd_plan_decode). The note is replaced by the next check through this
+ * plan (and cleared when that check does not find the fields exactly), so it always describes the
+ * bytes last checked at that address; rd_plan_forget_notes clears it when the reader's input buffer
+ * moves. The plan belongs to the reader that checks through it (allocated writable in
+ * its arena). */
+static inline int rd_plan_check_note(const mantra_field_plan *plan, const uint8_t *payload, size_t size) {
+    rd_plan_head *h = (rd_plan_head *)(uintptr_t)plan;
+    int rc;
+    /* the inline layouts give exactly rd_plan_check's result (check_common's steps, in order) */
+    if (h->shape == RD_SHAPE_STR_END) {
+        size_t e = size >= h->prefix ? rd_str16_end(payload, size, h->prefix) : 0;
+        rc = e == 0 ? MANTRA_EFORMAT : e < size;
+    } else if (h->shape == RD_SHAPE_ARRAY_END) {
+        if (size < h->prefix || size - h->prefix < 2) {
+            rc = MANTRA_EFORMAT;
+        } else {
+            uint64_t bytes = (uint64_t)mantra_load_u16(payload + h->prefix) * h->esize;
+            size_t rest = size - h->prefix - 2;
+            rc = bytes > rest ? MANTRA_EFORMAT : bytes < rest;
+        }
+    } else {
+        rc = rd_plan_check(plan, payload, size);
+    }
+    h->exact_payload = rc == 0 ? payload : NULL;
+    h->exact_size = size;
+    return rc;
 }
 
 /* field_decode.c: decodes the one field f at *pos of payload[0..size) at depth 0 with the walking

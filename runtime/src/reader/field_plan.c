@@ -83,6 +83,18 @@ static int build_check(cm_arena *a, mantra_field_plan *p) {
     }
     p->check = c;
     p->ncheck = n;
+    /* the layouts rd_plan_check_note checks inline: [fixed bytes] then a string or an array */
+    const check_step *last = &c[n - 1];
+    p->head.shape = RD_SHAPE_OTHER;
+    if (n <= 2 && (n == 1 || (c[0].op == CK_FIXED && c[0].n <= UINT32_MAX))) {
+        p->head.prefix = n == 2 ? (uint32_t)c[0].n : 0;
+        if (last->op == CK_STR16) {
+            p->head.shape = RD_SHAPE_STR_END;
+        } else if (last->op == CK_ARRAY16) {
+            p->head.shape = RD_SHAPE_ARRAY_END;
+            p->head.esize = (uint8_t)last->n;
+        }
+    }
     return 0;
 }
 
@@ -413,10 +425,12 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
             extra = 0;
         }
         if (s->op >= OP_ARRAY) {
-            int rc = s->op == OP_ARRAY ? decode_array(s, payload, size, &pos, visitor, ctx, &v)
-                                       : rd_decode_one_field(s->f, payload, size, &pos, visitor, ctx);
+            size_t at = pos; /* pos itself never has its address taken: it stays in a register */
+            int rc = s->op == OP_ARRAY ? decode_array(s, payload, size, &at, visitor, ctx, &v)
+                                       : rd_decode_one_field(s->f, payload, size, &at, visitor, ctx);
             if (rc < 0)
                 return rc;
+            pos = at;
             continue;
         }
         v.field = s->f;
