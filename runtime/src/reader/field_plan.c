@@ -437,16 +437,33 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
         v.name = s->name;
         v.type = s->type;
         v.offset = pos;
-        v.data = payload + pos;
-        if (s->size) {
-            if (s->size > size - pos)
-                return MANTRA_EFORMAT;
-            extra = fill_fixed(s->op, payload + pos, &v);
-            v.size = s->size;
-            v.count = 0;
-            pos += s->size;
-        } else if (s->op == OP_STR16) {
-            size_t e = s == str_at_end && size - pos >= 2 ? size : rd_str16_end(payload, size, pos);
+        const uint8_t *q = payload + pos;
+        const size_t left = size - pos;
+        v.data = q;
+        v.count = 0;
+        /* one dispatch per step: the common scalars have their size and load in their own case */
+#define FIXED(N, U, I)                                                                             \
+    if (left < (N))                                                                                \
+        return MANTRA_EFORMAT;                                                                     \
+    v.u = (U);                                                                                     \
+    v.i = (I);                                                                                     \
+    v.size = (N);                                                                                  \
+    pos += (N);                                                                                    \
+    break;
+        switch (s->op) {
+        case OP_U8:
+            FIXED(1, q[0], (int64_t)q[0])
+        case OP_U32:
+            FIXED(4, mantra_load_u32(q), (int64_t)mantra_load_u32(q))
+        case OP_S32:
+            FIXED(4, mantra_load_u32(q), (int32_t)mantra_load_u32(q))
+        case OP_U64:
+            FIXED(8, mantra_load_u64(q), (int64_t)mantra_load_u64(q))
+        case OP_U16:
+            FIXED(2, mantra_load_u16(q), (int64_t)mantra_load_u16(q))
+#undef FIXED
+        case OP_STR16: {
+            size_t e = s == str_at_end && left >= 2 ? size : rd_str16_end(payload, size, pos);
             if (e == 0)
                 return MANTRA_EFORMAT;
             v.u = 0;
@@ -454,14 +471,25 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
             v.count = (e - pos - 2) / 2;
             v.size = v.count * 2;
             pos = e;
-        } else { /* OP_VARUINT, OP_VARINT */
-            size_t k = cm_varint_get(payload + pos, size - pos, CM_VARINT64_MAX_BYTES, &v.u);
+            break;
+        }
+        case OP_VARUINT:
+        case OP_VARINT: {
+            size_t k = cm_varint_get(q, left, CM_VARINT64_MAX_BYTES, &v.u);
             if (k == 0)
                 return MANTRA_EFORMAT;
             v.i = s->op == OP_VARINT ? cm_zigzag_decode(v.u) : (int64_t)v.u;
             v.size = k;
-            v.count = 0;
             pos += k;
+            break;
+        }
+        default: /* the other fixed-size scalars */
+            if (s->size > left)
+                return MANTRA_EFORMAT;
+            extra = fill_fixed(s->op, q, &v);
+            v.size = s->size;
+            pos += s->size;
+            break;
         }
         if (scalar) {
             int rc = scalar(ctx, &v);
