@@ -11,6 +11,23 @@
 #include "field_plan-internal.h"
 #include "reader-internal.h"
 
+/* The row header fields a compressed row may leave out, back to 0 for the first row of a block.
+ * They live in the event handed out (r->cur) rather than in a copy, so that a row is not copied
+ * field by field into it: read_row updates them, next_row completes the event. */
+static void reset_row_state(mantra_trace_event *e) {
+    e->metadata_id = 0;
+    e->sequence = 0;
+    e->capture_thread_index = 0;
+    e->processor = 0;
+    e->thread_index = 0;
+    e->stack_id = 0;
+    e->timestamp = 0;
+    memset(&e->activity_id, 0, sizeof e->activity_id);
+    memset(&e->related_activity_id, 0, sizeof e->related_activity_id);
+    e->label_list_id = 0;
+    e->payload_size = 0;
+}
+
 int rd_start_rows(mantra_reader *r, int kind, const uint8_t *p, size_t n, uint64_t off) {
     if (n < 20)
         return rd_fail(r, MANTRA_EFORMAT, off, "%s of %zu bytes (a 20-byte header expected)",
@@ -24,7 +41,7 @@ int rd_start_rows(mantra_reader *r, int kind, const uint8_t *p, size_t n, uint64
     r->blk_len = n;
     r->blk_pos = hs;
     r->blk_off = off;
-    memset(&r->rs, 0, sizeof r->rs);
+    reset_row_state(&r->cur);
     r->first_row = 1;
     r->state = RD_ST_ROWS;
     return 0;
@@ -45,11 +62,11 @@ int rd_start_rows(mantra_reader *r, int kind, const uint8_t *p, size_t n, uint64
         (dst) = v_;                                                                                \
     } while (0)
 
-/* Decodes the next row of the current block into r->rs; returns 1 and sets *payload_pos. */
+/* Decodes the next row of the current block into the row state in r->cur (reset_row_state); returns 1 and sets *payload_pos. */
 static int read_row(mantra_reader *r, size_t *payload_pos, int *sorted) {
     const uint8_t *p = r->blk;
     size_t n = r->blk_len, pos = r->blk_pos;
-    rd_row_state *s = &r->rs;
+    mantra_trace_event *s = &r->cur;
     if (r->compressed) {
         uint8_t f = p[pos++];
         uint64_t v;
@@ -61,7 +78,7 @@ static int read_row(mantra_reader *r, size_t *payload_pos, int *sorted) {
             ROW_VAR(v, CM_VARINT32_MAX_BYTES, "sequence delta");
             s->sequence = s->sequence + (uint32_t)v + 1u;
             ROW_VAR(v, CM_VARINT64_MAX_BYTES, "capture thread");
-            s->capture_thread = v;
+            s->capture_thread_index = v;
             ROW_VAR(v, CM_VARINT32_MAX_BYTES, "processor number");
             s->processor = (uint32_t)v;
         } else if (s->metadata_id != 0) {
@@ -69,7 +86,7 @@ static int read_row(mantra_reader *r, size_t *payload_pos, int *sorted) {
         }
         if (f & 0x04) {
             ROW_VAR(v, CM_VARINT64_MAX_BYTES, "thread");
-            s->thread = v;
+            s->thread_index = v;
         }
         if (f & 0x08) {
             ROW_VAR(v, CM_VARINT32_MAX_BYTES, "stack id");
@@ -81,19 +98,19 @@ static int read_row(mantra_reader *r, size_t *payload_pos, int *sorted) {
             if (f & 0x10) {
                 if (n - pos < 16)
                     return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos, "activity id cut by the end of the block");
-                cm_load_guid(&s->activity, p + pos);
+                cm_load_guid(&s->activity_id, p + pos);
                 pos += 16;
             }
             if (f & 0x20) {
                 if (n - pos < 16)
                     return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos,
                                    "related activity id cut by the end of the block");
-                cm_load_guid(&s->related, p + pos);
+                cm_load_guid(&s->related_activity_id, p + pos);
                 pos += 16;
             }
         } else if (f & 0x10) {
             ROW_VAR(v, CM_VARINT32_MAX_BYTES, "label list id");
-            s->label_list = (uint32_t)v;
+            s->label_list_id = (uint32_t)v;
         }
         *sorted = (f & 0x40) != 0;
         if (f & 0x80) {
@@ -102,7 +119,7 @@ static int read_row(mantra_reader *r, size_t *payload_pos, int *sorted) {
         }
         if (s->payload_size > n - pos)
             return rd_fail(r, MANTRA_EFORMAT, r->blk_off + r->blk_pos,
-                           "row payload of %u bytes exceeds the block (%zu bytes left)", s->payload_size, n - pos);
+                           "row payload of %zu bytes exceeds the block (%zu bytes left)", s->payload_size, n - pos);
         *payload_pos = pos;
         r->blk_pos = pos + s->payload_size;
         return 1;
@@ -119,22 +136,22 @@ static int read_row(mantra_reader *r, size_t *payload_pos, int *sorted) {
      * src/TraceEvent/EventPipe/EventPipeEventSource.cs reads it so (the format documents say the opposite) */
     *sorted = (id & 0x80000000u) == 0;
     s->sequence = mantra_load_u32(h + 4);
-    s->thread = mantra_load_u64(h + 8);
-    s->capture_thread = mantra_load_u64(h + 16);
+    s->thread_index = mantra_load_u64(h + 8);
+    s->capture_thread_index = mantra_load_u64(h + 16);
     s->processor = mantra_load_u32(h + 24);
     s->stack_id = mantra_load_u32(h + 28);
     s->timestamp = (int64_t)mantra_load_u64(h + 32);
     if (!r->v6) {
-        cm_load_guid(&s->activity, h + 40);
-        cm_load_guid(&s->related, h + 56);
+        cm_load_guid(&s->activity_id, h + 40);
+        cm_load_guid(&s->related_activity_id, h + 56);
         s->payload_size = mantra_load_u32(h + 72);
     } else {
-        s->label_list = mantra_load_u32(h + 40);
+        s->label_list_id = mantra_load_u32(h + 40);
         s->payload_size = mantra_load_u32(h + 44);
     }
     if (esize < hdr || esize > n - pos - 4 || s->payload_size > esize - hdr)
         return rd_fail(r, MANTRA_EFORMAT, r->blk_off + pos,
-                       "uncompressed row size %u does not fit its header, payload (%u bytes) and block", esize,
+                       "uncompressed row size %u does not fit its header, payload (%zu bytes) and block", esize,
                        s->payload_size);
     *payload_pos = pos + 4 + hdr;
     r->blk_pos = pos + 4 + esize;
@@ -203,12 +220,12 @@ static int next_row(mantra_reader *r) {
     int rc = read_row(r, &ppos, &sorted);
     if (rc < 0)
         return rc;
-    rd_row_state *s = &r->rs;
+    mantra_trace_event *e = &r->cur; /* read_row updated its row header fields */
     const uint8_t *payload = r->blk + ppos;
     if (r->blk_kind == RD_BLK_METADATA) {
         mantra_trace_metadata *m;
         const char *what = NULL;
-        rc = rd_parse_metadata_v5(&r->arena, payload, s->payload_size, &m, &what);
+        rc = rd_parse_metadata_v5(&r->arena, payload, e->payload_size, &m, &what);
         if (rc < 0)
             return rd_fail(r, rc, r->blk_off + ppos, "bad metadata record: %s", what ? what : "?");
         return rd_define_metadata(r, m, r->blk_off + ppos);
@@ -216,7 +233,7 @@ static int next_row(mantra_reader *r) {
     /* dropped-event accounting and the current capture thread, as TraceEvent (microsoft/perfview,
      * src/TraceEvent/EventPipe/EventCache.cs, ProcessEventBlock: the capture thread changes only on
      * the first row of a block or an IsSorted row) */
-    uint64_t key = s->capture_thread;
+    uint64_t key = e->capture_thread_index;
     if (r->first_row || sorted || !r->have_cur_thread) {
         r->cur_thread = key;
         r->have_cur_thread = 1;
@@ -224,62 +241,48 @@ static int next_row(mantra_reader *r) {
     }
     uint64_t *last = r->seq_last;
     if (!r->seq_valid || r->seq_key != r->cur_thread) {
-        last = rd_thread_seq(r, r->cur_thread, s->sequence - 1u);
+        last = rd_thread_seq(r, r->cur_thread, e->sequence - 1u);
         if (last == NULL)
             return rd_fail(r, MANTRA_ENOMEM, row_off, "out of memory");
         r->seq_last = last;
         r->seq_key = r->cur_thread;
         r->seq_valid = 1;
     }
-    rd_note_seq(r, last, s->sequence - 1u);
-    *last = s->sequence;
+    rd_note_seq(r, last, e->sequence - 1u);
+    *last = e->sequence;
 
-    const mantra_trace_metadata *m = meta_of(r, s->metadata_id);
+    const mantra_trace_metadata *m = meta_of(r, e->metadata_id);
     if (m == NULL)
         return rd_fail(r, MANTRA_EFORMAT, row_off, "event refers to metadata id %u, which no earlier metadata defines",
-                       s->metadata_id);
-    mantra_trace_event *e = &r->cur;
-    /* every member is set below (no memset of the whole event per row) */
+                       e->metadata_id);
+    /* every other member is set below (no memset of the whole event per row) */
     e->stack = NULL;
     e->stack_count = 0;
-    e->label_list_id = 0;
-    e->decode_status = 0;
     e->metadata = m;
-    e->metadata_id = s->metadata_id;
-    e->sequence = s->sequence;
-    e->processor = s->processor;
-    e->stack_id = s->stack_id;
-    e->timestamp = s->timestamp;
     e->is_sorted = sorted;
     e->version = m->version;
     e->level = m->level;
     e->opcode = m->opcode;
     e->keywords = m->keywords;
     e->payload = payload;
-    e->payload_size = s->payload_size;
     e->pointer_size = r->info.pointer_size;
     e->offset = row_off;
     e->decode_status = rd_event_decode_status(e);
     if (!r->v6) {
-        e->thread_id = e->thread_index = s->thread;
-        e->capture_thread_id = e->capture_thread_index = s->capture_thread;
-        e->activity_id = s->activity;
-        e->related_activity_id = s->related;
+        e->thread_id = e->thread_index;
+        e->capture_thread_id = e->capture_thread_index;
     } else {
         memset(&e->activity_id, 0, sizeof e->activity_id);
         memset(&e->related_activity_id, 0, sizeof e->related_activity_id);
-        int have_t = thread_of(r, 0, s->thread, &e->thread_id);
-        if (!have_t || !thread_of(r, 1, s->capture_thread, &e->capture_thread_id))
+        int have_t = thread_of(r, 0, e->thread_index, &e->thread_id);
+        if (!have_t || !thread_of(r, 1, e->capture_thread_index, &e->capture_thread_id))
             return rd_fail(r, MANTRA_EFORMAT, row_off, "event refers to thread index %llu, which no Thread block defines",
-                           (unsigned long long)(!have_t ? s->thread : s->capture_thread));
-        e->thread_index = s->thread;
-        e->capture_thread_index = s->capture_thread;
-        e->label_list_id = s->label_list;
-        if (s->label_list != 0) {
-            uint64_t *li = cm_map_get(&r->labels, s->label_list);
+                           (unsigned long long)(!have_t ? e->thread_index : e->capture_thread_index));
+        if (e->label_list_id != 0) {
+            uint64_t *li = cm_map_get(&r->labels, e->label_list_id);
             if (li == NULL)
                 return rd_fail(r, MANTRA_EFORMAT, row_off, "event refers to label list %u, which no LabelList block defines",
-                               s->label_list);
+                               e->label_list_id);
             const rd_label_list *l = &r->label_lists[*li];
             if (l->has_activity)
                 e->activity_id = l->activity;
@@ -295,7 +298,7 @@ static int next_row(mantra_reader *r) {
                 e->keywords = l->keywords;
         }
     }
-    int64_t si = rd_stack_get(r, s->stack_id);
+    int64_t si = rd_stack_get(r, e->stack_id);
     if (si >= 0) {
         const rd_stack_ref *sr = &r->stack_refs[si];
         e->stack = r->stack_data + sr->off;

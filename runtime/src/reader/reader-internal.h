@@ -41,20 +41,6 @@ typedef struct rd_label_list {
     uint64_t keywords;
 } rd_label_list;
 
-/* The previous row's header fields (compressed rows give only what changed). */
-typedef struct rd_row_state {
-    uint32_t metadata_id;
-    uint32_t sequence;
-    uint64_t capture_thread;
-    uint32_t processor;
-    uint64_t thread;
-    uint32_t stack_id;
-    int64_t timestamp;
-    mantra_guid activity, related;
-    uint32_t label_list;
-    uint32_t payload_size;
-} rd_row_state;
-
 typedef struct rd_order rd_order;
 
 struct mantra_reader {
@@ -116,7 +102,8 @@ struct mantra_reader {
     uint64_t blk_off; /* stream offset of blk[0] */
     int compressed;
     int first_row;
-    rd_row_state rs;
+    /* the event handed out; its row header fields are also the state that compressed rows update
+     * (event_rows.c, reset_row_state) */
     mantra_trace_event cur;
     rd_order *order;
     /* Per-event lookups without hashing (event_rows.c, stack_block.c): the maps above stay the
