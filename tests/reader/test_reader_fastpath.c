@@ -527,6 +527,43 @@ START_TEST(str16_end_equals_unit_scan) {
 }
 END_TEST
 
+/* rd_str16_tail_check (field_plan-internal.h: two overlapping windows, no loop, for strings of up
+ * to 16 units) against its definition through the plain unit scan, on every size up to 72 and every
+ * start, each payload in a block of exactly its size (ASan sees a read past it or before it). */
+START_TEST(str16_tail_check_equals_unit_scan) {
+    static const uint8_t alphabet[5] = {0x00, 0x01, 0x80, 0xFF, 0x61};
+    uint32_t x = 4242u;
+    uint64_t by_rc[3] = {0, 0, 0}; /* exact, bytes left, no terminator */
+    for (size_t size = 0; size <= 72; size++) {
+        uint8_t *p = malloc(size ? size : 1);
+        ck_assert_ptr_nonnull(p);
+        for (int round = 0; round < 200; round++) {
+            for (size_t k = 0; k < size; k++) {
+                x = x * 1103515245u + 12345u;
+                /* mostly the plain byte, so that many strings run to the payload's end */
+                uint32_t c = (x >> 16) % 16u;
+                p[k] = alphabet[c < 4 ? c : 4];
+            }
+            if (size >= 2 && round % 2 == 0) /* half of them end in a terminator */
+                p[size - 1] = p[size - 2] = 0;
+            for (size_t pos = 0; pos <= size; pos++) {
+                size_t e = str16_end_plain(p, size, pos);
+                int want = e == 0 ? MANTRA_EFORMAT : e < size, got = rd_str16_tail_check(p, size, pos);
+                ck_assert_msg(got == want, "size %zu pos %zu round %d: %d, want %d", size, pos, round, got, want);
+                by_rc[want == 0 ? 0 : want == 1 ? 1 : 2]++;
+            }
+        }
+        free(p);
+    }
+    printf("str16_tail_check_equals_unit_scan: %" PRIu64 " exact, %" PRIu64 " with bytes left, %" PRIu64 " without a terminator\n",
+           by_rc[0], by_rc[1], by_rc[2]);
+    ck_assert_uint_eq(by_rc[0] + by_rc[1] + by_rc[2], 540200u);
+    /* the draw is fixed: these counts only change with it */
+    ck_assert_uint_eq(by_rc[0], 124951u);
+    ck_assert_uint_eq(by_rc[1], 29607u);
+}
+END_TEST
+
 /* The note of rd_plan_check_note, which lets a decode take a trailing string's end from the check
  * (field_plan-internal.h), is never taken for other bytes: not after a check of other bytes at the
  * same address, not after the reader's input buffer moved (rd_plan_forget_notes), not for another size. Each
@@ -657,6 +694,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, str16_end_equals_unit_scan);
     tcase_add_test(tc, plan_note_never_stale);
     tcase_add_test(tc, inline_check_equals_plan_check);
+    tcase_add_test(tc, str16_tail_check_equals_unit_scan);
     suite_add_tcase(s, tc);
     return s;
 }

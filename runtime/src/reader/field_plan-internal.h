@@ -102,6 +102,34 @@ static inline size_t rd_str16_end(const uint8_t *p, size_t size, size_t pos) {
     return 0;
 }
 
+/* What rd_plan_check finds for a string at pos that should end p[0..size): 0 when its terminator
+ * is the payload's last code unit, 1 when an earlier one ends it (bytes remain), MANTRA_EFORMAT when
+ * none does; that is, rd_str16_end(p, size, pos) == 0 ? MANTRA_EFORMAT : its result < size. Where
+ * SSE2 is there and the string's units before the last are 16 bytes or fewer, or 32 or fewer,
+ * without a loop: two windows that end at the last unit and start at pos (or overlap below it, the
+ * bits before pos masked off), so that the only branches are on the payload's shape and not on
+ * where the terminator is. */
+static inline int rd_str16_tail_check(const uint8_t *p, size_t size, size_t pos) {
+#if defined(__GNUC__) && defined(__SSE2__)
+    if (size >= 18 && pos <= size - 2) {
+        const size_t end = size - 2, len = end - pos; /* the last unit's offset; bytes before it */
+        if (len <= 32 && (len & 1) == 0) {
+            const __m128i zero = _mm_setzero_si128();
+            const int short_str = len < 16;
+            const size_t a = short_str ? end - 16 : pos;
+            const unsigned keep = 0xFFFFu << (short_str ? 16 - len : 0);
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p + a)), zero)) |
+                         (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p + end - 16)), zero));
+            if ((m & keep) != 0)
+                return 1;
+            return mantra_load_u16(p + end) == 0 ? 0 : MANTRA_EFORMAT;
+        }
+    }
+#endif
+    size_t e = pos <= size ? rd_str16_end(p, size, pos) : 0;
+    return e == 0 ? MANTRA_EFORMAT : e < size;
+}
+
 /* rd_plan_check for the event the reader is about to deliver, noting in the plan's head whether
  * payload[0..size) holds the fields exactly. A decode of that same payload (same address and size)
  * then takes the end of a string that is the last field to be the payload's end instead of
@@ -115,8 +143,7 @@ static inline int rd_plan_check_note(const mantra_field_plan *plan, const uint8_
     int rc;
     /* the inline layouts give exactly rd_plan_check's result (check_common's steps, in order) */
     if (h->shape == RD_SHAPE_STR_END) {
-        size_t e = size >= h->prefix ? rd_str16_end(payload, size, h->prefix) : 0;
-        rc = e == 0 ? MANTRA_EFORMAT : e < size;
+        rc = rd_str16_tail_check(payload, size, h->prefix);
     } else if (h->shape == RD_SHAPE_ARRAY_END) {
         if (size < h->prefix || size - h->prefix < 2) {
             rc = MANTRA_EFORMAT;
