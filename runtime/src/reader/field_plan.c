@@ -353,8 +353,18 @@ static int decode_array(const plan_step *s, const uint8_t *payload, size_t size,
     int (*const scalar)(void *, const mantra_value *) = visitor->scalar;
     if (rc != 1 && scalar) {
         const mantra_field_desc *el = s->f->element;
-        mantra_value e;
-        memset(&e, 0, sizeof e); /* each element sets the same members (one element type) */
+        mantra_value e; /* each element sets the same members (one element type); no memset, which
+                           compilers make a rep stos that costs more than the stores */
+        e.manifest_field = NULL;
+        e.index = 0;
+        e.offset = 0;
+        e.u = 0;
+        e.i = 0;
+        e.d = 0;
+        memset(&e.guid, 0, sizeof e.guid);
+        e.data = NULL;
+        e.count = 0;
+        e.map_text = NULL;
         e.field = el;
         e.name = "";
         e.type = el->type;
