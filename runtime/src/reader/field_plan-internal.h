@@ -105,21 +105,26 @@ static inline size_t rd_str16_end(const uint8_t *p, size_t size, size_t pos) {
 /* What rd_plan_check finds for a string at pos that should end p[0..size): 0 when its terminator
  * is the payload's last code unit, 1 when an earlier one ends it (bytes remain), MANTRA_EFORMAT when
  * none does; that is, rd_str16_end(p, size, pos) == 0 ? MANTRA_EFORMAT : its result < size. Where
- * SSE2 is there and the string's units before the last are 16 bytes or fewer, or 32 or fewer,
- * without a loop: two windows that end at the last unit and start at pos (or overlap below it, the
- * bits before pos masked off), so that the only branches are on the payload's shape and not on
- * where the terminator is. */
+ * SSE2 is there and the units before the last take 64 bytes or fewer, without a loop: four 16-byte
+ * windows inside [pos, last unit) that together cover it (for fewer than 16 bytes, one window that
+ * ends at the last unit, the bits before pos masked off), so that the only branches are on the
+ * payload's shape and not on where a terminator is. */
 static inline int rd_str16_tail_check(const uint8_t *p, size_t size, size_t pos) {
 #if defined(__GNUC__) && defined(__SSE2__)
     if (size >= 18 && pos <= size - 2) {
         const size_t end = size - 2, len = end - pos; /* the last unit's offset; bytes before it */
-        if (len <= 32 && (len & 1) == 0) {
+        if (len <= 64 && (len & 1) == 0) {
+            /* every window starts an even number of bytes from pos: its lanes are code units */
             const __m128i zero = _mm_setzero_si128();
+            const size_t last = end - 16;
             const int short_str = len < 16;
-            const size_t a = short_str ? end - 16 : pos;
+            const size_t w0 = short_str ? last : pos;
+            const size_t w1 = short_str || pos + 16 > last ? last : pos + 16;
+            const size_t w2 = short_str || pos + 32 > last ? last : pos + 32;
             const unsigned keep = 0xFFFFu << (short_str ? 16 - len : 0);
-            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p + a)), zero)) |
-                         (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p + end - 16)), zero));
+#define RD_ZERO_UNITS(at) ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p + (at))), zero)))
+            unsigned m = RD_ZERO_UNITS(w0) | RD_ZERO_UNITS(w1) | RD_ZERO_UNITS(w2) | RD_ZERO_UNITS(last);
+#undef RD_ZERO_UNITS
             if ((m & keep) != 0)
                 return 1;
             return mantra_load_u16(p + end) == 0 ? 0 : MANTRA_EFORMAT;
