@@ -152,6 +152,56 @@ START_TEST(stuck_drain_costs_one_bounded_wait) {
 }
 END_TEST
 
+/* Drained buffers are reused oldest first (ss_recycle_buffers appends, ss_alloc_buffer takes the
+ * first spare with room): the one drained last has its lines in the drain's CPU's cache, which a
+ * writer on another CPU would have to take over line by line. Exact order, including a spare taken
+ * from the end of the list (the end moves back) and one skipped for being too small. */
+static buf *test_buffer(uint32_t bytes) {
+    buf *b = mantra_pal_alloc_buffer(bytes);
+    ck_assert_ptr_nonnull(b);
+    b->size = bytes - (uint32_t)sizeof(buf);
+    b->used = 0;
+    b->next = NULL;
+    return b;
+}
+
+START_TEST(spares_reused_oldest_first) {
+    session *s = calloc(1, sizeof *s);
+    tss *t = calloc(1, sizeof *t);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(mantra_pal_mutex_init(&s->lock), 0);
+    s->cap = 64 * MB; /* spare budget 16 MB: every buffer below is kept */
+    s->threads = t;   /* ss_free_buffers frees t and the buffers it took */
+    buf *a = test_buffer(200 * 1024), *b = test_buffer(200 * 1024), *c = test_buffer(120 * 1024),
+        *d = test_buffer(200 * 1024);
+    s->allocated = 720 * 1024;
+    ss_recycle_buffers(s, a, 0);
+    ss_recycle_buffers(s, b, 0);
+    ss_recycle_buffers(s, c, 0);
+    ck_assert_ptr_eq(s->spare, a);
+    ck_assert_ptr_eq(s->spare_last, c);
+    ck_assert_ptr_eq(ss_alloc_buffer(s, t, 1000), a); /* oldest first */
+    ss_recycle_buffers(s, a, 0);                        /* spares: b c a */
+    ck_assert_ptr_eq(ss_alloc_buffer(s, t, 1000), b);
+    /* c is too small for 150 KB: a, the last spare, is taken; the list ends at c again */
+    ck_assert_ptr_eq(ss_alloc_buffer(s, t, 150 * 1024), a);
+    ck_assert_ptr_eq(s->spare, c);
+    ck_assert_ptr_eq(s->spare_last, c);
+    ss_recycle_buffers(s, d, 0); /* spares: c d */
+    ck_assert_ptr_eq(s->spare_last, d);
+    ck_assert_ptr_eq(ss_alloc_buffer(s, t, 1000), c);
+    ck_assert_ptr_eq(ss_alloc_buffer(s, t, 1000), d);
+    ck_assert_ptr_null(s->spare);
+    ck_assert_ptr_null(s->spare_last);
+    ck_assert_uint_eq(s->spare_bytes, 0);
+    ck_assert_uint_eq(t->nbufs, 5);
+    ss_free_buffers(s);
+    mantra_pal_mutex_destroy(&s->lock);
+    free(s);
+}
+END_TEST
+
 /* Which fence the writers use, decided at the first session start of the process. */
 START_TEST(writers_fence_as_configured) {
     const char *expect = getenv("MANTRA_EXPECT_FENCE");
@@ -182,6 +232,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, pool_size_from_env_and_cap);
     tcase_add_test(tc, writer_runs_through_the_pool);
     tcase_add_test(tc, stuck_drain_costs_one_bounded_wait);
+    tcase_add_test(tc, spares_reused_oldest_first);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -143,7 +143,11 @@ typedef struct session {
     mantra_pal_cond space; /* BLOCK: wakes writers waiting for space */
     mantra_pal_mutex drain_lock; /* one drain pass at a time */
     tss *threads; /* session lock */
-    buf *spare;   /* session lock: drained buffers kept for reuse (no page faults on reuse) */
+    /* session lock: drained buffers kept for reuse (no page faults on reuse), taken from the front
+     * and given back at the end (spare_last), so that a writer reuses the buffer drained longest
+     * ago (thread_buffers.c, ss_recycle_buffers) */
+    buf *spare;
+    buf *spare_last;
     uint64_t spare_bytes;
     uint64_t pool; /* bytes of the pool mapped at start (thread_buffers.c) */
     int draining;       /* session lock: a drain pass holds buffers it will give back */
