@@ -497,20 +497,26 @@ static size_t str16_end_plain(const uint8_t *p, size_t size, size_t pos) {
     return 0;
 }
 
-START_TEST(str16_end_equals_unit_scan) {
+/* Fills p[0..size) from the draw *x: 0x00, 0x01, 0x80, 0xFF (bytes that trip a has-zero test) or,
+ * for the rest of the `of` draws, the plain byte 'a', so that strings run long before their
+ * terminator. */
+static void fill_drawn(uint8_t *p, size_t size, uint32_t *x, uint32_t of) {
     static const uint8_t alphabet[5] = {0x00, 0x01, 0x80, 0xFF, 0x61};
+    for (size_t k = 0; k < size; k++) {
+        *x = *x * 1103515245u + 12345u;
+        uint32_t c = (*x >> 16) % of;
+        p[k] = alphabet[c < 4 ? c : 4];
+    }
+}
+
+START_TEST(str16_end_equals_unit_scan) {
     uint32_t x = 12345u;
     uint64_t cases = 0, found = 0;
     for (size_t size = 0; size <= 72; size++) {
         uint8_t *p = malloc(size ? size : 1);
         ck_assert_ptr_nonnull(p);
         for (int round = 0; round < 200; round++) {
-            for (size_t k = 0; k < size; k++) {
-                x = x * 1103515245u + 12345u;
-                /* half of them the plain byte, so that strings run long before their terminator */
-                uint32_t c = (x >> 16) % 8u;
-                p[k] = alphabet[c < 4 ? c : 4];
-            }
+            fill_drawn(p, size, &x, 8u); /* half of them the plain byte */
             for (size_t pos = 0; pos <= size; pos++) {
                 size_t want = str16_end_plain(p, size, pos), got = rd_str16_end(p, size, pos);
                 ck_assert_msg(got == want, "size %zu pos %zu round %d: %zu, want %zu", size, pos, round, got, want);
@@ -527,23 +533,17 @@ START_TEST(str16_end_equals_unit_scan) {
 }
 END_TEST
 
-/* rd_str16_tail_check (field_plan-internal.h: two overlapping windows, no loop, for strings of up
- * to 16 units) against its definition through the plain unit scan, on every size up to 72 and every
+/* rd_str16_tail_check (field_plan-internal.h: up to four windows, no loop, for strings of up to 33
+ * units) against its definition through the plain unit scan, on every size up to 72 and every
  * start, each payload in a block of exactly its size (ASan sees a read past it or before it). */
 START_TEST(str16_tail_check_equals_unit_scan) {
-    static const uint8_t alphabet[5] = {0x00, 0x01, 0x80, 0xFF, 0x61};
     uint32_t x = 4242u;
     uint64_t by_rc[3] = {0, 0, 0}; /* exact, bytes left, no terminator */
     for (size_t size = 0; size <= 72; size++) {
         uint8_t *p = malloc(size ? size : 1);
         ck_assert_ptr_nonnull(p);
         for (int round = 0; round < 200; round++) {
-            for (size_t k = 0; k < size; k++) {
-                x = x * 1103515245u + 12345u;
-                /* mostly the plain byte, so that many strings run to the payload's end */
-                uint32_t c = (x >> 16) % 16u;
-                p[k] = alphabet[c < 4 ? c : 4];
-            }
+            fill_drawn(p, size, &x, 16u); /* mostly the plain byte: many strings run to the end */
             if (size >= 2 && round % 2 == 0) /* half of them end in a terminator */
                 p[size - 1] = p[size - 2] = 0;
             for (size_t pos = 0; pos <= size; pos++) {
