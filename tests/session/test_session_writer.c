@@ -152,6 +152,71 @@ START_TEST(stuck_drain_costs_one_bounded_wait) {
 }
 END_TEST
 
+/* A wake-up that comes while the drain is in a pass is not lost: the drain passes again at once
+ * instead of sleeping for its flush interval (60 s here). The first pass blocks in the listener
+ * (woken by the writer once half the pool is used); the writer then writes 300,000 more events,
+ * waking the drain on every new buffer; once the listener lets go, every event reaches it well
+ * before the interval, without a stop. */
+static atomic_int g_wake_entered, g_wake_release;
+static atomic_uint g_wake_seen;
+static void wake_listener(void *ctx, const mantra_session_record *rec) {
+    (void)ctx;
+    (void)rec;
+    atomic_fetch_add(&g_wake_seen, 1u);
+    if (atomic_exchange(&g_wake_entered, 1) == 0)
+        while (!atomic_load(&g_wake_release)) {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+}
+
+START_TEST(wake_during_pass_not_lost) {
+    if (mantra_threadless()) { /* no drain thread: the pump drains between writes */
+        printf("wake_during_pass_not_lost: not applicable in the threadless build\n");
+        return;
+    }
+    unsetenv("MANTRA_SESSION_POOL_MB");
+    mantra_session_config c;
+    mantra_session_config_init(&c);
+    c.providers = DEMO_TICKS;
+    c.buffer_mb = 64; /* pool: 16 MB */
+    c.output = MANTRA_SESSION_OUTPUT_LISTENER;
+    c.listener = wake_listener;
+    c.flush_interval_ms = 60000;
+    mantra_session_id id = st_start(&c);
+    uint32_t k = 0;
+    while (!atomic_load(&g_wake_entered)) { /* until a pass started and blocks in the listener */
+        ck_assert_uint_lt(k, 2000000u);
+        ck_assert_int_eq(mantra_Demo_Tick_write(5, k), MANTRA_WRITE_OK);
+        k++;
+        if (k % 1000u == 0) {
+            struct timespec us = {0, 100000};
+            nanosleep(&us, NULL);
+        }
+    }
+    const uint32_t m = 300000;
+    for (uint32_t i = 0; i < m; i++)
+        ck_assert_int_eq(mantra_Demo_Tick_write(5, k + i), MANTRA_WRITE_OK);
+    atomic_store(&g_wake_release, 1);
+    uint32_t waited_ms = 0;
+    while (atomic_load(&g_wake_seen) < k + m && waited_ms < 10000u) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+        waited_ms++;
+    }
+    uint32_t seen = atomic_load(&g_wake_seen);
+    ck_assert_uint_eq(seen, k + m); /* before the stop's final pass */
+    mantra_session_stats st;
+    ck_assert_int_eq(mantra_session_stop_stats(id, &st), 0);
+    ck_assert_uint_eq(st.written, k + m);
+    ck_assert_uint_eq(st.dropped, 0);
+    seen = atomic_load(&g_wake_seen);
+    ck_assert_uint_eq(seen, k + m);
+    printf("wake_during_pass_not_lost: %u events before the pass, all %u delivered %u ms after the release\n", k,
+           k + m, waited_ms);
+}
+END_TEST
+
 /* Drained buffers are reused oldest first (ss_recycle_buffers appends, ss_alloc_buffer takes the
  * first spare with room): the one drained last has its lines in the drain's CPU's cache, which a
  * writer on another CPU would have to take over line by line. Exact order, including a spare taken
@@ -233,6 +298,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, writer_runs_through_the_pool);
     tcase_add_test(tc, stuck_drain_costs_one_bounded_wait);
     tcase_add_test(tc, spares_reused_oldest_first);
+    tcase_add_test(tc, wake_during_pass_not_lost);
     suite_add_tcase(s, tc);
     return s;
 }

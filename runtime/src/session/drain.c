@@ -485,7 +485,10 @@ void ss_drain_main(void *arg) {
     session *s = arg;
     mantra_pal_mutex_lock(&s->lock);
     while (!s->stopping) {
-        mantra_pal_cond_timedwait(&s->cond, &s->lock, s->cfg.flush_interval_ms);
+        /* a writer that woke the drain during the last pass finds it passing again at once */
+        if (!s->drain_wake)
+            mantra_pal_cond_timedwait(&s->cond, &s->lock, s->cfg.flush_interval_ms);
+        s->drain_wake = 0;
         if (s->stopping)
             break;
         mantra_pal_mutex_unlock(&s->lock);

@@ -209,6 +209,7 @@ static buf *wait_for_buffer(session *s, tss *t, uint32_t need, uint32_t ms, uint
                 s->recycle_missed = 1;
             break;
         }
+        s->drain_wake = 1;
         mantra_pal_cond_signal(&s->cond);
         uint64_t left = (deadline - now + 999999u) / 1000000u;
         mantra_pal_cond_timedwait(&s->space, &s->lock, (uint32_t)(left > slice_ms ? slice_ms : left));
@@ -240,8 +241,10 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
      * periodic pass handles the rest. Also when the pool runs low (under half of it left): a
      * writer that outruns the drain then gets drained buffers back before it has to map fresh
      * memory; the wake-ups stop once a pass has refilled the pool. */
-    if (!b || s->allocated - s->spare_bytes > s->cap / 2 || s->spare_bytes < s->pool / 2)
+    if (!b || s->allocated - s->spare_bytes > s->cap / 2 || s->spare_bytes < s->pool / 2) {
+        s->drain_wake = 1;
         mantra_pal_cond_signal(&s->cond);
+    }
     mantra_pal_mutex_unlock(&s->lock);
     return b;
 }
