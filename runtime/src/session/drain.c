@@ -190,9 +190,15 @@ static int run_fast(session *s, tss *t, nw_plain *c, int open, uint64_t sorted_u
 #if defined(__GNUC__) || defined(__clang__)
 #define DRAIN_NOINLINE __attribute__((noinline))
 #define DRAIN_INLINE __attribute__((always_inline)) inline
+/* The records 1 KB ahead, asked for while this one is encoded: they were written on the writers'
+ * CPUs, and each line the drain reads comes from there (mantra emit --threads 2, MANTRA_CLOCK=tsc:
+ * 40.4 -> 45.6 Mevents/s, medians of 8 alternating runs; 512 and 2048 bytes ahead did the same).
+ * A prefetch never faults: past the buffer's end it fetches nothing useful. */
+#define DRAIN_PREFETCH(base, at) __builtin_prefetch((const void *)((uintptr_t)(base) + (at)))
 #else
 #define DRAIN_NOINLINE
 #define DRAIN_INLINE inline
+#define DRAIN_PREFETCH(base, at) ((void)0)
 #endif
 static DRAIN_INLINE uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, uint32_t off,
                                         uint32_t used, uint64_t limit_run, uint8_t sorted, const rec_hdr **last) {
@@ -201,6 +207,7 @@ static DRAIN_INLINE uint32_t plain_rows(const session *s, nw_plain *c, const uin
     uint32_t mid = 0;
     while (off < used) {
         const rec_hdr *h = (const rec_hdr *)(const void *)(base + off);
+        DRAIN_PREFETCH(base, off + 1024u);
         uint64_t ts = h->ts;
         if (ts >= limit_run || (h->size & REC_EXT))
             break;
