@@ -230,6 +230,21 @@ static buf *test_buffer(uint32_t bytes) {
     return b;
 }
 
+/* ss_alloc_buffer(s, t, need), taken off t's list again, as the drain takes a writer's buffers
+ * before it gives them back; the spare list's end is checked to end the list. */
+static buf *take_spare(session *s, tss *t, uint32_t need) {
+    buf *b = ss_alloc_buffer(s, t, need);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_eq(t->head, b);
+    ck_assert_ptr_eq(t->tail, b);
+    t->head = t->tail = NULL;
+    t->nbufs = 0;
+    atomic_store(&t->current, NULL);
+    b->next = NULL;
+    ck_assert(s->spare_last == NULL || s->spare_last->next == NULL);
+    return b;
+}
+
 START_TEST(spares_reused_oldest_first) {
     session *s = calloc(1, sizeof *s);
     tss *t = calloc(1, sizeof *t);
@@ -237,7 +252,7 @@ START_TEST(spares_reused_oldest_first) {
     ck_assert_ptr_nonnull(t);
     ck_assert_int_eq(mantra_pal_mutex_init(&s->lock), 0);
     s->cap = 64 * MB; /* spare budget 16 MB: every buffer below is kept */
-    s->threads = t;   /* ss_free_buffers frees t and the buffers it took */
+    s->threads = t;   /* ss_free_buffers frees t */
     buf *a = test_buffer(200 * 1024), *b = test_buffer(200 * 1024), *c = test_buffer(120 * 1024),
         *d = test_buffer(200 * 1024);
     s->allocated = 720 * 1024;
@@ -246,21 +261,34 @@ START_TEST(spares_reused_oldest_first) {
     ss_recycle_buffers(s, c, 0);
     ck_assert_ptr_eq(s->spare, a);
     ck_assert_ptr_eq(s->spare_last, c);
-    ck_assert_ptr_eq(ss_alloc_buffer(s, t, 1000), a); /* oldest first */
-    ss_recycle_buffers(s, a, 0);                        /* spares: b c a */
-    ck_assert_ptr_eq(ss_alloc_buffer(s, t, 1000), b);
+    ck_assert_ptr_null(c->next);
+    ck_assert_ptr_eq(take_spare(s, t, 1000), a); /* oldest first */
+    ss_recycle_buffers(s, a, 0);                   /* spares: b c a */
+    ck_assert_ptr_eq(s->spare_last, a);
+    ck_assert_ptr_eq(take_spare(s, t, 1000), b);
     /* c is too small for 150 KB: a, the last spare, is taken; the list ends at c again */
-    ck_assert_ptr_eq(ss_alloc_buffer(s, t, 150 * 1024), a);
+    ck_assert_ptr_eq(take_spare(s, t, 150 * 1024), a);
     ck_assert_ptr_eq(s->spare, c);
     ck_assert_ptr_eq(s->spare_last, c);
+    ck_assert_ptr_null(c->next);
     ss_recycle_buffers(s, d, 0); /* spares: c d */
     ck_assert_ptr_eq(s->spare_last, d);
-    ck_assert_ptr_eq(ss_alloc_buffer(s, t, 1000), c);
-    ck_assert_ptr_eq(ss_alloc_buffer(s, t, 1000), d);
+    ck_assert_ptr_eq(take_spare(s, t, 1000), c);
+    ck_assert_ptr_eq(take_spare(s, t, 1000), d);
     ck_assert_ptr_null(s->spare);
     ck_assert_ptr_null(s->spare_last);
     ck_assert_uint_eq(s->spare_bytes, 0);
-    ck_assert_uint_eq(t->nbufs, 5);
+    /* every buffer back (b a c d), then freed with the session's spares */
+    ss_recycle_buffers(s, b, 0);
+    ss_recycle_buffers(s, a, 0);
+    ss_recycle_buffers(s, c, 0);
+    ss_recycle_buffers(s, d, 0);
+    ck_assert_ptr_eq(s->spare, b);
+    ck_assert_ptr_eq(b->next, a);
+    ck_assert_ptr_eq(a->next, c);
+    ck_assert_ptr_eq(c->next, d);
+    ck_assert_ptr_null(d->next);
+    ck_assert_uint_eq(s->spare_bytes, 720 * 1024);
     ss_free_buffers(s);
     mantra_pal_mutex_destroy(&s->lock);
     free(s);

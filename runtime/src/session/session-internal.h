@@ -151,7 +151,7 @@ typedef struct session {
     uint64_t spare_bytes;
     uint64_t pool; /* bytes of the pool mapped at start (thread_buffers.c) */
     int draining;       /* session lock: a drain pass holds buffers it will give back */
-    int drain_wake;     /* session lock: a writer woke the drain (a wake during a pass is not lost) */
+    int drain_wake;     /* session lock: a writer short of a buffer woke the drain (not lost during a pass) */
     int recycle_missed; /* session lock: a writer's wait for a recycled buffer timed out since the
                          * drain last gave one back (ss_alloc_buffer) */
     int final_pass;     /* drain: the pass frees its buffers instead of giving them back */

@@ -242,7 +242,11 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
      * writer that outruns the drain then gets drained buffers back before it has to map fresh
      * memory; the wake-ups stop once a pass has refilled the pool. */
     if (!b || s->allocated - s->spare_bytes > s->cap / 2 || s->spare_bytes < s->pool / 2) {
-        s->drain_wake = 1;
+        /* a writer that found no buffer needs the next pass even if this wake-up comes during one
+         * (drain_wake); mere pressure does not (passes back to back would take every writer's
+         * buffer each time, the trade described above) */
+        if (!b)
+            s->drain_wake = 1;
         mantra_pal_cond_signal(&s->cond);
     }
     mantra_pal_mutex_unlock(&s->lock);
