@@ -104,18 +104,25 @@ END_TEST
  * blocks holds the first pool buffer (1 event); the other 15 hold 21,845 records of 48 bytes each
  * ((1 MB - 16-byte header) / 48); fresh buffers are 1 MB too (100 KB x (15 + 1) is over the 1 MB
  * maximum), so 500,000 events need ceil((500,000 - 15 x 21,845) / 21,845) = 8 fresh ones. */
-static atomic_int g_stuck_entered, g_stuck_release;
-static atomic_uint g_stuck_seen;
-static void stuck_listener(void *ctx, const mantra_session_record *rec) {
-    (void)ctx;
+/* A listener (ctx: a blocking_listener) that counts the records it sees and blocks on the first
+ * until released: the drain pass that delivers it holds its buffers meanwhile. */
+typedef struct blocking_listener {
+    atomic_int entered, release;
+    atomic_uint seen;
+} blocking_listener;
+
+static void block_on_first(void *ctx, const mantra_session_record *rec) {
+    blocking_listener *l = ctx;
     (void)rec;
-    atomic_fetch_add(&g_stuck_seen, 1u);
-    if (atomic_exchange(&g_stuck_entered, 1) == 0)
-        while (!atomic_load(&g_stuck_release)) {
+    atomic_fetch_add(&l->seen, 1u);
+    if (atomic_exchange(&l->entered, 1) == 0)
+        while (!atomic_load(&l->release)) {
             struct timespec ms = {0, 1000000};
             nanosleep(&ms, NULL);
         }
 }
+
+static blocking_listener g_stuck;
 
 START_TEST(stuck_drain_costs_one_bounded_wait) {
     if (mantra_threadless()) { /* no drain thread to block: the pump drains between writes */
@@ -128,11 +135,12 @@ START_TEST(stuck_drain_costs_one_bounded_wait) {
     c.providers = DEMO_TICKS;
     c.buffer_mb = 64; /* pool: 16 MB, a quarter of it */
     c.output = MANTRA_SESSION_OUTPUT_LISTENER;
-    c.listener = stuck_listener;
+    c.listener = block_on_first;
+    c.listener_ctx = &g_stuck;
     c.flush_interval_ms = 1;
     mantra_session_id id = st_start(&c);
     ck_assert_int_eq(mantra_Demo_Tick_write(3, 0), MANTRA_WRITE_OK);
-    while (!atomic_load(&g_stuck_entered)) { /* a drain pass took the first buffer and blocks */
+    while (!atomic_load(&g_stuck.entered)) { /* a drain pass took the first buffer and blocks */
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
@@ -140,7 +148,7 @@ START_TEST(stuck_drain_costs_one_bounded_wait) {
     ck_assert_uint_eq(per_buf, 21845u);
     for (uint32_t i = 1; i <= n; i++)
         ck_assert_int_eq(mantra_Demo_Tick_write(3, i), MANTRA_WRITE_OK);
-    atomic_store(&g_stuck_release, 1);
+    atomic_store(&g_stuck.release, 1);
     mantra_session_stats st;
     ck_assert_int_eq(mantra_session_stop_stats(id, &st), 0);
     ck_assert_uint_eq(st.attempted, n + 1u);
@@ -148,7 +156,7 @@ START_TEST(stuck_drain_costs_one_bounded_wait) {
     ck_assert_uint_eq(st.dropped, 0);
     ck_assert_uint_eq(st.buffers, 16u + (n - 15u * per_buf + per_buf - 1u) / per_buf);
     ck_assert_uint_eq(st.buffers, 24u);
-    ck_assert_uint_eq(atomic_load(&g_stuck_seen), n + 1u);
+    ck_assert_uint_eq(atomic_load(&g_stuck.seen), n + 1u);
 }
 END_TEST
 
@@ -157,18 +165,7 @@ END_TEST
  * (woken by the writer once half the pool is used); the writer then writes 300,000 more events,
  * waking the drain on every new buffer; once the listener lets go, every event reaches it well
  * before the interval, without a stop. */
-static atomic_int g_wake_entered, g_wake_release;
-static atomic_uint g_wake_seen;
-static void wake_listener(void *ctx, const mantra_session_record *rec) {
-    (void)ctx;
-    (void)rec;
-    atomic_fetch_add(&g_wake_seen, 1u);
-    if (atomic_exchange(&g_wake_entered, 1) == 0)
-        while (!atomic_load(&g_wake_release)) {
-            struct timespec ms = {0, 1000000};
-            nanosleep(&ms, NULL);
-        }
-}
+static blocking_listener g_wake;
 
 START_TEST(wake_during_pass_not_lost) {
     if (mantra_threadless()) { /* no drain thread: the pump drains between writes */
@@ -181,11 +178,12 @@ START_TEST(wake_during_pass_not_lost) {
     c.providers = DEMO_TICKS;
     c.buffer_mb = 64; /* pool: 16 MB */
     c.output = MANTRA_SESSION_OUTPUT_LISTENER;
-    c.listener = wake_listener;
+    c.listener = block_on_first;
+    c.listener_ctx = &g_wake;
     c.flush_interval_ms = 60000;
     mantra_session_id id = st_start(&c);
     uint32_t k = 0;
-    while (!atomic_load(&g_wake_entered)) { /* until a pass started and blocks in the listener */
+    while (!atomic_load(&g_wake.entered)) { /* until a pass started and blocks in the listener */
         ck_assert_uint_lt(k, 2000000u);
         ck_assert_int_eq(mantra_Demo_Tick_write(5, k), MANTRA_WRITE_OK);
         k++;
@@ -197,20 +195,20 @@ START_TEST(wake_during_pass_not_lost) {
     const uint32_t m = 300000;
     for (uint32_t i = 0; i < m; i++)
         ck_assert_int_eq(mantra_Demo_Tick_write(5, k + i), MANTRA_WRITE_OK);
-    atomic_store(&g_wake_release, 1);
+    atomic_store(&g_wake.release, 1);
     uint32_t waited_ms = 0;
-    while (atomic_load(&g_wake_seen) < k + m && waited_ms < 10000u) {
+    while (atomic_load(&g_wake.seen) < k + m && waited_ms < 10000u) {
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
         waited_ms++;
     }
-    uint32_t seen = atomic_load(&g_wake_seen);
+    uint32_t seen = atomic_load(&g_wake.seen);
     ck_assert_uint_eq(seen, k + m); /* before the stop's final pass */
     mantra_session_stats st;
     ck_assert_int_eq(mantra_session_stop_stats(id, &st), 0);
     ck_assert_uint_eq(st.written, k + m);
     ck_assert_uint_eq(st.dropped, 0);
-    seen = atomic_load(&g_wake_seen);
+    seen = atomic_load(&g_wake.seen);
     ck_assert_uint_eq(seen, k + m);
     printf("wake_during_pass_not_lost: %u events before the pass, all %u delivered %u ms after the release\n", k,
            k + m, waited_ms);
