@@ -122,6 +122,20 @@ static void block_on_first(void *ctx, const mantra_session_record *rec) {
         }
 }
 
+/* A listener session of Demo ticks with a 64 MB cap (its pool: 16 MB) whose listener is l. */
+static mantra_session_id start_blocking(blocking_listener *l, uint32_t flush_interval_ms) {
+    unsetenv("MANTRA_SESSION_POOL_MB");
+    mantra_session_config c;
+    mantra_session_config_init(&c);
+    c.providers = DEMO_TICKS;
+    c.buffer_mb = 64;
+    c.output = MANTRA_SESSION_OUTPUT_LISTENER;
+    c.listener = block_on_first;
+    c.listener_ctx = l;
+    c.flush_interval_ms = flush_interval_ms;
+    return st_start(&c);
+}
+
 static blocking_listener g_stuck;
 
 START_TEST(stuck_drain_costs_one_bounded_wait) {
@@ -129,16 +143,7 @@ START_TEST(stuck_drain_costs_one_bounded_wait) {
         printf("stuck_drain_costs_one_bounded_wait: not applicable in the threadless build\n");
         return;
     }
-    unsetenv("MANTRA_SESSION_POOL_MB");
-    mantra_session_config c;
-    mantra_session_config_init(&c);
-    c.providers = DEMO_TICKS;
-    c.buffer_mb = 64; /* pool: 16 MB, a quarter of it */
-    c.output = MANTRA_SESSION_OUTPUT_LISTENER;
-    c.listener = block_on_first;
-    c.listener_ctx = &g_stuck;
-    c.flush_interval_ms = 1;
-    mantra_session_id id = st_start(&c);
+    mantra_session_id id = start_blocking(&g_stuck, 1);
     ck_assert_int_eq(mantra_Demo_Tick_write(3, 0), MANTRA_WRITE_OK);
     while (!atomic_load(&g_stuck.entered)) { /* a drain pass took the first buffer and blocks */
         struct timespec ms = {0, 1000000};
@@ -172,16 +177,7 @@ START_TEST(wake_during_pass_not_lost) {
         printf("wake_during_pass_not_lost: not applicable in the threadless build\n");
         return;
     }
-    unsetenv("MANTRA_SESSION_POOL_MB");
-    mantra_session_config c;
-    mantra_session_config_init(&c);
-    c.providers = DEMO_TICKS;
-    c.buffer_mb = 64; /* pool: 16 MB */
-    c.output = MANTRA_SESSION_OUTPUT_LISTENER;
-    c.listener = block_on_first;
-    c.listener_ctx = &g_wake;
-    c.flush_interval_ms = 60000;
-    mantra_session_id id = st_start(&c);
+    mantra_session_id id = start_blocking(&g_wake, 60000);
     uint32_t k = 0;
     while (!atomic_load(&g_wake.entered)) { /* until a pass started and blocks in the listener */
         ck_assert_uint_lt(k, 2000000u);
