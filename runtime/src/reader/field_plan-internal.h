@@ -102,6 +102,16 @@ static inline size_t rd_str16_end(const uint8_t *p, size_t size, size_t pos) {
     return 0;
 }
 
+/* The end of the UInt16-counted array of esize-byte elements at pos of p[0..size) (pos <= size),
+ * or 0 when the payload ends first: rd_plan_check's step and rd_plan_check_note's inline layout. A
+ * multiplication, not a division: at most 65535 elements of at most 16 bytes. */
+static inline size_t rd_array16_end(const uint8_t *p, size_t size, size_t pos, size_t esize) {
+    if (size - pos < 2)
+        return 0;
+    uint64_t bytes = (uint64_t)mantra_load_u16(p + pos) * esize;
+    return bytes > size - pos - 2 ? 0 : pos + 2 + (size_t)bytes;
+}
+
 /* What rd_plan_check finds for a string at pos that should end p[0..size): 0 when its terminator
  * is the payload's last code unit, 1 when an earlier one ends it (bytes remain), MANTRA_EFORMAT when
  * none does; that is, rd_str16_end(p, size, pos) == 0 ? MANTRA_EFORMAT : its result < size. Where
@@ -150,13 +160,8 @@ static inline int rd_plan_check_note(const mantra_field_plan *plan, const uint8_
     if (h->shape == RD_SHAPE_STR_END) {
         rc = rd_str16_tail_check(payload, size, h->prefix);
     } else if (h->shape == RD_SHAPE_ARRAY_END) {
-        if (size < h->prefix || size - h->prefix < 2) {
-            rc = MANTRA_EFORMAT;
-        } else {
-            uint64_t bytes = (uint64_t)mantra_load_u16(payload + h->prefix) * h->esize;
-            size_t rest = size - h->prefix - 2;
-            rc = bytes > rest ? MANTRA_EFORMAT : bytes < rest;
-        }
+        size_t e = size >= h->prefix ? rd_array16_end(payload, size, h->prefix, h->esize) : 0;
+        rc = e == 0 ? MANTRA_EFORMAT : e < size;
     } else {
         rc = rd_plan_check(plan, payload, size);
     }

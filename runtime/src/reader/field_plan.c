@@ -199,14 +199,10 @@ static inline int check_common(const check_step *s, const uint8_t *payload, size
         *ppos = k;
         return 1;
     case CK_ARRAY16:
-        if (size - pos < 2)
+        k = rd_array16_end(payload, size, pos, (size_t)s->n);
+        if (k == 0)
             return MANTRA_EFORMAT;
-        k = mantra_load_u16(payload + pos);
-        pos += 2;
-        /* a multiplication, not a division: at most 65535 elements of at most 16 bytes */
-        if ((uint64_t)k * s->n > size - pos)
-            return MANTRA_EFORMAT;
-        *ppos = pos + k * (size_t)s->n;
+        *ppos = k;
         return 1;
     default:
         return 0;
@@ -451,26 +447,26 @@ int rd_plan_decode(const mantra_field_plan *plan, const uint8_t *payload, size_t
         const size_t left = size - pos;
         v.data = q;
         v.count = 0;
-        /* one dispatch per step: the common scalars have their size and load in their own case */
-#define FIXED(N, U, I)                                                                             \
+        /* one dispatch per step: the common scalars each in a case of their own, where fill_fixed
+         * (inline) folds to their load and their size is a constant */
+#define FIXED(OP, N)                                                                               \
     if (left < (N))                                                                                \
         return MANTRA_EFORMAT;                                                                     \
-    v.u = (U);                                                                                     \
-    v.i = (I);                                                                                     \
+    (void)fill_fixed((OP), q, &v);                                                                 \
     v.size = (N);                                                                                  \
     pos += (N);                                                                                    \
     break;
         switch (s->op) {
         case OP_U8:
-            FIXED(1, q[0], (int64_t)q[0])
+            FIXED(OP_U8, 1)
         case OP_U32:
-            FIXED(4, mantra_load_u32(q), (int64_t)mantra_load_u32(q))
+            FIXED(OP_U32, 4)
         case OP_S32:
-            FIXED(4, mantra_load_u32(q), (int32_t)mantra_load_u32(q))
+            FIXED(OP_S32, 4)
         case OP_U64:
-            FIXED(8, mantra_load_u64(q), (int64_t)mantra_load_u64(q))
+            FIXED(OP_U64, 8)
         case OP_U16:
-            FIXED(2, mantra_load_u16(q), (int64_t)mantra_load_u16(q))
+            FIXED(OP_U16, 2)
 #undef FIXED
         case OP_STR16: {
             size_t e = s == str_at_end && left >= 2 ? size : rd_str16_end(payload, size, pos);
