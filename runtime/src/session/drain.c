@@ -266,7 +266,19 @@ static void give_back(session *s, buf *b, buf **drained) {
  * cursor closed around it. The output bytes are those of emit_file() for every event. A cut (see
  * drain_runs) can only become due when bytes reach the sink, which fast rows never do: it is
  * checked before the run and after each general event; its boundary is then past every event
- * written so far (*wmax: the newest). Exhausted buffers go to *drained. */
+ * written so far (*wmax: the newest). Exhausted buffers go back at once (give_back). */
+/* The last event written through the cursor (*last, which points into a buffer of t) noted in t
+ * and *wmax before anything else is written or the buffer goes back. */
+static void settle_last(tss *t, const rec_hdr **last, uint64_t *wmax) {
+    if (!*last)
+        return;
+    t->last_seq = (*last)->seq;
+    t->any = 1;
+    if ((*last)->ts > *wmax)
+        *wmax = (*last)->ts;
+    *last = NULL;
+}
+
 #define RUN_BYTES (16u * 1024u)
 #define RUN_SPAN (MANTRA_PAL_TICKS_PER_SECOND / 1000u) /* 1 ms */
 
@@ -306,11 +318,7 @@ static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, ui
                 nw_plain_close(c);
                 *open = 0;
             }
-            if (last) {
-                t->last_seq = last->seq;
-                t->any = 1;
-                last = NULL;
-            }
+            settle_last(t, &last, wmax);
             emit_file(s, t, h, next);
             off += rec_span(h);
             if (h->ts > *wmax)
@@ -324,24 +332,13 @@ static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, ui
         if (!t->dhead)
             t->dtail = NULL;
         t->doff = 0;
-        if (last) { /* it points into b, which a writer may have again below */
-            t->last_seq = last->seq;
-            t->any = 1;
-            if (last->ts > *wmax)
-                *wmax = last->ts;
-            last = NULL;
-        }
+        settle_last(t, &last, wmax); /* it points into b, which a writer may have again below */
         give_back(s, b, drained);
         if (next != UINT64_MAX)
             break;
     }
 done:
-    if (last) {
-        t->last_seq = last->seq;
-        t->any = 1;
-        if (last->ts > *wmax)
-            *wmax = last->ts;
-    }
+    settle_last(t, &last, wmax);
 }
 
 /* File output in per-thread runs, as EventPipe writes them (ep_buffer_manager_write_all_buffers_to_file_v4,
