@@ -109,7 +109,7 @@ void *mantra_pal_alloc_buffer(size_t size) {
 #define REGION_ALIGN ((size_t)2u << 20)
 void *mantra_pal_alloc_region(size_t size) {
 #if defined(MAP_POPULATE) && defined(MADV_HUGEPAGE)
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t page = mantra_pal_page_size();
     size = (size + page - 1) / page * page;
     if (size == 0 || size > SIZE_MAX - REGION_ALIGN)
         return NULL;
