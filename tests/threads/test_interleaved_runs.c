@@ -7,16 +7,16 @@
  *   test_interleaved_runs OUTDIR [EVENTS_PER_THREAD]   (OUTDIR/interleaved.nettrace)
  *
  * The session is only drained at its stop (flush interval of a minute, a cap far above the trace,
- * no buffer pool: MANTRA_SESSION_POOL_MB=0 in CMakeLists.txt, so nothing wakes the drain early), so
- * the runs depend only on the per-thread buffers (src/session/thread_buffers.c: 100, 200, 300,
- * 400 KB, ...) and the drain's run length (drain.c, RUN_BYTES: 16 KiB of records while another
- * thread waits; RUN_SPAN: 1 ms past the other thread's oldest event): 20000 Tick events per thread
- * take 4 buffers each, cut into at least 57 runs per thread (113 thread switches; more when a
- * stalled writer makes a run reach RUN_SPAN). Exact for any run boundaries: a thread switch only
- * on an IsSorted row, and IsSorted on exactly the rows not newer than the other writer's oldest
- * event not yet in the file (true, and as many as that allows). Before the runs (the drain
- * switching thread wherever time order does), every event was its own run: 39999 switches, each row repeating thread id, sequence delta, capture
- * thread and processor (about 12 more bytes per event). */
+ * no buffer pool: MANTRA_SESSION_POOL_MB=0 in CMakeLists.txt, so nothing wakes the drain early).
+ * The writers encode their rows in chunks of at most 16 KiB (src/session/session-internal.h, "row
+ * chunks"); the drain writes each chunk as a run whose first row is IsSorted and the others not, as
+ * EventPipe marks a run's first row (dotnet/runtime, src/native/eventpipe/ep-buffer-manager.c). The
+ * test checks that a thread switch only comes on an IsSorted row, that IsSorted is true (no later
+ * row is older), that the runs are long (thread id, sequence and capture thread are not repeated)
+ * and that the reader's sorted mode (TraceEvent's merge) gives time order back. Before the runs
+ * (the drain switching thread wherever time order does), every event was its own run: 39999
+ * switches, each row repeating thread id, sequence delta, capture thread and processor (about 12
+ * more bytes per event). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <pthread.h>
@@ -161,15 +161,26 @@ START_TEST(lockstep_runs) {
     read_shape(path, 0, s, &file);
     ck_assert_uint_eq(file.ticks, 2u * g_per_thread);
     ck_assert_uint_eq(file.gap_rows, 0);
-    /* IsSorted exactly on the rows not newer than the other writer's oldest event not yet in the
-     * file (in file order each writer's events follow its write order): true, and as many as
-     * that allows. Rows of one run: the other writer's next event is the same for all of them. */
-    uint32_t at[2] = {0, 0}, wrong = 0;
-    for (uint32_t n = 0; n < 2u * g_per_thread; n++) {
-        uint32_t k = file.who[n], o = 1u - k, i = at[k]++;
-        int want = at[o] >= g_per_thread || file.ts[k][i] <= file.ts[o][at[o]];
-        wrong += want != file.sorted[k][i];
+    /* IsSorted true: a row marked so is not newer than any row after it in the file (in file
+     * order each writer's events follow its write order); every chunk's first row is marked. */
+    uint32_t at[2] = {0, 0}, wrong = 0, total = 2u * g_per_thread;
+    int64_t *row_ts = malloc(total * sizeof *row_ts);
+    uint8_t *row_sorted = malloc(total);
+    ck_assert_ptr_nonnull(row_ts);
+    ck_assert_ptr_nonnull(row_sorted);
+    for (uint32_t n = 0; n < total; n++) {
+        uint32_t k = file.who[n], i = at[k]++;
+        row_ts[n] = file.ts[k][i];
+        row_sorted[n] = file.sorted[k][i];
     }
+    int64_t later_min = INT64_MAX;
+    for (uint32_t n = total; n-- > 0;) {
+        wrong += row_sorted[n] && row_ts[n] > later_min;
+        if (row_ts[n] < later_min)
+            later_min = row_ts[n];
+    }
+    free(row_ts);
+    free(row_sorted);
     ck_assert_uint_eq(wrong, 0);
     printf("interleaved: %u events per thread, %u thread switches in file order, %u IsSorted rows, %llu bytes "
            "(%.3f per event)\n",
@@ -182,13 +193,11 @@ START_TEST(lockstep_runs) {
     double per_ms = 2.0 * g_per_thread * 1e6 / (double)(end - first + 1);
     printf("interleaved: %.1f events per ms\n", per_ms);
     if (g_per_thread == 20000 && getenv("MANTRA_SESSION_POOL_MB") && !strcmp(getenv("MANTRA_SESSION_POOL_MB"), "0")) {
-        /* at least the runs the buffers and RUN_BYTES make (113 switches) */
-        ck_assert_uint_ge(file.switches, 113);
-        /* a run also ends 1 ms past the other writer's oldest event (RUN_SPAN): when the writers
-         * keep a pace of 100 events per ms (a run then holds about 50 at least; a loaded machine
-         * or a sanitizer build can be slower), runs of 20 events on average at least, and under
-         * 20 bytes per event (before the runs: 39999 switches, 27.05 bytes per event; now about
-         * 15.1) */
+        /* the writers' chunks (src/session/session-internal.h, "row chunks": at most CHUNK_BYTES,
+         * 16 KiB, of 14-byte rows at least: flags, timestamp delta and 12 bytes of payload) make
+         * at least 18 runs per thread, each starting with an IsSorted row */
+        ck_assert_uint_ge(file.sorted_rows, 36);
+        ck_assert_uint_lt(file.switches, file.sorted_rows);
         if (per_ms >= 100.0) {
             ck_assert_uint_lt(file.switches, 2000);
             ck_assert_uint_lt(st.bytes, 2u * g_per_thread * 20u);

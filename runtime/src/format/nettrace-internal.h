@@ -309,6 +309,37 @@ static inline uint32_t nw_key_metadata_id(const mantra_nettrace_writer *w, mantr
     return key && key <= w->def_count ? w->defs[key - 1].metadata_id : 0;
 }
 
+/* ---- definitions numbered by the caller, and rows encoded by the caller (nettrace_event_rows.c) ---- */
+
+/* Makes id the metadata id of key and queues its MetadataBlock row now (a session numbers its
+ * events itself: session/event_ids.c). MANTRA_EINVAL when key has another id already. The caller
+ * keeps its ids apart from the ones the writer gives on first use (nw_reserve_ids). */
+int nw_define_id(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint32_t id);
+/* The writer's own ids (a definition's first use) start above n. */
+static inline void nw_reserve_ids(mantra_nettrace_writer *w, uint32_t n) {
+    if (w->next_metadata_id <= n)
+        w->next_metadata_id = n + 1u;
+}
+
+/* One thread's rows as a session writer encoded them: the first by its fields, the rest compressed
+ * against it (flags 0x01, 0x02 with this thread as capture thread and processor 0xFFFFFFFF, 0x80;
+ * no stack, thread or activity fields, never IsSorted), ending with the row last_*. */
+typedef struct nw_rows {
+    uint32_t seq, size;
+    uint64_t ts;
+    const uint8_t *payload; /* readable up to the next multiple of 8 */
+    const uint8_t *rest;
+    size_t rest_len;
+    uint32_t rest_rows;
+    uint32_t last_mid, last_seq, last_size;
+    uint64_t last_ts;
+} nw_rows;
+/* Writes r's rows of thread tid into one EventBlock (flushing the pending one first when they do not
+ * fit): the first row as mantra_nettrace_write() would, event key key (its metadata id defined),
+ * IsSorted when ts <= sorted_upto; then the rest as they are. *hint as for nw_plain_thread(). */
+int nw_write_rows(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint64_t tid, uint32_t *hint,
+                  const nw_rows *r, uint64_t sorted_upto);
+
 /* cm_varint_put() with the one- and two-byte cases first (timestamp deltas, sizes, ids). */
 static inline size_t nw_varint_put(uint8_t *out, uint64_t v) {
     if (v < 0x80) {

@@ -76,6 +76,42 @@ static void block_note_row(nw_block *b, const nw_row_state *row) {
         b->max_ts = row->timestamp;
 }
 
+/* A definition's first use: its metadata id, and its row (MetadataId 0, IsSorted, the record as
+ * payload) in the pending MetadataBlock. */
+static int define(mantra_nettrace_writer *w, nw_event_def *d, uint32_t id, uint64_t ts) {
+    int rc;
+    if (w->meta.rows && w->meta.len + NW_ROW_HEADER_MAX + d->record_size > w->opts.block_bytes &&
+        (rc = nw_flush_blocks(w)) != MANTRA_OK)
+        return rc;
+    d->metadata_id = id;
+    cm_store_u32(d->record, d->metadata_id);
+    nw_row_state mr;
+    memset(&mr, 0, sizeof mr);
+    mr.timestamp = ts;
+    mr.payload_size = (uint32_t)d->record_size;
+    uint8_t *p = w->meta.base + NW_HEADROOM + w->meta.len;
+    size_t h = encode_row_header(&w->meta.prev, &mr, 1, p);
+    memcpy(p + h, d->record, d->record_size);
+    w->meta.len += h + d->record_size;
+    block_note_row(&w->meta, &mr);
+    w->st.metadata++;
+    return MANTRA_OK;
+}
+
+int nw_define_id(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint32_t id) {
+    int rc = nw_check_usable(w);
+    if (rc != MANTRA_OK)
+        return rc;
+    if (key == 0 || key > w->def_count || id == 0)
+        return nw_fail(w, MANTRA_EINVAL, "bad key %u or metadata id %u", key, id);
+    nw_event_def *d = &w->defs[key - 1];
+    if (d->metadata_id)
+        return d->metadata_id == id ? MANTRA_OK
+                                    : nw_fail(w, MANTRA_EINVAL, "event key %u has metadata id %u already, not %u", key,
+                                              d->metadata_id, id);
+    return define(w, d, id, w->max_timestamp);
+}
+
 /* An event between prepare_event() and commit_event(). */
 typedef struct pending_event {
     nw_row_state row;
@@ -138,23 +174,8 @@ static int prepare_event(mantra_nettrace_writer *w, const mantra_nettrace_event 
     /* First use of a definition: assign its metadata id and queue the metadata row (MetadataId 0,
      * IsSorted, the record as payload). */
     nw_event_def *d = &w->defs[ev->key - 1];
-    if (d->metadata_id == 0) {
-        if (w->meta.rows && w->meta.len + NW_ROW_HEADER_MAX + d->record_size > w->opts.block_bytes &&
-            (rc = nw_flush_blocks(w)) != MANTRA_OK)
-            return rc;
-        d->metadata_id = w->next_metadata_id++;
-        cm_store_u32(d->record, d->metadata_id);
-        nw_row_state mr;
-        memset(&mr, 0, sizeof mr);
-        mr.timestamp = ev->timestamp;
-        mr.payload_size = (uint32_t)d->record_size;
-        uint8_t *p = w->meta.base + NW_HEADROOM + w->meta.len;
-        size_t h = encode_row_header(&w->meta.prev, &mr, 1, p);
-        memcpy(p + h, d->record, d->record_size);
-        w->meta.len += h + d->record_size;
-        block_note_row(&w->meta, &mr);
-        w->st.metadata++;
-    }
+    if (d->metadata_id == 0 && (rc = define(w, d, w->next_metadata_id++, ev->timestamp)) != MANTRA_OK)
+        return rc;
     uint32_t sid = nw_stack_id(w, ev->stack, ev->stack ? ev->stack_frames : 0);
     if (sid == 0)
         return w->failed ? w->failed : nw_fail(w, MANTRA_ENOMEM, "out of memory for stacks");
@@ -380,4 +401,57 @@ int nw_plain_one(mantra_nettrace_writer *w, uint32_t mid, uint64_t tid, uint32_t
     int done = nw_plain_thread(&c, tid, hint) && nw_plain_row(&c, mid, seq, ts, payload, size);
     nw_plain_close(&c);
     return done;
+}
+
+/* ---- a session writer's chunk of rows ------------------------------------------------------------ */
+
+int nw_write_rows(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint64_t tid, uint32_t *hint,
+                  const nw_rows *r, uint64_t sorted_upto) {
+    int rc = nw_check_usable(w);
+    if (rc != MANTRA_OK)
+        return rc;
+    nw_block *b = &w->events;
+    if (NW_ROW_HEADER_MAX + (size_t)r->size + r->rest_len > w->opts.block_bytes)
+        return nw_fail(w, MANTRA_ERANGE, "a chunk of %zu bytes does not fit a block", r->rest_len);
+    /* the whole chunk in one block: its rows are compressed against its first row */
+    if (b->rows && b->len + NW_ROW_HEADER_MAX + r->size + r->rest_len > w->opts.block_bytes &&
+        (rc = nw_flush_blocks(w)) != MANTRA_OK)
+        return rc;
+    uint32_t mid = nw_key_metadata_id(w, key);
+    if (!nw_plain_one(w, mid, tid, hint, r->seq, r->ts, sorted_upto, r->payload, r->size)) {
+        mantra_nettrace_event ev = {.key = key,
+                                    .flags = r->ts <= sorted_upto ? MANTRA_NETTRACE_EVENT_SORTED : 0u,
+                                    .timestamp = r->ts,
+                                    .thread_id = tid,
+                                    .processor_number = 0xFFFFFFFFu,
+                                    .sequence = r->seq};
+        if ((rc = mantra_nettrace_write(w, &ev, r->payload, r->size)) != MANTRA_OK)
+            return rc;
+    }
+    if (r->rest_rows == 0)
+        return MANTRA_OK;
+    /* the block's previous row is the first row now, as the rest's compression assumes; the rows
+     * need no room check: the block had room for all of them before the first was written, and a
+     * first row that flushed the blocks (a new definition's MetadataBlock full) left an empty one */
+    nw_thread *t = *hint && *hint <= w->thread_count && w->threads[*hint - 1].capture_thread_id == tid
+                       ? &w->threads[*hint - 1]
+                       : nw_find_thread(w, tid);
+    if (!t || b->prev.metadata_id != mid || b->prev.sequence != r->seq || b->prev.timestamp != r->ts ||
+        b->prev.payload_size != r->size || b->prev.capture_thread_id != tid)
+        return nw_fail(w, MANTRA_ESTATE, "a chunk's first row did not become the block's previous row");
+    memcpy(b->base + NW_HEADROOM + b->len, r->rest, r->rest_len);
+    b->len += r->rest_len;
+    b->rows += r->rest_rows;
+    if (r->last_ts > b->max_ts)
+        b->max_ts = r->last_ts;
+    b->prev.metadata_id = r->last_mid;
+    b->prev.sequence = r->last_seq;
+    b->prev.timestamp = r->last_ts;
+    b->prev.payload_size = r->last_size;
+    t->last_sequence = r->last_seq;
+    t->last_timestamp = r->last_ts;
+    if (r->last_ts > w->max_timestamp)
+        w->max_timestamp = r->last_ts;
+    w->st.events += r->rest_rows;
+    return MANTRA_OK;
 }

@@ -7,6 +7,7 @@
  * path never allocates. */
 #include <string.h>
 
+#include "common/varint-internal.h"
 #include "session-internal.h"
 
 static _Atomic(mantra_listener_fn) g_listener;
@@ -84,6 +85,176 @@ static inline void copy_payload(uint8_t *dst, const uint8_t *src, uint32_t size)
     }
 }
 
+/* ---- rows (file sessions: "row chunks" in session-internal.h) -------------------------------------- */
+
+static inline uint8_t *row_varint(uint8_t *p, uint64_t v) {
+    if (v < 0x80) {
+        *p = (uint8_t)v;
+        return p + 1;
+    }
+    return p + cm_varint_put(p, v);
+}
+
+/* Closes b's open chunk: its length, row count and last row into its header; the next chunk starts
+ * 8-byte aligned. */
+static void chunk_close(buf *b) {
+    chunk_hdr *c = (chunk_hdr *)(void *)(b->data + b->chunk);
+    c->len = b->used - b->chunk - (uint32_t)sizeof *c;
+    c->rows = b->rows;
+    c->last_ts = b->ts;
+    c->last_seq = b->seq;
+    c->last_mid = b->mid;
+    c->last_size = b->psize;
+    b->used = (b->used + 7u) & ~7u;
+    b->chunk = CHUNK_NONE;
+}
+
+/* Bytes a new ROWS chunk with a first row of size bytes takes (b->used is 8-byte aligned then). */
+static inline uint32_t chunk_need(uint32_t size) { return (uint32_t)sizeof(chunk_hdr) + ((size + 7u) & ~7u) + 8u; }
+/* Room a row of size bytes needs after b->used (8: nw_plain_copy reads the last payload in words). */
+static inline uint32_t row_need(uint32_t size) { return ROW_HDR_MAX + size + 8u; }
+/* Can b's open chunk take a row of size bytes? (a chunk fits a nettrace block: nw_write_rows) */
+static inline int chunk_takes(const buf *b, uint32_t size) {
+    return b->chunk != CHUNK_NONE && b->used - b->chunk + ROW_HDR_MAX + size <= CHUNK_BYTES &&
+           b->size - b->used >= row_need(size);
+}
+
+/* A new ROWS chunk in b whose first row is this event (its fields in the header). */
+static void chunk_start(buf *b, const mantra_event_desc *desc, uint32_t mid, uint32_t seq, uint64_t ts,
+                        const uint8_t *payload, uint32_t size) {
+    if (b->chunk != CHUNK_NONE)
+        chunk_close(b);
+    chunk_hdr *c = (chunk_hdr *)(void *)(b->data + b->used);
+    c->kind = CHUNK_ROWS;
+    c->first_ts = ts;
+    c->first_seq = seq;
+    c->first_mid = mid;
+    c->first_size = size;
+    copy_payload((uint8_t *)(c + 1), payload, size);
+    b->chunk = b->used;
+    b->used += (uint32_t)sizeof *c + ((size + 7u) & ~7u);
+    b->rows = 1;
+    b->mid = mid;
+    b->seq = seq;
+    b->ts = ts;
+    b->psize = size;
+    b->desc = desc;
+}
+
+/* A row compressed against b's previous row (chunk_takes(b, size)); ts not older than it. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void row_put(buf *b, uint64_t tid, const mantra_event_desc *desc, uint32_t mid, uint32_t seq,
+                           uint64_t ts, const uint8_t *payload, uint32_t size) {
+    uint8_t *out = b->data + b->used, *p = out + 1;
+    uint8_t flags = 0;
+    if (MANTRA_UNLIKELY(mid != b->mid)) {
+        flags = 0x01;
+        p = row_varint(p, mid);
+        b->mid = mid;
+        b->desc = desc;
+    }
+    if (MANTRA_UNLIKELY(seq != b->seq + 1u)) { /* dropped events before this one */
+        flags |= 0x02;
+        p = row_varint(p, (uint32_t)(seq - b->seq - 1u));
+        p = row_varint(p, tid);
+        p = row_varint(p, 0xFFFFFFFFu);
+    }
+    p = row_varint(p, ts - b->ts);
+    if (size != b->psize) {
+        flags |= 0x80;
+        p = row_varint(p, size);
+        b->psize = size;
+    }
+    out[0] = flags;
+    copy_payload(p, payload, size);
+    b->used = (uint32_t)(p + size - b->data);
+    b->rows++;
+    b->seq = seq;
+    b->ts = ts;
+}
+
+/* The clock, never older than b's previous row (a row's delta is unsigned). */
+static inline uint64_t row_now(const buf *b) {
+    uint64_t ts = mantra_pal_now_ns_fast();
+    return ts < b->ts ? b->ts : ts;
+}
+
+/* A file session's write beside the common one (row_write): a new chunk, a new event's id, a new
+ * buffer, or a raw record. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static int row_write_slow(session *s, tss *t, const mantra_event_desc *desc, const mantra_provider_desc *prov,
+                          const uint8_t *payload, uint32_t size, const rec_ext *x, const uint64_t *ips, uint32_t seq) {
+    uint32_t mid = x == NULL && prov != NULL ? ss_id_of(s, desc, prov) : 0u;
+    buf *b = atomic_load(&t->current);
+    if (mid != 0) {
+        if (b != NULL && chunk_takes(b, size)) {
+            row_put(b, t->tid, desc, mid, seq, row_now(b), payload, size);
+            return MANTRA_WRITE_OK;
+        }
+        if (b == NULL || b->size - b->used < chunk_need(size))
+            b = ss_alloc_buffer(s, t, chunk_need(size)); /* kept: see write_into */
+        if (b == NULL)
+            goto dropped;
+        chunk_start(b, desc, mid, seq, row_now(b), payload, size);
+        return MANTRA_WRITE_OK;
+    }
+    /* a raw record, as the listener's buffers hold them, in a chunk of its own */
+    uint32_t xbytes = x ? (uint32_t)sizeof *x + x->frames * 8u : 0u;
+    uint32_t len = REC_HDR + xbytes + ((size + 7u) & ~7u);
+    uint32_t need = (uint32_t)sizeof(chunk_hdr) + len + 8u;
+    if (b == NULL || b->size - ((b->used + 7u) & ~7u) < need)
+        b = ss_alloc_buffer(s, t, need);
+    if (b == NULL)
+        goto dropped;
+    if (b->chunk != CHUNK_NONE)
+        chunk_close(b);
+    uint64_t ts = row_now(b);
+    chunk_hdr *c = (chunk_hdr *)(void *)(b->data + b->used);
+    c->kind = CHUNK_RAW;
+    c->len = len;
+    c->first_ts = ts;
+    c->first_seq = seq;
+    rec_hdr *h = (rec_hdr *)(void *)(c + 1);
+    h->ts = ts;
+    h->desc = desc;
+    h->provider = prov;
+    h->seq = seq;
+    h->size = size | (x ? REC_EXT : 0u);
+    uint8_t *p = (uint8_t *)h;
+    if (x != NULL) {
+        memcpy(p + REC_HDR, x, sizeof *x);
+        if (x->frames)
+            memcpy(p + REC_HDR + sizeof *x, ips, x->frames * 8u);
+    }
+    copy_payload(p + REC_HDR + xbytes, payload, size);
+    b->used += (uint32_t)sizeof *c + len;
+    b->ts = ts;
+    return MANTRA_WRITE_OK;
+dropped:
+    bump(&t->dropped);
+    return MANTRA_WRITE_DROPPED;
+}
+
+/* A file session's write: the common case (the current buffer's open chunk, the previous row's
+ * event) inline, the rest in row_write_slow. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int row_write(session *s, tss *t, const mantra_event_desc *desc, const mantra_provider_desc *prov,
+                            const uint8_t *payload, uint32_t size, const rec_ext *x, const uint64_t *ips,
+                            uint32_t seq) {
+    buf *b = atomic_load(&t->current);
+    if (x == NULL && b != NULL && b->desc == desc && chunk_takes(b, size)) {
+        row_put(b, t->tid, desc, b->mid, seq, row_now(b), payload, size);
+        return MANTRA_WRITE_OK;
+    }
+    return row_write_slow(s, t, desc, prov, payload, size, x, ips, seq);
+}
+
 /* One session; the caller has set r->writing = index + 1 and checked the slot. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
@@ -94,6 +265,8 @@ static inline int write_into(session *s, thread_rec *r, const mantra_event_desc 
     if (!t)
         return MANTRA_WRITE_DROPPED;
     uint32_t seq = take_seq(t);
+    if (s->rows)
+        return row_write(s, t, desc, prov, payload, size, x, ips, seq);
     uint32_t xbytes = x ? (uint32_t)sizeof *x + x->frames * 8u : 0u;
     uint32_t need = REC_HDR + xbytes + ((size + 7u) & ~7u);
     buf *b = atomic_load(&t->current);

@@ -7,6 +7,7 @@
  * and ep-buffer-manager.c). */
 #include <stdio.h>
 
+#include "common/varint-internal.h"
 #include "format/nettrace-internal.h"
 #include "mantra/pump.h"
 #include "session-internal.h"
@@ -61,7 +62,12 @@ static void emit_file(session *s, tss *t, const rec_hdr *h, uint64_t sorted_upto
     uint32_t size = rec_payload_size(h);
     mantra_nettrace_event_key key = s->pi_key;
     int rc = introduce_thread(s, t, h->seq);
-    if (!rc && h->provider) {
+    /* a file session's events have its own ids (event_ids.c), also when a raw record carries them */
+    uint32_t id = !rc && h->provider && s->rows ? ss_id_of(s, h->desc, h->provider) : 0u;
+    if (id) {
+        if ((rc = ss_ids_define(s)) == 0)
+            key = s->mid_keys[id];
+    } else if (!rc && h->provider) {
         uint32_t k = (uint32_t)(((uintptr_t)h->desc >> 4) % KEY_CACHE);
         if (s->keys[k].desc == h->desc) {
             key = s->keys[k].key;
@@ -148,97 +154,6 @@ static void drain_merged(session *s, tss *first, uint64_t stop_ts, buf **drained
     }
 }
 
-/* Before any event of a pass or of a new file: the threads whose first event follows drops are
- * listed at their base in a sequence point, which then precedes every event written after it. */
-static void introduce_pending(session *s, tss *first, buf **drained) {
-    for (tss *t = first; t && !s->failed; t = t->next) {
-        const rec_hdr *h = head_rec(t, drained);
-        if (h && introduce_thread(s, t, h->seq) != 0)
-            ss_drain_fail(s, mantra_nettrace_last_error(s->w));
-    }
-}
-
-/* A cut is due: a sequence point (every sp_bytes of output) or the next file (rotation). */
-static int cut_due(const session *s) {
-    if (!s->w || s->failed)
-        return 0;
-    return (s->sp_bytes && nw_bytes_since_sp(s->w) >= s->sp_bytes) || (s->rotate && nw_bytes(s->w) >= s->rotate);
-}
-
-/* The metadata id of h's event in the current file through the key cache; 0: the general path
- * decides (ProcessInfo, an event not in the cache yet, a definition not used yet in this file). */
-static inline uint32_t cached_mid(const session *s, const rec_hdr *h) {
-    if (!h->provider)
-        return 0;
-    uint32_t k = (uint32_t)(((uintptr_t)h->desc >> 4) % KEY_CACHE);
-    return s->keys[k].desc == h->desc ? nw_key_metadata_id(s->w, s->keys[k].key) : 0;
-}
-
-/* Can the cursor take t's plain rows now? (open, t known to this file and to the writer) Its rows
- * are IsSorted up to sorted_upto. */
-static int run_fast(session *s, tss *t, nw_plain *c, int open, uint64_t sorted_upto) {
-    c->sorted_upto = sorted_upto;
-    return open && t->known_file == s->file_no + 1 && nw_plain_thread(c, t->tid, &t->nw_hint);
-}
-
-/* The hot loop: the events of one buffer from off on through the cursor c, up to the first one that
- * is not older than limit_run or needs the general path (an extension, no cached metadata id, a row
- * the cursor hands back), or the buffer's end, each row IsSorted when sorted is 0x40 (the caller keeps
- * limit_run at the sorted rows' bound); returns its offset, *last: the last event written.
- * Out of line in two copies, one per flag (plain_rows_sorted, plain_rows_unsorted), so that the
- * loop keeps its few values in registers and the flag is a constant. */
-#if defined(__GNUC__) || defined(__clang__)
-#define DRAIN_NOINLINE __attribute__((noinline))
-#define DRAIN_INLINE __attribute__((always_inline)) inline
-/* The records 1 KB ahead, asked for while this one is encoded: they were written on the writers'
- * CPUs, and each line the drain reads comes from there (mantra emit --threads 2, MANTRA_CLOCK=tsc:
- * 40.4 -> 45.6 Mevents/s, medians of 8 alternating runs; 512 and 2048 bytes ahead did the same).
- * A prefetch never faults: past the buffer's end it fetches nothing useful. */
-#define DRAIN_PREFETCH(base, at) __builtin_prefetch((const void *)((uintptr_t)(base) + (at)))
-#else
-#define DRAIN_NOINLINE
-#define DRAIN_INLINE inline
-#define DRAIN_PREFETCH(base, at) ((void)0)
-#endif
-static DRAIN_INLINE uint32_t plain_rows(const session *s, nw_plain *c, const uint8_t *base, uint32_t off,
-                                        uint32_t used, uint64_t limit_run, uint8_t sorted, const rec_hdr **last) {
-    const mantra_event_desc *last_desc = NULL;
-    const rec_hdr *l = NULL;
-    uint32_t mid = 0;
-    while (off < used) {
-        const rec_hdr *h = (const rec_hdr *)(const void *)(base + off);
-        DRAIN_PREFETCH(base, off + 1024u);
-        uint64_t ts = h->ts;
-        if (ts >= limit_run || (h->size & REC_EXT))
-            break;
-        if (h->desc != last_desc) {
-            uint32_t m = cached_mid(s, h);
-            if (!m)
-                break;
-            last_desc = h->desc;
-            mid = m;
-        }
-        uint32_t size = rec_payload_size(h);
-        if (!nw_plain_row_flag(c, mid, h->seq, ts, base + off + REC_HDR, size, sorted))
-            break;
-        l = h;
-        off += REC_HDR + ((size + 7u) & ~7u);
-    }
-    if (l)
-        *last = l;
-    return off;
-}
-
-static DRAIN_NOINLINE uint32_t plain_rows_sorted(const session *s, nw_plain *c, const uint8_t *base, uint32_t off,
-                                                uint32_t used, uint64_t limit_run, const rec_hdr **last) {
-    return plain_rows(s, c, base, off, used, limit_run, 0x40, last);
-}
-
-static DRAIN_NOINLINE uint32_t plain_rows_unsorted(const session *s, nw_plain *c, const uint8_t *base, uint32_t off,
-                                                  uint32_t used, uint64_t limit_run, const rec_hdr **last) {
-    return plain_rows(s, c, base, off, used, limit_run, 0, last);
-}
-
 /* A buffer the pass has written out: back to the spare list now (a writer waiting for a recycled
  * buffer takes it: ss_alloc_buffer), so that a long pass does not hold the whole pool until its
  * end; the final pass frees its buffers at its end (*drained). */
@@ -255,127 +170,244 @@ static void give_back(session *s, buf *b, buf **drained) {
     mantra_pal_mutex_unlock(&s->lock);
 }
 
-/* A run: t's drained events older than *limit and than next + RUN_SPAN, up to the end of a buffer
- * or RUN_BYTES of records when another thread has events (so that the newest event written stays
- * near the oldest one left, and with it a cut's boundary below: a sequence point comes at most
- * about a run per thread after it is due). Rows not newer than next (the oldest event
- * of the other threads) are IsSorted, the rest not; the first row is the oldest of the pass
- * (oldest()), so always sorted. Plain events go through the writer's cursor c (open: *open), their
- * header, payload and bookkeeping only (plain_rows); the rest (stacks, activity ids, another
- * thread's id, ProcessInfo, a definition's first use, a full block) through emit_file(), with the
- * cursor closed around it. The output bytes are those of emit_file() for every event. A cut (see
- * drain_runs) can only become due when bytes reach the sink, which fast rows never do: it is
- * checked before the run and after each general event; its boundary is then past every event
- * written so far (*wmax: the newest). Exhausted buffers go back at once (give_back). */
-/* The last event written through the cursor (*last, which points into a buffer of t) noted in t
- * and *wmax before anything else is written or the buffer goes back. */
-static void settle_last(tss *t, const rec_hdr **last, uint64_t *wmax) {
-    if (!*last)
-        return;
-    t->last_seq = (*last)->seq;
-    t->any = 1;
-    if ((*last)->ts > *wmax)
-        *wmax = (*last)->ts;
-    *last = NULL;
-}
-
-#define RUN_BYTES (16u * 1024u)
-#define RUN_SPAN (MANTRA_PAL_TICKS_PER_SECOND / 1000u) /* 1 ms */
-
-static void write_run(session *s, tss *t, const rec_hdr *h, uint64_t stop_ts, uint64_t *limit, uint64_t next,
-                      uint64_t *wmax, buf **drained, nw_plain *c, int *open) {
-    if (*limit == stop_ts && cut_due(s))
-        *limit = (h->ts > *wmax ? h->ts : *wmax) + 1u;
-    uint64_t span = next < UINT64_MAX - RUN_SPAN ? next + RUN_SPAN : UINT64_MAX;
-    uint64_t limit_run = *limit < span ? *limit : span;
-    int fast = run_fast(s, t, c, *open, next);
-    const rec_hdr *last = NULL; /* the last event written through the cursor */
+/* t's next chunk (in t->view, with t->has_view), or NULL: none. Exhausted buffers go back. A
+ * buffer's last chunk may be open: its row count and last row are the buffer's (dispatch.c). */
+static chunk_view *head_chunk(session *s, tss *t, buf **drained) {
+    if (t->has_view)
+        return &t->view;
     buf *b;
-    while ((b = t->dhead) != NULL) {
-        uint32_t off = t->doff, used = b->used;
-        while (off < used) {
-            if (fast) {
-                /* at most RUN_BYTES of records while another thread waits; the rows up to next
-                 * IsSorted, the rest not: the flag is the loop's constant */
-                uint32_t end = next != UINT64_MAX && used - off > RUN_BYTES ? off + RUN_BYTES : used;
-                if (next >= limit_run - 1u)
-                    off = plain_rows_sorted(s, c, b->data, off, end, limit_run, &last);
-                else if ((off = plain_rows_sorted(s, c, b->data, off, end, next + 1u, &last)) < end)
-                    off = plain_rows_unsorted(s, c, b->data, off, end, limit_run, &last);
-                if (off >= used)
-                    break;
-                if (off >= end) {
-                    t->doff = off; /* the run's share: the next run starts from the oldest event */
-                    goto done;
-                }
-            }
-            h = (const rec_hdr *)(const void *)(b->data + off);
-            if (h->ts >= limit_run) {
-                t->doff = off;
-                goto done;
-            }
-            if (*open) {
-                nw_plain_close(c);
-                *open = 0;
-            }
-            settle_last(t, &last, wmax);
-            emit_file(s, t, h, next);
-            off += rec_span(h);
-            if (h->ts > *wmax)
-                *wmax = h->ts;
-            if (*limit == stop_ts && cut_due(s) && (*limit = *wmax + 1u) < limit_run)
-                limit_run = *limit;
-            *open = !s->failed && s->w && nw_plain_open(s->w, c);
-            fast = run_fast(s, t, c, *open, next);
-        }
+    while ((b = t->dhead) != NULL && t->doff >= b->used) {
         t->dhead = b->next;
         if (!t->dhead)
             t->dtail = NULL;
         t->doff = 0;
-        settle_last(t, &last, wmax); /* it points into b, which a writer may have again below */
         give_back(s, b, drained);
-        if (next != UINT64_MAX)
-            break;
     }
-done:
-    settle_last(t, &last, wmax);
+    if (!b)
+        return NULL;
+    const chunk_hdr *c = (const chunk_hdr *)(const void *)(b->data + t->doff);
+    chunk_view *v = &t->view;
+    v->kind = c->kind;
+    v->first_ts = c->first_ts;
+    v->first_seq = c->first_seq;
+    if (c->kind == CHUNK_RAW) {
+        v->raw = (const rec_hdr *)(const void *)(c + 1);
+        v->next = t->doff + (uint32_t)sizeof *c + c->len;
+    } else {
+        v->first_mid = c->first_mid;
+        v->first_size = c->first_size;
+        v->first_payload = (const uint8_t *)(c + 1);
+        v->rest = v->first_payload + ((c->first_size + 7u) & ~7u);
+        uint32_t rows;
+        if (t->doff == b->chunk) { /* open */
+            v->end = b->data + b->used;
+            v->next = b->used;
+            rows = b->rows;
+            v->last_ts = b->ts;
+            v->last_seq = b->seq;
+            v->last_mid = b->mid;
+            v->last_size = b->psize;
+        } else {
+            v->end = (const uint8_t *)(c + 1) + c->len;
+            v->next = (t->doff + (uint32_t)sizeof *c + c->len + 7u) & ~7u;
+            rows = c->rows;
+            v->last_ts = c->last_ts;
+            v->last_seq = c->last_seq;
+            v->last_mid = c->last_mid;
+            v->last_size = c->last_size;
+        }
+        v->rest_rows = rows - 1u;
+    }
+    t->has_view = 1;
+    return v;
+}
+
+/* Before any event of a pass or of a new file: the threads whose first event follows drops are
+ * listed at their base in a sequence point, which then precedes every event written after it. */
+static void introduce_pending(session *s, tss *first, buf **drained) {
+    for (tss *t = first; t && !s->failed; t = t->next) {
+        const chunk_view *v = head_chunk(s, t, drained);
+        if (v && introduce_thread(s, t, v->first_seq) != 0)
+            ss_drain_fail(s, mantra_nettrace_last_error(s->w));
+    }
+}
+
+/* A cut is due: a sequence point (every sp_bytes of output) or the next file (rotation). */
+static int cut_due(const session *s) {
+    if (!s->w || s->failed)
+        return 0;
+    return (s->sp_bytes && nw_bytes_since_sp(s->w) >= s->sp_bytes) || (s->rotate && nw_bytes(s->w) >= s->rotate);
+}
+
+/* Splits v's rows before the first one not older than limit (v->last_ts >= limit > v->first_ts):
+ * *head gets the rows before it, v keeps the rest, which that row now begins, its fields decoded
+ * from the compressed headers before it (the writer's encoding: row_put in dispatch.c). Returns 0
+ * when the rows do not decode (a bug: the drain fails the session). */
+static int split_rows(chunk_view *v, uint64_t limit, chunk_view *head) {
+    *head = *v;
+    uint32_t mid = v->first_mid, seq = v->first_seq, size = v->first_size, n = 0;
+    uint64_t ts = v->first_ts, x;
+    const uint8_t *p = v->rest, *end = v->end;
+    while (p < end) {
+        const uint8_t *row = p;
+        uint8_t flags = *p++;
+        uint32_t nmid = mid, nseq = seq + 1u, nsize = size;
+        size_t k;
+#define GET(dst)                                                                                                       \
+    do {                                                                                                               \
+        if ((k = cm_varint_get(p, (size_t)(end - p), CM_VARINT64_MAX_BYTES, &x)) == 0)                                 \
+            return 0;                                                                                                  \
+        p += k;                                                                                                        \
+        dst;                                                                                                           \
+    } while (0)
+        if (flags & 0x01)
+            GET(nmid = (uint32_t)x);
+        if (flags & 0x02) {
+            GET(nseq = seq + (uint32_t)x + 1u);
+            GET((void)x); /* capture thread: this one */
+            GET((void)x); /* processor */
+        }
+        GET((void)x);
+        uint64_t nts = ts + x;
+        if (flags & 0x80)
+            GET(nsize = (uint32_t)x);
+#undef GET
+        if ((size_t)(end - p) < nsize)
+            return 0;
+        if (nts >= limit) {
+            head->end = row;
+            head->rest_rows = n;
+            head->last_mid = mid;
+            head->last_seq = seq;
+            head->last_ts = ts;
+            head->last_size = size;
+            v->first_mid = nmid;
+            v->first_seq = nseq;
+            v->first_ts = nts;
+            v->first_size = nsize;
+            v->first_payload = p;
+            v->rest = p + nsize;
+            v->rest_rows -= n + 1u;
+            return 1;
+        }
+        p += nsize;
+        mid = nmid;
+        seq = nseq;
+        ts = nts;
+        size = nsize;
+        n++;
+    }
+    return 0;
+}
+
+/* A ROWS view into the writer in one block (nw_write_rows), its first row IsSorted when not newer
+ * than sorted_upto. */
+static void write_rows(session *s, tss *t, const chunk_view *v, uint64_t sorted_upto) {
+    if (s->failed || !s->w)
+        return;
+    int rc = ss_ids_define(s);
+    if (!rc)
+        rc = introduce_thread(s, t, v->first_seq);
+    if (!rc) {
+        nw_rows r = {.seq = v->first_seq,
+                     .size = v->first_size,
+                     .ts = v->first_ts,
+                     .payload = v->first_payload,
+                     .rest = v->rest,
+                     .rest_len = (size_t)(v->end - v->rest),
+                     .rest_rows = v->rest_rows,
+                     .last_mid = v->last_mid,
+                     .last_seq = v->last_seq,
+                     .last_size = v->last_size,
+                     .last_ts = v->last_ts};
+        rc = nw_write_rows(s->w, s->mid_keys[v->first_mid], t->tid, &t->nw_hint, &r, sorted_upto);
+    }
+    if (rc) {
+        ss_drain_fail(s, mantra_nettrace_last_error(s->w));
+        return;
+    }
+    t->last_seq = v->last_seq;
+    t->any = 1;
+}
+
+/* A run ends RUN_SPAN past the oldest event of the other threads (next): so that the newest event
+ * written stays near the oldest one left, and with it a cut's boundary (drain_runs: a sequence
+ * point comes at most about a run per thread after it is due). A thread that writes slowly fills
+ * its chunk over a long time: without the span, one chunk of it moved the boundary that far. */
+#define RUN_SPAN (MANTRA_PAL_TICKS_PER_SECOND / 1000u) /* 1 ms */
+
+/* t's head chunk (the oldest of all: its first row is, so it is IsSorted) up to limit and to
+ * next + RUN_SPAN: whole, or split (split_rows) when rows of it are newer, the rest staying t's
+ * head. *wmax: the newest event written. */
+static void write_chunk(session *s, tss *t, uint64_t limit, uint64_t next, uint64_t *wmax) {
+    chunk_view *v = &t->view;
+    if (next < UINT64_MAX - RUN_SPAN && next + RUN_SPAN < limit && v->first_ts < next + RUN_SPAN)
+        limit = next + RUN_SPAN;
+    if (v->kind == CHUNK_RAW) {
+        emit_file(s, t, v->raw, next);
+        if (v->first_ts > *wmax)
+            *wmax = v->first_ts;
+    } else if (v->last_ts >= limit) {
+        chunk_view head;
+        if (!split_rows(v, limit, &head)) {
+            ss_drain_fail(s, "a thread's buffer does not decode");
+        } else {
+            write_rows(s, t, &head, next);
+            if (head.last_ts > *wmax)
+                *wmax = head.last_ts;
+            return; /* v is the rest */
+        }
+    } else {
+        write_rows(s, t, v, next);
+        if (v->last_ts > *wmax)
+            *wmax = v->last_ts;
+    }
+    t->doff = v->next;
+    t->has_view = 0;
 }
 
 /* File output in per-thread runs, as EventPipe writes them (ep_buffer_manager_write_all_buffers_to_file_v4,
- * dotnet/runtime, src/native/eventpipe/ep-buffer-manager.c): the thread whose oldest drained event is
- * the oldest of all writes its events (write_run), then the next such thread, so the merge costs per
- * run and the row headers stay compressed (thread, sequence and capture thread repeat within a run)
- * however finely the threads interleave. The writer is in CALLER_RUNS mode. What TraceEvent needs
+ * dotnet/runtime, src/native/eventpipe/ep-buffer-manager.c). The writers encoded their rows already,
+ * in chunks (session-internal.h, "row chunks"): the chunk whose first event is the oldest of all
+ * threads' goes into the writer (write_chunk, nw_write_rows: one row re-encoded, the rest copied),
+ * then the next such chunk. The writer is in CALLER_RUNS mode. What TraceEvent needs
  * (microsoft/perfview, src/TraceEvent/EventPipe/EventCache.cs, ProcessEventBlock): it switches the
  * current capture thread only on an IsSorted row (or a block's first row), queues unsorted rows per
  * thread, and on an IsSorted row dispatches the queued events older than it, then the row itself;
  * at a sequence point (ProcessSequencePointBlockV5OrLess: Flush) and at the end it dispatches every
  * queued event merged by timestamp. So it delivers global order when (1) a run's first row is
- * sorted, (2) a sorted row is truly not newer than any later row (here: not newer than the other
- * threads' oldest event; /work/shared/reference/nettrace-format.md 4.1, guarantee 3) and (3) no
- * event after a sequence point is older than one before it (guarantee 2). EventPipe marks only the
- * first row of a run; marking every row up to the other threads' oldest event also makes a
- * single thread's output every row IsSorted (the same bytes as global order).
- * When a sequence point or a rotation is due, the boundary becomes the newest written event's
- * timestamp + 1: every thread's events before it are written first, then the cut, so that (3)
- * holds and a new file starts with the oldest remaining event, sorted. */
+ * sorted, (2) a sorted row is truly not newer than any later row and (3) no event after a sequence
+ * point is older than one before it (/work/shared/reference/nettrace-format.md 4.1). Here (1) and
+ * (2): a chunk's first row is sorted, the other rows not (as EventPipe marks a run's first row);
+ * it is the oldest head, each thread's events are in time order, and later passes only have
+ * events stamped after this pass's stop_ts. (3): a pass writes events older than stop_ts only
+ * (a chunk with newer rows is split, the rest waits); when a sequence point or a rotation is due,
+ * the boundary becomes the newest written event's timestamp + 1: every thread's events before it
+ * are written first, then the cut, and a new file starts with the oldest remaining event. */
 static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) {
     uint64_t limit = stop_ts, wmax = 0;
-    nw_plain c;
-    int open = 0;
     introduce_pending(s, first, drained);
     for (;;) {
-        const rec_hdr *h;
-        uint64_t next; /* no other thread's event in this pass is older */
-        tss *t = oldest(first, limit, drained, &h, &next);
-        if (!t) {
+        tss *best = NULL;
+        const chunk_view *bv = NULL;
+        uint64_t next = UINT64_MAX; /* no other thread's event in this pass is older */
+        for (tss *t = first; t; t = t->next) {
+            const chunk_view *v = head_chunk(s, t, drained);
+            if (!v)
+                continue;
+            if (v->first_ts < limit && (!bv || v->first_ts < bv->first_ts)) {
+                if (bv && bv->first_ts < next)
+                    next = bv->first_ts;
+                best = t;
+                bv = v;
+            } else if (v->first_ts < next) {
+                next = v->first_ts;
+            }
+        }
+        if (!best) {
             if (limit == stop_ts)
                 break;
             limit = stop_ts;
-            if (open) {
-                nw_plain_close(&c);
-                open = 0;
-            }
             if (s->failed || !s->w)
                 continue;
             if (s->rotate && nw_bytes(s->w) >= s->rotate) {
@@ -386,12 +418,12 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
             }
             continue;
         }
-        if (!open)
-            open = !s->failed && s->w && nw_plain_open(s->w, &c);
-        write_run(s, t, h, stop_ts, &limit, next, &wmax, drained, &c, &open);
+        if (limit == stop_ts && cut_due(s))
+            limit = (bv->first_ts > wmax ? bv->first_ts : wmax) + 1u;
+        write_chunk(s, best, limit, next, &wmax);
+        if (limit == stop_ts && cut_due(s))
+            limit = wmax + 1u;
     }
-    if (open)
-        nw_plain_close(&c);
 }
 
 /* After the pass unpublished t's current buffer: may t's writer still be writing into a buffer it

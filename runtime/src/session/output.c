@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format/nettrace-internal.h"
 #include "mantra/metadata.h"
 #include "session-internal.h"
 
@@ -35,6 +36,9 @@ static int open_writer(session *s) {
         ss_set_error(s->w ? mantra_nettrace_last_error(s->w) : "cannot create the trace writer");
         return rc;
     }
+    /* the session's own ids (event_ids.c) are defined in each file; the writer's start above them */
+    nw_reserve_ids(s->w, MID_MAX);
+    s->file_mids = 0;
     mantra_metadata_builder *b;
     if ((rc = mantra_metadata_builder_new(&b)) != 0)
         return rc;
@@ -72,6 +76,9 @@ int ss_open_output(session *s) {
     int rc;
     if (c->output == MANTRA_SESSION_OUTPUT_LISTENER)
         return c->listener ? MANTRA_OK : (ss_set_error("listener output needs a listener"), MANTRA_EINVAL);
+    /* every other output is a nettrace stream: the writers encode its rows (dispatch.c) */
+    if (!s->rows && ss_ids_init(s) != MANTRA_OK)
+        return ss_set_error("out of memory"), MANTRA_ENOMEM;
     if (c->output == MANTRA_SESSION_OUTPUT_FILE) {
         if (!c->path)
             return ss_set_error("file output needs a path"), MANTRA_EINVAL;

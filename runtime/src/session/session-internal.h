@@ -46,8 +46,17 @@
 typedef struct buf {
     struct buf *next;
     uint32_t size, used;
+    /* Row buffers (file output, session.rows): the writer's open chunk (chunk_hdr offset, CHUNK_NONE:
+     * none) and its compression state, the previous row's fields (rows_encode, dispatch.c). Written
+     * by the buffer's writer only while the buffer is its current one; the drain reads them once it
+     * has taken the buffer. */
+    uint32_t chunk, rows;
+    uint32_t mid, seq, psize;
+    const mantra_event_desc *desc; /* the previous row's event: its mid needs no lookup */
+    uint64_t ts;
     _Alignas(8) uint8_t data[];
 } buf;
+#define CHUNK_NONE UINT32_MAX
 
 typedef struct rec_hdr {
     uint64_t ts;
@@ -89,6 +98,62 @@ static inline uint32_t rec_span(const rec_hdr *h) {
     return REC_HDR + rec_ext_bytes(h) + ((rec_payload_size(h) + 7u) & ~7u);
 }
 
+/* ---- row chunks (file output) ----
+ * A file session's writers encode nettrace V5 event rows themselves, so that the drain only moves
+ * them (drain.c, write_chunk): a buffer holds chunks, each a chunk_hdr and then
+ *   CHUNK_ROWS: the first row's payload (its header fields are in the chunk_hdr: the drain writes
+ *     that row against the block's state), then the chunk's other rows, compressed against the row
+ *     before them as in an EventBlock with compressed headers (microsoft/perfview,
+ *     src/TraceEvent/EventPipe/NetTraceFormat_v5.md; dotnet/runtime, src/native/eventpipe/ep-block.c):
+ *     flags 0x01 MetadataId, 0x02 SequenceNumber delta - 1 with CaptureThreadId and ProcessorNumber,
+ *     the TimeStampDelta always, 0x80 PayloadSize; never IsSorted, thread or stack (the first row's);
+ *   CHUNK_RAW: one record (rec_hdr, as the listener's buffers hold them) for what the drain writes
+ *     through the writer's general path: stacks, activity ids, another thread's id, ProcessInfo, an
+ *     event without a session metadata id.
+ * A chunk ends at CHUNK_BYTES of rows or at a raw record; chunks start 8-byte aligned. The last
+ * chunk of a buffer may be open (buf.chunk): its row count and last row are in the buf. */
+#define CHUNK_ROWS 1u
+#define CHUNK_RAW 2u
+#define CHUNK_BYTES (16u * 1024u)
+/* Largest compressed row header a writer encodes: flags, MetadataId 5, the gap 5 + 10 + 5,
+ * TimeStampDelta 10, PayloadSize 5. */
+#define ROW_HDR_MAX 41u
+typedef struct chunk_hdr {
+    uint32_t kind, len; /* len: bytes after the header (ROWS: set when the chunk closes) */
+    uint64_t first_ts;
+    uint32_t first_seq, first_mid, first_size, rows; /* rows: set when the chunk closes */
+    uint64_t last_ts;                                /* last_*: set when the chunk closes */
+    uint32_t last_seq, last_mid, last_size, pad;
+} chunk_hdr;
+_Static_assert(sizeof(chunk_hdr) % 8u == 0, "chunks stay 8-byte aligned");
+
+/* The drain's view of a thread's next chunk, or of a ROWS chunk's rest after a split (drain.c). */
+typedef struct chunk_view {
+    uint32_t kind;
+    uint32_t next; /* offset in the buffer of the chunk after this one */
+    uint64_t first_ts;
+    uint32_t first_seq, first_mid, first_size, rest_rows;
+    const uint8_t *first_payload;
+    const uint8_t *rest, *end; /* ROWS: the compressed rows after the first */
+    uint64_t last_ts;
+    uint32_t last_seq, last_mid, last_size;
+    const rec_hdr *raw; /* RAW */
+} chunk_view;
+
+/* Session metadata ids (event_ids.c): a file session numbers its events itself, 1..MID_MAX, so that
+ * writers can put the id into their rows; the drain defines them in each file before the rows that
+ * use them. Beyond MID_MAX an event goes through raw records (the writer then numbers it). */
+#define MID_MAX 4096u
+#define MID_SLOTS (2u * MID_MAX)
+typedef struct mid_slot {
+    const mantra_event_desc *_Atomic desc; /* NULL: empty; set (release) after mid */
+    uint32_t mid;
+} mid_slot;
+typedef struct mid_def {
+    const mantra_event_desc *desc;
+    const mantra_provider_desc *provider;
+} mid_def;
+
 typedef struct thread_rec {
     struct thread_rec *next;
     _Atomic uint32_t writing; /* session index + 1 while inside a write, else 0 */
@@ -121,6 +186,8 @@ typedef struct tss {
     int any;             /* drain: an event of this thread reached the output */
     uint32_t known_file; /* drain: file number + 1 whose writer knows this thread's base */
     uint32_t nw_hint;    /* drain: index + 1 of the thread in the writer's table (checked hint) */
+    int has_view;        /* drain (file output): view is the head chunk (at doff, or what a split left of it) */
+    chunk_view view;
 } tss;
 
 enum { MODE_NORMAL = 0, MODE_START_RUNDOWN = 1, MODE_STOP_RUNDOWN = 2 };
@@ -173,6 +240,13 @@ typedef struct session {
         mantra_nettrace_event_key key;
     } keys[KEY_CACHE];
     uint64_t bytes_done;   /* bytes of finished files */
+    /* file output: writers encode rows into chunks (see "row chunks") with the session's ids */
+    int rows;
+    mid_slot *mid_slots;   /* MID_SLOTS, open addressing by the desc's address */
+    mid_def *mid_defs;     /* [id]: ids 1..nmids */
+    _Atomic uint32_t nmids; /* set (release) after mid_defs[id] */
+    uint32_t file_mids;    /* drain: ids defined in the current file */
+    mantra_nettrace_event_key *mid_keys; /* drain: [id] -> the current file's key */
     mantra_pal_thread drain;
     int has_drain;
 } session;
@@ -319,6 +393,28 @@ int ss_stream_job(void *arg);
 /* The drain thread of s. */
 void ss_drain_main(void *arg);
 #endif
+
+/* ---- session metadata ids (event_ids.c) ---- */
+
+/* Allocates the tables of a file session (s->rows = 1); MANTRA_ENOMEM. */
+int ss_ids_init(session *s);
+void ss_ids_free(session *s);
+/* The id of desc in s, lock-free (0: none yet). */
+static inline uint32_t ss_id_lookup(const session *s, const mantra_event_desc *desc) {
+    uint32_t i = (uint32_t)(((uintptr_t)desc >> 4) * 0x9E3779B1u) & (MID_SLOTS - 1u);
+    for (;;) {
+        const mantra_event_desc *d = atomic_load_explicit(&s->mid_slots[i].desc, memory_order_acquire);
+        if (d == desc)
+            return s->mid_slots[i].mid;
+        if (d == NULL)
+            return 0;
+        i = (i + 1u) & (MID_SLOTS - 1u);
+    }
+}
+/* The id of desc in s, numbered now if new (0: MID_MAX ids are taken). Takes the session lock. */
+uint32_t ss_id_of(session *s, const mantra_event_desc *desc, const mantra_provider_desc *provider);
+/* Drain: defines the ids numbered since in the current file (0, or the writer's error). */
+int ss_ids_define(session *s);
 
 /* ---- output (output.c) ---- */
 

@@ -111,6 +111,7 @@ void mantra_session_config_init(mantra_session_config *cfg) {
 
 static void free_session(session *s) {
     ss_free_buffers(s);
+    ss_ids_free(s);
     mantra_nettrace_writer_free(s->w);
     mantra_sink_free(s->sink);
     mantra_pal_cond_destroy(&s->cond);

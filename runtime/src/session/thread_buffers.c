@@ -113,6 +113,10 @@ static void append_buf(session *s, tss *t, buf *b) {
     (void)s;
     b->next = NULL;
     b->used = 0;
+    b->chunk = CHUNK_NONE; /* row buffers: no open chunk, no previous row */
+    b->rows = 0;
+    b->desc = NULL;
+    b->ts = 0;
     if (t->tail)
         t->tail->next = b;
     else
