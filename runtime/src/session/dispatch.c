@@ -107,17 +107,16 @@ static void chunk_close(buf *b) {
     c->last_size = b->psize;
     b->used = (b->used + 7u) & ~7u;
     b->chunk = CHUNK_NONE;
+    b->row_end = 0;
 }
 
 /* Bytes a new ROWS chunk with a first row of size bytes takes (b->used is 8-byte aligned then). */
 static inline uint32_t chunk_need(uint32_t size) { return (uint32_t)sizeof(chunk_hdr) + ((size + 7u) & ~7u) + 8u; }
-/* Room a row of size bytes needs after b->used (8: nw_plain_copy reads the last payload in words). */
-static inline uint32_t row_need(uint32_t size) { return ROW_HDR_MAX + size + 8u; }
-/* Can b's open chunk take a row of size bytes? (a chunk fits a nettrace block: nw_write_rows) */
-static inline int chunk_takes(const buf *b, uint32_t size) {
-    return b->chunk != CHUNK_NONE && b->used - b->chunk + ROW_HDR_MAX + size <= CHUNK_BYTES &&
-           b->size - b->used >= row_need(size);
-}
+/* Can b's open chunk take a row of size bytes? One compare against b->row_end, which chunk_start
+ * sets to where both the chunk (at most CHUNK_BYTES: it fits a nettrace block, nw_write_rows) and
+ * the buffer end (8 bytes before it: nw_plain_copy reads the last payload in words); no open chunk:
+ * 0. */
+static inline int chunk_takes(const buf *b, uint32_t size) { return b->used + ROW_HDR_MAX + size <= b->row_end; }
 
 /* A new ROWS chunk in b whose first row is this event (its fields in the header). */
 static void chunk_start(buf *b, const mantra_event_desc *desc, uint32_t mid, uint32_t seq, uint64_t ts,
@@ -132,6 +131,7 @@ static void chunk_start(buf *b, const mantra_event_desc *desc, uint32_t mid, uin
     c->first_size = size;
     copy_payload((uint8_t *)(c + 1), payload, size);
     b->chunk = b->used;
+    b->row_end = b->size - 8u < b->chunk + CHUNK_BYTES ? b->size - 8u : b->chunk + CHUNK_BYTES;
     b->used += (uint32_t)sizeof *c + ((size + 7u) & ~7u);
     b->rows = 1;
     b->mid = mid;
@@ -267,9 +267,9 @@ static inline int write_into(session *s, thread_rec *r, const mantra_event_desc 
     uint32_t seq = take_seq(t);
     if (s->rows)
         return row_write(s, t, desc, prov, payload, size, x, ips, seq);
+    buf *b = atomic_load(&t->current);
     uint32_t xbytes = x ? (uint32_t)sizeof *x + x->frames * 8u : 0u;
     uint32_t need = REC_HDR + xbytes + ((size + 7u) & ~7u);
-    buf *b = atomic_load(&t->current);
     if (b == NULL || b->size - b->used < need) {
         /* Keep the buffer ss_alloc_buffer() returns rather than re-reading t->current: the drain may
          * unpublish it (current = NULL) at any time, and it waits for this write (r->writing) before

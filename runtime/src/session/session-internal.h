@@ -51,6 +51,7 @@ typedef struct buf {
      * by the buffer's writer only while the buffer is its current one; the drain reads them once it
      * has taken the buffer. */
     uint32_t chunk, rows;
+    uint32_t row_end; /* rows + ROW_HDR_MAX + payload up to here: the chunk's and the buffer's room (0: no open chunk) */
     uint32_t mid, seq, psize;
     const mantra_event_desc *desc; /* the previous row's event: its mid needs no lookup */
     uint64_t ts;

@@ -114,6 +114,7 @@ static void append_buf(session *s, tss *t, buf *b) {
     b->next = NULL;
     b->used = 0;
     b->chunk = CHUNK_NONE; /* row buffers: no open chunk, no previous row */
+    b->row_end = 0;
     b->rows = 0;
     b->desc = NULL;
     b->ts = 0;
