@@ -57,7 +57,10 @@ static void see_many(void *ctx, const mantra_trace_event *ev) {
     }
 }
 
-START_TEST(ids_beyond_the_table_go_raw) {
+/* The provider's MANY events (ids 1..MANY, no fields), registered once per process. */
+static void register_many(void) {
+    if (g_many[0].id != 0)
+        return;
     for (uint32_t i = 0; i < MANY; i++) {
         g_many[i].name = "Many";
         g_many[i].symbol = "Many";
@@ -66,6 +69,10 @@ START_TEST(ids_beyond_the_table_go_raw) {
         g_many[i].level = MANTRA_LEVEL_INFORMATIONAL;
     }
     ck_assert_int_eq(mantra_register_provider(&g_many_provider), 0);
+}
+
+START_TEST(ids_beyond_the_table_go_raw) {
+    register_many();
     const char *path = st_path("many.nettrace");
     mantra_session_id id = st_start_file("Mantra-Test-Many:0x1:5", path, 0);
     for (uint32_t i = 0; i < MANY; i++)
@@ -159,17 +166,7 @@ static void see_sorted(void *ctx, const mantra_trace_event *ev) {
 }
 
 START_TEST(chunks_split_at_passes_and_cuts) {
-    /* the provider of the first test (its two first events), registered once per process */
-    if (g_many[0].id == 0) {
-        for (uint32_t i = 0; i < MANY; i++) {
-            g_many[i].name = "Many";
-            g_many[i].symbol = "Many";
-            g_many[i].keywords = 1;
-            g_many[i].id = i + 1u;
-            g_many[i].level = MANTRA_LEVEL_INFORMATIONAL;
-        }
-        ck_assert_int_eq(mantra_register_provider(&g_many_provider), 0);
-    }
+    register_many(); /* its two first events */
     const char *path = st_path("paced.nettrace");
     mantra_session_config c;
     st_config_file(&c, "Mantra-Test-Many:0x1:5", path, 0);
