@@ -315,6 +315,9 @@ static inline uint32_t nw_key_metadata_id(const mantra_nettrace_writer *w, mantr
  * events itself: session/event_ids.c). MANTRA_EINVAL when key has another id already. The caller
  * keeps its ids apart from the ones the writer gives on first use (nw_reserve_ids). */
 int nw_define_id(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint32_t id);
+/* Would mantra_nettrace_add_event take this event? (its metadata record fits a payload, the
+ * provider name is UTF-8) */
+int nw_event_fits(const mantra_provider_desc *provider, const mantra_event_desc *desc);
 /* The writer's own ids (a definition's first use) start above n. */
 static inline void nw_reserve_ids(mantra_nettrace_writer *w, uint32_t n) {
     if (w->next_metadata_id <= n)

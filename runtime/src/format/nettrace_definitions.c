@@ -13,14 +13,31 @@
 #include "common/utf-internal.h"
 #include "format/nettrace-internal.h"
 
+/* Bytes of a metadata record: int32 MetadataId, UTF-16 provider name + NUL, then the blob from
+ * EventId on; SIZE_MAX when the name is not UTF-8. *bytes: the name's UTF-8 bytes. */
+static size_t record_size(const char *provider, size_t blob_size, size_t *bytes) {
+    size_t units = cm_utf8_utf16_units(provider, bytes);
+    return units == SIZE_MAX ? SIZE_MAX : 4 + (units + 1) * 2 + blob_size;
+}
+
+/* The minimal metadata of an event without a generated blob (mantra_nettrace_add_event): EventId,
+ * an empty name, Keywords, Version, Level, FieldCount 0. */
+#define MINIMAL_METADATA 26u
+
+int nw_event_fits(const mantra_provider_desc *provider, const mantra_event_desc *desc) {
+    size_t bytes;
+    if (!provider || !provider->name || !desc || (!desc->metadata && desc->metadata_size))
+        return 0;
+    size_t size = record_size(provider->name, desc->metadata_size ? desc->metadata_size : MINIMAL_METADATA, &bytes);
+    return size != SIZE_MAX && size <= MANTRA_MAX_PAYLOAD;
+}
+
 static int add_def(mantra_nettrace_writer *w, const mantra_event_desc *desc, const char *provider,
                    const void *blob, size_t blob_size, mantra_nettrace_event_key *key) {
-    size_t units, bytes;
-    units = cm_utf8_utf16_units(provider, &bytes);
-    if (units == SIZE_MAX)
+    size_t bytes;
+    size_t size = record_size(provider, blob_size, &bytes);
+    if (size == SIZE_MAX)
         return nw_fail(w, MANTRA_EINVAL, "provider name is not valid UTF-8");
-    /* int32 MetadataId, UTF-16 provider name + NUL, then the blob from EventId on. */
-    size_t size = 4 + (units + 1) * 2 + blob_size;
     if (size > MANTRA_MAX_PAYLOAD)
         return nw_fail(w, MANTRA_ERANGE, "metadata record of %zu bytes is over %u", size, MANTRA_MAX_PAYLOAD);
     if (cm_grow((void **)&w->defs, &w->def_cap, (size_t)w->def_count + 1, sizeof *w->defs, 16) != MANTRA_OK)
@@ -101,7 +118,7 @@ int mantra_nettrace_add_event(mantra_nettrace_writer *w, const mantra_provider_d
         w->desc_slot_count = count;
     }
     const uint8_t *blob = desc->metadata;
-    uint8_t minimal[64];
+    uint8_t minimal[MINIMAL_METADATA];
     size_t blob_size = desc->metadata_size;
     if (blob_size == 0) {
         /* No generated blob: minimal metadata like the runtime's (ep-event.c): id, "", keywords,

@@ -239,6 +239,8 @@ static int cut_due(const session *s) {
     return (s->sp_bytes && nw_bytes_since_sp(s->w) >= s->sp_bytes) || (s->rotate && nw_bytes(s->w) >= s->rotate);
 }
 
+_Atomic uint64_t ss_chunk_splits;
+
 /* Splits v's rows before the first one not older than limit (v->last_ts >= limit > v->first_ts):
  * *head gets the rows before it, v keeps the rest, which that row now begins, its fields decoded
  * from the compressed headers before it (the writer's encoding: row_put in dispatch.c). Returns 0
@@ -349,6 +351,7 @@ static void write_chunk(session *s, tss *t, uint64_t limit, uint64_t next, uint6
             *wmax = v->first_ts;
     } else if (v->last_ts >= limit) {
         chunk_view head;
+        atomic_fetch_add_explicit(&ss_chunk_splits, 1, memory_order_relaxed);
         if (!split_rows(v, limit, &head)) {
             ss_drain_fail(s, "a thread's buffer does not decode");
         } else {

@@ -2,7 +2,10 @@
  * so the session numbers its events itself, 1..MID_MAX in order of first use, and the drain defines
  * each id in every file before the rows that use it (MetadataBlock rows, as the nettrace writer's
  * first use of a definition writes them). Lookups are lock-free (an open-addressing table that only
- * grows: a slot's desc is published after its id); numbering takes the session lock. */
+ * grows: a slot's desc is published after its id); numbering takes the session lock. An event that
+ * gets no id (MID_MAX taken, or a definition the nettrace writer would refuse: nw_event_fits) keeps a
+ * slot that says so, while the table has room (MID_ENTRIES_MAX), so that its writes do not take the
+ * lock again. */
 #include <stdlib.h>
 
 #include "format/nettrace-internal.h"
@@ -33,7 +36,7 @@ void ss_ids_free(session *s) {
 uint32_t ss_id_of(session *s, const mantra_event_desc *desc, const mantra_provider_desc *provider) {
     uint32_t id = ss_id_lookup(s, desc);
     if (id)
-        return id;
+        return id == MID_NONE ? 0u : id;
     mantra_pal_mutex_lock(&s->lock);
     uint32_t i = (uint32_t)(((uintptr_t)desc >> 4) * 0x9E3779B1u) & (MID_SLOTS - 1u);
     for (;;) {
@@ -43,21 +46,28 @@ uint32_t ss_id_of(session *s, const mantra_event_desc *desc, const mantra_provid
             break;
         }
         if (d == NULL) {
+            if (s->mid_entries >= MID_ENTRIES_MAX) {
+                id = MID_NONE; /* not kept: the lookups stay short */
+                break;
+            }
             uint32_t n = atomic_load_explicit(&s->nmids, memory_order_relaxed);
-            if (n < MID_MAX) {
-                id = n + 1u;
+            id = n < MID_MAX && nw_event_fits(provider, desc) ? n + 1u : MID_NONE;
+            if (id != MID_NONE) {
+                /* the id is counted before a writer can find it (its slot), so a drain that sees
+                 * a row with it defines it (ss_ids_define) */
                 s->mid_defs[id].desc = desc;
                 s->mid_defs[id].provider = provider;
-                s->mid_slots[i].mid = id;
-                atomic_store_explicit(&s->mid_slots[i].desc, desc, memory_order_release);
                 atomic_store_explicit(&s->nmids, id, memory_order_release);
             }
+            s->mid_slots[i].mid = id;
+            atomic_store_explicit(&s->mid_slots[i].desc, desc, memory_order_release);
+            s->mid_entries++;
             break;
         }
         i = (i + 1u) & (MID_SLOTS - 1u);
     }
     mantra_pal_mutex_unlock(&s->lock);
-    return id;
+    return id == MID_NONE ? 0u : id;
 }
 
 int ss_ids_define(session *s) {

@@ -146,6 +146,9 @@ typedef struct chunk_view {
  * use them. Beyond MID_MAX an event goes through raw records (the writer then numbers it). */
 #define MID_MAX 4096u
 #define MID_SLOTS (2u * MID_MAX)
+#define MID_NONE UINT32_MAX /* a slot's event has no id: raw records (the table was full, or the
+                             * nettrace writer would refuse its definition) */
+#define MID_ENTRIES_MAX (MID_SLOTS / 4u * 3u) /* events the table holds, with or without an id */
 typedef struct mid_slot {
     const mantra_event_desc *_Atomic desc; /* NULL: empty; set (release) after mid */
     uint32_t mid;
@@ -245,7 +248,8 @@ typedef struct session {
     int rows;
     mid_slot *mid_slots;   /* MID_SLOTS, open addressing by the desc's address */
     mid_def *mid_defs;     /* [id]: ids 1..nmids */
-    _Atomic uint32_t nmids; /* set (release) after mid_defs[id] */
+    _Atomic uint32_t nmids; /* set (release) after mid_defs[id], before the id's slot */
+    uint32_t mid_entries;   /* session lock: slots taken */
     uint32_t file_mids;    /* drain: ids defined in the current file */
     mantra_nettrace_event_key *mid_keys; /* drain: [id] -> the current file's key */
     mantra_pal_thread drain;
@@ -383,6 +387,8 @@ extern _Atomic uint64_t ss_unrecorded_drops;
 
 /* One pass: events stamped before "now" (all of them when final) go out in timestamp order. */
 void ss_drain_pass(session *s, int final);
+/* Chunks split by drain passes in this process (tests look at it: test_session_rows). */
+extern _Atomic uint64_t ss_chunk_splits;
 /* Records an output error (sticky); the stop reports it. */
 void ss_drain_fail(session *s, const char *what);
 /* The final sequence point's trailing drops: events dropped after each thread's last written one. */
@@ -400,7 +406,7 @@ void ss_drain_main(void *arg);
 /* Allocates the tables of a file session (s->rows = 1); MANTRA_ENOMEM. */
 int ss_ids_init(session *s);
 void ss_ids_free(session *s);
-/* The id of desc in s, lock-free (0: none yet). */
+/* The id of desc in s, lock-free: 0 when desc is not in the table yet, MID_NONE when it has no id. */
 static inline uint32_t ss_id_lookup(const session *s, const mantra_event_desc *desc) {
     uint32_t i = (uint32_t)(((uintptr_t)desc >> 4) * 0x9E3779B1u) & (MID_SLOTS - 1u);
     for (;;) {
@@ -412,7 +418,9 @@ static inline uint32_t ss_id_lookup(const session *s, const mantra_event_desc *d
         i = (i + 1u) & (MID_SLOTS - 1u);
     }
 }
-/* The id of desc in s, numbered now if new (0: MID_MAX ids are taken). Takes the session lock. */
+/* The id of desc in s, numbered now if new; 0: none (MID_MAX ids taken, or a definition the
+ * nettrace writer would refuse), so its events go through raw records. Takes the session lock the
+ * first time only (while the table has room for the event). */
 uint32_t ss_id_of(session *s, const mantra_event_desc *desc, const mantra_provider_desc *provider);
 /* Drain: defines the ids numbered since in the current file (0, or the writer's error). */
 int ss_ids_define(session *s);
