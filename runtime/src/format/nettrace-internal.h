@@ -368,18 +368,52 @@ static inline void nw_plain_copy(uint8_t *p, const uint8_t *payload, uint32_t si
         memcpy(p, payload, size);
 }
 
-/* Appends a plain row of the current thread: metadata id mid (non-zero), sequence seq, timestamp
- * ts, size payload bytes, which must be readable up to the next multiple of 8. Returns 0 (and
- * writes nothing) when the row needs the general path: the block is full, ts is older than the
- * writer's newest row, seq is 0 or the payload is too large. The fields are read into locals and
- * stored once: the payload's byte stores could alias them otherwise. sorted: the row's IsSorted
- * flag (0x40 or 0), which must be what c->sorted_upto says (ts <= it), the first row after a
- * switch deciding by that. */
+/* Largest header nw_plain_header() writes: flags, MetadataId 5, the gap 5 + 10 + 5, TimeStampDelta
+ * 10, PayloadSize 5. */
+#define NW_PLAIN_HEADER_MAX 41u
+
+/* The compressed header of a plain row (stack, thread and activity ids those of the row before)
+ * against the previous row's metadata id, sequence, timestamp and payload size: flags (sorted: 0x40
+ * or 0), the MetadataId when it changes, after a gap in the sequence (dropped events) its delta - 1
+ * with capture thread tid and processor 0xFFFFFFFF as before, the TimeStampDelta (ts not older than
+ * pts), the PayloadSize when it changes (microsoft/perfview, src/TraceEvent/EventPipe/
+ * NetTraceFormat_v5.md, compressed headers). Returns where the payload goes. The cursor's rows
+ * (nw_plain_row) and a file session's writers (session/dispatch.c, row_put) both write it. */
 #if defined(__GNUC__) || defined(__clang__)
-__attribute__((always_inline)) /* the drain's hot loop (drain.c, plain_rows) */
+__attribute__((always_inline))
 #endif
-static inline int nw_plain_row_flag(nw_plain *restrict c, uint32_t mid, uint32_t seq, uint64_t ts,
-                                    const uint8_t *payload, uint32_t size, uint8_t sorted) {
+static inline uint8_t *nw_plain_header(uint8_t *out, uint32_t pmid, uint32_t pseq, uint64_t pts, uint32_t psize,
+                                       uint32_t mid, uint32_t seq, uint64_t ts, uint32_t size, uint64_t tid,
+                                       uint8_t sorted) {
+    uint8_t *p = out + 1;
+    uint8_t flags = sorted;
+    if (MANTRA_UNLIKELY(mid != pmid)) {
+        flags |= 0x01;
+        p += nw_varint_put(p, mid);
+    }
+    if (MANTRA_UNLIKELY(seq != pseq + 1u)) {
+        flags |= 0x02;
+        p += nw_varint_put(p, (uint32_t)(seq - pseq - 1u));
+        p += cm_varint_put(p, tid);
+        p += cm_varint_put(p, 0xFFFFFFFFu);
+    }
+    p += nw_varint_put(p, ts - pts);
+    if (size != psize) {
+        flags |= 0x80;
+        p += nw_varint_put(p, size);
+    }
+    out[0] = flags;
+    return p;
+}
+
+/* Appends a plain row of the current thread: metadata id mid (non-zero), sequence seq, timestamp
+ * ts, size payload bytes, which must be readable up to the next multiple of 8, IsSorted as
+ * c->sorted_upto decides it. Returns 0 (and writes nothing) when the row needs the general path:
+ * the block is full, ts is older than the writer's newest row, seq is 0 or the payload is too
+ * large. The fields are read into locals and stored once: the payload's byte stores could alias
+ * them otherwise. */
+static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq, uint64_t ts,
+                               const uint8_t *payload, uint32_t size) {
     if (MANTRA_UNLIKELY(c->fresh))
         return nw_plain_first_row(c, mid, seq, ts, payload, size);
     uint8_t *out = c->out;
@@ -388,39 +422,16 @@ static inline int nw_plain_row_flag(nw_plain *restrict c, uint32_t mid, uint32_t
     /* the previous row is this thread's plain row, so not newer than the writer's newest */
     if (MANTRA_UNLIKELY(out + size > c->room || ts < pts || seq == 0 || size > MANTRA_MAX_PAYLOAD))
         return 0;
-    uint8_t *p = out + 1;
-    uint8_t flags = sorted;
-    if (mid != pmid) {
-        flags |= 0x01;
-        p += nw_varint_put(p, mid);
-        c->prev.metadata_id = mid;
-    }
-    if (seq != pseq + 1u) {
-        /* a gap (dropped events): capture thread and processor as before */
-        flags |= 0x02;
-        p += nw_varint_put(p, (uint32_t)(seq - pseq - 1u));
-        p += cm_varint_put(p, c->tid);
-        p += cm_varint_put(p, 0xFFFFFFFFu);
-    }
-    p += nw_varint_put(p, ts - pts);
-    if (size != psize) {
-        flags |= 0x80;
-        p += nw_varint_put(p, size);
-        c->prev.payload_size = size;
-    }
-    out[0] = flags;
+    uint8_t *p = nw_plain_header(out, pmid, pseq, pts, psize, mid, seq, ts, size, c->tid,
+                                 ts <= c->sorted_upto ? 0x40 : 0);
     nw_plain_copy(p, payload, size);
     c->out = p + size;
     c->rows++;
+    c->prev.metadata_id = mid;
+    c->prev.payload_size = size;
     c->prev.sequence = seq;
     c->prev.timestamp = ts;
     return 1;
-}
-
-/* nw_plain_row() with IsSorted as c->sorted_upto decides it. */
-static inline int nw_plain_row(nw_plain *restrict c, uint32_t mid, uint32_t seq, uint64_t ts,
-                               const uint8_t *payload, uint32_t size) {
-    return nw_plain_row_flag(c, mid, seq, ts, payload, size, ts <= c->sorted_upto ? 0x40 : 0);
 }
 
 /* One plain row through a cursor of its own (open, thread, row, close): the session drain's events

@@ -7,7 +7,7 @@
  * path never allocates. */
 #include <string.h>
 
-#include "common/varint-internal.h"
+#include "format/nettrace-internal.h"
 #include "session-internal.h"
 
 static _Atomic(mantra_listener_fn) g_listener;
@@ -87,14 +87,6 @@ static inline void copy_payload(uint8_t *dst, const uint8_t *src, uint32_t size)
 
 /* ---- rows (file sessions: "row chunks" in session-internal.h) -------------------------------------- */
 
-static inline uint8_t *row_varint(uint8_t *p, uint64_t v) {
-    if (v < 0x80) {
-        *p = (uint8_t)v;
-        return p + 1;
-    }
-    return p + cm_varint_put(p, v);
-}
-
 /* Closes b's open chunk: its length, row count and last row into its header; the next chunk starts
  * 8-byte aligned. */
 static void chunk_close(buf *b) {
@@ -116,7 +108,7 @@ static inline uint32_t chunk_need(uint32_t size) { return (uint32_t)sizeof(chunk
  * sets to where both the chunk (at most CHUNK_BYTES: it fits a nettrace block, nw_write_rows) and
  * the buffer end (8 bytes before it: nw_plain_copy reads the last payload in words); no open chunk:
  * 0. */
-static inline int chunk_takes(const buf *b, uint32_t size) { return b->used + ROW_HDR_MAX + size <= b->row_end; }
+static inline int chunk_takes(const buf *b, uint32_t size) { return b->used + NW_PLAIN_HEADER_MAX + size <= b->row_end; }
 
 /* A new ROWS chunk in b whose first row is this event (its fields in the header). */
 static void chunk_start(buf *b, const mantra_event_desc *desc, uint32_t mid, uint32_t seq, uint64_t ts,
@@ -147,32 +139,15 @@ __attribute__((always_inline))
 #endif
 static inline void row_put(buf *b, uint64_t tid, const mantra_event_desc *desc, uint32_t mid, uint32_t seq,
                            uint64_t ts, const uint8_t *payload, uint32_t size) {
-    uint8_t *out = b->data + b->used, *p = out + 1;
-    uint8_t flags = 0;
-    if (MANTRA_UNLIKELY(mid != b->mid)) {
-        flags = 0x01;
-        p = row_varint(p, mid);
-        b->mid = mid;
-        b->desc = desc;
-    }
-    if (MANTRA_UNLIKELY(seq != b->seq + 1u)) { /* dropped events before this one */
-        flags |= 0x02;
-        p = row_varint(p, (uint32_t)(seq - b->seq - 1u));
-        p = row_varint(p, tid);
-        p = row_varint(p, 0xFFFFFFFFu);
-    }
-    p = row_varint(p, ts - b->ts);
-    if (size != b->psize) {
-        flags |= 0x80;
-        p = row_varint(p, size);
-        b->psize = size;
-    }
-    out[0] = flags;
+    uint8_t *p = nw_plain_header(b->data + b->used, b->mid, b->seq, b->ts, b->psize, mid, seq, ts, size, tid, 0);
     copy_payload(p, payload, size);
     b->used = (uint32_t)(p + size - b->data);
     b->rows++;
+    b->mid = mid;
+    b->desc = desc;
     b->seq = seq;
     b->ts = ts;
+    b->psize = size;
 }
 
 /* The clock, never older than b's previous row (a row's delta is unsigned). */

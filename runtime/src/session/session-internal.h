@@ -47,11 +47,11 @@ typedef struct buf {
     struct buf *next;
     uint32_t size, used;
     /* Row buffers (file output, session.rows): the writer's open chunk (chunk_hdr offset, CHUNK_NONE:
-     * none) and its compression state, the previous row's fields (rows_encode, dispatch.c). Written
+     * none) and its compression state, the previous row's fields (row_put, dispatch.c). Written
      * by the buffer's writer only while the buffer is its current one; the drain reads them once it
      * has taken the buffer. */
     uint32_t chunk, rows;
-    uint32_t row_end; /* rows + ROW_HDR_MAX + payload up to here: the chunk's and the buffer's room (0: no open chunk) */
+    uint32_t row_end; /* rows + NW_PLAIN_HEADER_MAX + payload up to here: the chunk's and the buffer's room (0: no open chunk) */
     uint32_t mid, seq, psize;
     const mantra_event_desc *desc; /* the previous row's event: its mid needs no lookup */
     uint64_t ts;
@@ -116,9 +116,6 @@ static inline uint32_t rec_span(const rec_hdr *h) {
 #define CHUNK_ROWS 1u
 #define CHUNK_RAW 2u
 #define CHUNK_BYTES (16u * 1024u)
-/* Largest compressed row header a writer encodes: flags, MetadataId 5, the gap 5 + 10 + 5,
- * TimeStampDelta 10, PayloadSize 5. */
-#define ROW_HDR_MAX 41u
 typedef struct chunk_hdr {
     uint32_t kind, len; /* len: bytes after the header (ROWS: set when the chunk closes) */
     uint64_t first_ts;
