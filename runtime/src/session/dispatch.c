@@ -85,6 +85,37 @@ static inline void copy_payload(uint8_t *dst, const uint8_t *src, uint32_t size)
     }
 }
 
+/* Bytes of a record (header, extension, payload) in a buffer. */
+static inline uint32_t rec_bytes(uint32_t size, const rec_ext *x) {
+    return REC_HDR + (x ? (uint32_t)sizeof *x + x->frames * 8u : 0u) + ((size + 7u) & ~7u);
+}
+
+/* A record at p (8-byte aligned): the listener's buffers, and a file session's raw chunks. Field by
+ * field into the buffer: a rec_hdr built on the stack and copied was stored in pieces and reloaded
+ * 16 bytes at a time, two store-forwarding stalls per event (perf annotate of bench/session_write
+ * -o enabled_warm). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void put_record(uint8_t *p, uint64_t ts, const mantra_event_desc *desc, const mantra_provider_desc *prov,
+                              uint32_t seq, const uint8_t *payload, uint32_t size, const rec_ext *x,
+                              const uint64_t *ips) {
+    rec_hdr *h = (rec_hdr *)(void *)p;
+    h->ts = ts;
+    h->desc = desc;
+    h->provider = prov;
+    h->seq = seq;
+    h->size = size | (x ? REC_EXT : 0u);
+    uint32_t xbytes = 0;
+    if (MANTRA_UNLIKELY(x != NULL)) {
+        xbytes = (uint32_t)sizeof *x + x->frames * 8u;
+        memcpy(p + REC_HDR, x, sizeof *x);
+        if (x->frames)
+            memcpy(p + REC_HDR + sizeof *x, ips, x->frames * 8u);
+    }
+    copy_payload(p + REC_HDR + xbytes, payload, size);
+}
+
 /* ---- rows (file sessions: "row chunks" in session-internal.h) -------------------------------------- */
 
 /* Closes b's open chunk: its length, row count and last row into its header; the next chunk starts
@@ -178,8 +209,7 @@ static int row_write_slow(session *s, tss *t, const mantra_event_desc *desc, con
         return MANTRA_WRITE_OK;
     }
     /* a raw record, as the listener's buffers hold them, in a chunk of its own */
-    uint32_t xbytes = x ? (uint32_t)sizeof *x + x->frames * 8u : 0u;
-    uint32_t len = REC_HDR + xbytes + ((size + 7u) & ~7u);
+    uint32_t len = rec_bytes(size, x);
     uint32_t need = (uint32_t)sizeof(chunk_hdr) + len + 8u;
     if (b == NULL || b->size - ((b->used + 7u) & ~7u) < need)
         b = ss_alloc_buffer(s, t, need);
@@ -193,19 +223,7 @@ static int row_write_slow(session *s, tss *t, const mantra_event_desc *desc, con
     c->len = len;
     c->first_ts = ts;
     c->first_seq = seq;
-    rec_hdr *h = (rec_hdr *)(void *)(c + 1);
-    h->ts = ts;
-    h->desc = desc;
-    h->provider = prov;
-    h->seq = seq;
-    h->size = size | (x ? REC_EXT : 0u);
-    uint8_t *p = (uint8_t *)h;
-    if (x != NULL) {
-        memcpy(p + REC_HDR, x, sizeof *x);
-        if (x->frames)
-            memcpy(p + REC_HDR + sizeof *x, ips, x->frames * 8u);
-    }
-    copy_payload(p + REC_HDR + xbytes, payload, size);
+    put_record((uint8_t *)(c + 1), ts, desc, prov, seq, payload, size, x, ips);
     b->used += (uint32_t)sizeof *c + len;
     b->ts = ts;
     return MANTRA_WRITE_OK;
@@ -243,8 +261,7 @@ static inline int write_into(session *s, thread_rec *r, const mantra_event_desc 
     if (s->rows)
         return row_write(s, t, desc, prov, payload, size, x, ips, seq);
     buf *b = atomic_load(&t->current);
-    uint32_t xbytes = x ? (uint32_t)sizeof *x + x->frames * 8u : 0u;
-    uint32_t need = REC_HDR + xbytes + ((size + 7u) & ~7u);
+    uint32_t need = rec_bytes(size, x);
     if (b == NULL || b->size - b->used < need) {
         /* Keep the buffer ss_alloc_buffer() returns rather than re-reading t->current: the drain may
          * unpublish it (current = NULL) at any time, and it waits for this write (r->writing) before
@@ -252,22 +269,7 @@ static inline int write_into(session *s, thread_rec *r, const mantra_event_desc 
         b = ss_alloc_buffer(s, t, need);
     }
     if (b != NULL) {
-        uint8_t *p = b->data + b->used;
-        /* field by field into the buffer (8-byte aligned): a rec_hdr built on the stack and copied
-         * was stored in pieces and reloaded 16 bytes at a time, two store-forwarding stalls per
-         * event (perf annotate of bench/session_write -o enabled_warm) */
-        rec_hdr *h = (rec_hdr *)(void *)p;
-        h->ts = mantra_pal_now_ns_fast();
-        h->desc = desc;
-        h->provider = prov;
-        h->seq = seq;
-        h->size = size | (x ? REC_EXT : 0u);
-        if (MANTRA_UNLIKELY(x != NULL)) {
-            memcpy(p + REC_HDR, x, sizeof *x);
-            if (x->frames)
-                memcpy(p + REC_HDR + sizeof *x, ips, x->frames * 8u);
-        }
-        copy_payload(p + REC_HDR + xbytes, payload, size);
+        put_record(b->data + b->used, mantra_pal_now_ns_fast(), desc, prov, seq, payload, size, x, ips);
         b->used += need;
         return MANTRA_WRITE_OK;
     }
