@@ -118,16 +118,10 @@ static inline void put_record(uint8_t *p, uint64_t ts, const mantra_event_desc *
 
 /* ---- rows (file sessions: "row chunks" in session-internal.h) -------------------------------------- */
 
-/* Closes b's open chunk: its length, row count and last row into its header; the next chunk starts
- * 8-byte aligned. */
+/* Closes b's open chunk: its length into its header; the next chunk starts 8-byte aligned. */
 static void chunk_close(buf *b) {
     chunk_hdr *c = (chunk_hdr *)(void *)(b->data + b->chunk);
     c->len = b->used - b->chunk - (uint32_t)sizeof *c;
-    c->rows = b->rows;
-    c->last_ts = b->ts;
-    c->last_seq = b->seq;
-    c->last_mid = b->mid;
-    c->last_size = b->psize;
     b->used = (b->used + 7u) & ~7u;
     b->chunk = CHUNK_NONE;
     b->row_end = 0;
@@ -140,51 +134,56 @@ static inline uint32_t chunk_need(uint32_t size) { return (uint32_t)sizeof(chunk
  * the buffer end (8 bytes before it: nw_plain_copy reads the last payload in words); no open chunk:
  * 0. */
 static inline int chunk_takes(const buf *b, uint32_t size) { return b->used + NW_PLAIN_HEADER_MAX + size <= b->row_end; }
+static inline chunk_hdr *open_chunk(buf *b) { return (chunk_hdr *)(void *)(b->data + b->chunk); }
 
-/* A new ROWS chunk in b whose first row is this event (its fields in the header). */
+/* A new ROWS chunk in b whose first row is this event (its fields in the header, which is also
+ * the chunk's last row until another comes). */
 static void chunk_start(buf *b, const mantra_event_desc *desc, uint32_t mid, uint32_t seq, uint64_t ts,
                         const uint8_t *payload, uint32_t size) {
     if (b->chunk != CHUNK_NONE)
         chunk_close(b);
     chunk_hdr *c = (chunk_hdr *)(void *)(b->data + b->used);
     c->kind = CHUNK_ROWS;
-    c->first_ts = ts;
-    c->first_seq = seq;
-    c->first_mid = mid;
-    c->first_size = size;
+    c->first_ts = c->last_ts = ts;
+    c->first_seq = c->last_seq = seq;
+    c->first_mid = c->last_mid = mid;
+    c->first_size = c->last_size = size;
+    c->rows = 1;
     copy_payload((uint8_t *)(c + 1), payload, size);
     b->chunk = b->used;
     b->row_end = b->size - 8u < b->chunk + CHUNK_BYTES ? b->size - 8u : b->chunk + CHUNK_BYTES;
     b->used += (uint32_t)sizeof *c + ((size + 7u) & ~7u);
-    b->rows = 1;
-    b->mid = mid;
-    b->seq = seq;
-    b->ts = ts;
-    b->psize = size;
     b->desc = desc;
 }
 
-/* A row compressed against b's previous row (chunk_takes(b, size)); ts not older than it. */
+/* A row of b's open chunk c (chunk_takes(b, size)), compressed against the chunk's last row. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
-static inline void row_put(buf *b, uint64_t tid, const mantra_event_desc *desc, uint32_t mid, uint32_t seq,
-                           uint64_t ts, const uint8_t *payload, uint32_t size) {
-    uint8_t *p = nw_plain_header(b->data + b->used, b->mid, b->seq, b->ts, b->psize, mid, seq, ts, size, tid, 0);
+static inline void row_put(buf *b, chunk_hdr *c, uint64_t tid, const mantra_event_desc *desc, uint32_t mid,
+                           uint32_t seq, uint64_t ts, const uint8_t *payload, uint32_t size) {
+    uint8_t *p = nw_plain_header(b->data + b->used, c->last_mid, c->last_seq, c->last_ts, c->last_size, mid, seq, ts,
+                                 size, tid, 0);
     copy_payload(p, payload, size);
     b->used = (uint32_t)(p + size - b->data);
-    b->rows++;
-    b->mid = mid;
     b->desc = desc;
-    b->seq = seq;
-    b->ts = ts;
-    b->psize = size;
+    c->rows++;
+    c->last_mid = mid;
+    c->last_seq = seq;
+    c->last_ts = ts;
+    c->last_size = size;
 }
 
-/* The clock, never older than b's previous row (a row's delta is unsigned). */
-static inline uint64_t row_now(const buf *b) {
+/* The clock, never older than the thread's previous event in this session: a row's timestamp
+ * delta cannot be negative, and the nettrace writer refuses a thread's event older than its
+ * previous one (a clock stepping back, as a TSC can after a move to another CPU, would fail the
+ * session). */
+static inline uint64_t row_now(tss *t) {
     uint64_t ts = mantra_pal_now_ns_fast();
-    return ts < b->ts ? b->ts : ts;
+    if (ts < t->wts)
+        ts = t->wts;
+    t->wts = ts;
+    return ts;
 }
 
 /* A file session's write beside the common one (row_write): a new chunk, a new event's id, a new
@@ -198,14 +197,14 @@ static int row_write_slow(session *s, tss *t, const mantra_event_desc *desc, con
     buf *b = atomic_load(&t->current);
     if (mid != 0) {
         if (b != NULL && chunk_takes(b, size)) {
-            row_put(b, t->tid, desc, mid, seq, row_now(b), payload, size);
+            row_put(b, open_chunk(b), t->tid, desc, mid, seq, row_now(t), payload, size);
             return MANTRA_WRITE_OK;
         }
         if (b == NULL || b->size - b->used < chunk_need(size))
             b = ss_alloc_buffer(s, t, chunk_need(size)); /* kept: see write_into */
         if (b == NULL)
             goto dropped;
-        chunk_start(b, desc, mid, seq, row_now(b), payload, size);
+        chunk_start(b, desc, mid, seq, row_now(t), payload, size);
         return MANTRA_WRITE_OK;
     }
     /* a raw record, as the listener's buffers hold them, in a chunk of its own */
@@ -217,7 +216,7 @@ static int row_write_slow(session *s, tss *t, const mantra_event_desc *desc, con
         goto dropped;
     if (b->chunk != CHUNK_NONE)
         chunk_close(b);
-    uint64_t ts = row_now(b);
+    uint64_t ts = row_now(t);
     chunk_hdr *c = (chunk_hdr *)(void *)(b->data + b->used);
     c->kind = CHUNK_RAW;
     c->len = len;
@@ -225,7 +224,6 @@ static int row_write_slow(session *s, tss *t, const mantra_event_desc *desc, con
     c->first_seq = seq;
     put_record((uint8_t *)(c + 1), ts, desc, prov, seq, payload, size, x, ips);
     b->used += (uint32_t)sizeof *c + len;
-    b->ts = ts;
     return MANTRA_WRITE_OK;
 dropped:
     bump(&t->dropped);
@@ -242,7 +240,8 @@ static inline int row_write(session *s, tss *t, const mantra_event_desc *desc, c
                             uint32_t seq) {
     buf *b = atomic_load(&t->current);
     if (x == NULL && b != NULL && b->desc == desc && chunk_takes(b, size)) {
-        row_put(b, t->tid, desc, b->mid, seq, row_now(b), payload, size);
+        chunk_hdr *c = open_chunk(b);
+        row_put(b, c, t->tid, desc, c->last_mid, seq, row_now(t), payload, size);
         return MANTRA_WRITE_OK;
     }
     return row_write_slow(s, t, desc, prov, payload, size, x, ips, seq);

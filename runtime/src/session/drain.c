@@ -171,7 +171,7 @@ static void give_back(session *s, buf *b, buf **drained) {
 }
 
 /* t's next chunk (in t->view, with t->has_view), or NULL: none. Exhausted buffers go back. A
- * buffer's last chunk may be open: its row count and last row are the buffer's (dispatch.c). */
+ * buffer's last chunk may be open: it ends at the buffer's used bytes (dispatch.c). */
 static chunk_view *head_chunk(session *s, tss *t, buf **drained) {
     if (t->has_view)
         return &t->view;
@@ -186,37 +186,25 @@ static chunk_view *head_chunk(session *s, tss *t, buf **drained) {
     if (!b)
         return NULL;
     const chunk_hdr *c = (const chunk_hdr *)(const void *)(b->data + t->doff);
+    uint32_t len = t->doff == b->chunk ? b->used - t->doff - (uint32_t)sizeof *c : c->len;
     chunk_view *v = &t->view;
     v->kind = c->kind;
+    v->next = (t->doff + (uint32_t)sizeof *c + len + 7u) & ~7u;
     v->first_ts = c->first_ts;
     v->first_seq = c->first_seq;
     if (c->kind == CHUNK_RAW) {
         v->raw = (const rec_hdr *)(const void *)(c + 1);
-        v->next = t->doff + (uint32_t)sizeof *c + c->len;
     } else {
         v->first_mid = c->first_mid;
         v->first_size = c->first_size;
         v->first_payload = (const uint8_t *)(c + 1);
         v->rest = v->first_payload + ((c->first_size + 7u) & ~7u);
-        uint32_t rows;
-        if (t->doff == b->chunk) { /* open */
-            v->end = b->data + b->used;
-            v->next = b->used;
-            rows = b->rows;
-            v->last_ts = b->ts;
-            v->last_seq = b->seq;
-            v->last_mid = b->mid;
-            v->last_size = b->psize;
-        } else {
-            v->end = (const uint8_t *)(c + 1) + c->len;
-            v->next = (t->doff + (uint32_t)sizeof *c + c->len + 7u) & ~7u;
-            rows = c->rows;
-            v->last_ts = c->last_ts;
-            v->last_seq = c->last_seq;
-            v->last_mid = c->last_mid;
-            v->last_size = c->last_size;
-        }
-        v->rest_rows = rows - 1u;
+        v->end = (const uint8_t *)(c + 1) + len;
+        v->rest_rows = c->rows - 1u;
+        v->last_ts = c->last_ts;
+        v->last_seq = c->last_seq;
+        v->last_mid = c->last_mid;
+        v->last_size = c->last_size;
     }
     t->has_view = 1;
     return v;

@@ -46,15 +46,12 @@
 typedef struct buf {
     struct buf *next;
     uint32_t size, used;
-    /* Row buffers (file output, session.rows): the writer's open chunk (chunk_hdr offset, CHUNK_NONE:
-     * none) and its compression state, the previous row's fields (row_put, dispatch.c). Written
-     * by the buffer's writer only while the buffer is its current one; the drain reads them once it
-     * has taken the buffer. */
-    uint32_t chunk, rows;
-    uint32_t row_end; /* rows + NW_PLAIN_HEADER_MAX + payload up to here: the chunk's and the buffer's room (0: no open chunk) */
-    uint32_t mid, seq, psize;
-    const mantra_event_desc *desc; /* the previous row's event: its mid needs no lookup */
-    uint64_t ts;
+    /* Row buffers (file output, session.rows), written by the buffer's writer only while the
+     * buffer is its current one: the open chunk (its chunk_hdr's offset, CHUNK_NONE: none), where
+     * rows may go up to (0: no open chunk), and the event of its last row (whose metadata id
+     * needs no lookup then) */
+    uint32_t chunk, row_end;
+    const mantra_event_desc *desc;
     _Alignas(8) uint8_t data[];
 } buf;
 #define CHUNK_NONE UINT32_MAX
@@ -112,15 +109,15 @@ static inline uint32_t rec_span(const rec_hdr *h) {
  *     through the writer's general path: stacks, activity ids, another thread's id, ProcessInfo, an
  *     event without a session metadata id.
  * A chunk ends at CHUNK_BYTES of rows or at a raw record; chunks start 8-byte aligned. The last
- * chunk of a buffer may be open (buf.chunk): its row count and last row are in the buf. */
+ * chunk of a buffer may be open (buf.chunk): it ends at the buffer's used bytes. */
 #define CHUNK_ROWS 1u
 #define CHUNK_RAW 2u
 #define CHUNK_BYTES (16u * 1024u)
 typedef struct chunk_hdr {
     uint32_t kind, len; /* len: bytes after the header (ROWS: set when the chunk closes) */
     uint64_t first_ts;
-    uint32_t first_seq, first_mid, first_size, rows; /* rows: set when the chunk closes */
-    uint64_t last_ts;                                /* last_*: set when the chunk closes */
+    uint32_t first_seq, first_mid, first_size, rows;
+    uint64_t last_ts; /* rows and last_*: kept by the writer as it appends (ROWS) */
     uint32_t last_seq, last_mid, last_size, pad;
 } chunk_hdr;
 _Static_assert(sizeof(chunk_hdr) % 8u == 0, "chunks stay 8-byte aligned");
@@ -177,6 +174,7 @@ typedef struct tss {
     /* next sequence number, 64 bits wide: the trace carries its low 32 bits, and attempts made =
      * seq - SEQ_FIRST, written = attempts - dropped (owner writes, relaxed) */
     _Atomic uint64_t seq;
+    uint64_t wts; /* owner: its last event's timestamp in a file session (dispatch.c, row_now) */
     _Atomic uint64_t dropped, oversized, blocked; /* owner writes, relaxed */
     _Atomic int waiting;                         /* BLOCK: waiting for space, touching no buffer */
     buf *head, *tail;                            /* session lock */

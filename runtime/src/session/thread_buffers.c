@@ -115,9 +115,7 @@ static void append_buf(session *s, tss *t, buf *b) {
     b->used = 0;
     b->chunk = CHUNK_NONE; /* row buffers: no open chunk, no previous row */
     b->row_end = 0;
-    b->rows = 0;
     b->desc = NULL;
-    b->ts = 0;
     if (t->tail)
         t->tail->next = b;
     else
