@@ -52,9 +52,9 @@ static void emit_listener(session *s, tss *t, const rec_hdr *h) {
     t->any = 1;
 }
 
-/* One event into the nettrace writer, IsSorted when not newer than sorted_upto (no later row is
- * older: drain_runs). A plain event whose definition the writer already knows goes through a cursor
- * of its own (nw_plain_one); the rest, and whatever the cursor hands back, the general path. */
+/* A raw record into the nettrace writer, IsSorted when not newer than sorted_upto (no later row is
+ * older: drain_runs), through its general path: events with a stack, activity ids or another
+ * thread's id, ProcessInfo, events without a session id; rare next to the rows. */
 static void emit_file(session *s, tss *t, const rec_hdr *h, uint64_t sorted_upto) {
     if (s->failed || !s->w)
         return;
@@ -62,22 +62,16 @@ static void emit_file(session *s, tss *t, const rec_hdr *h, uint64_t sorted_upto
     uint32_t size = rec_payload_size(h);
     mantra_nettrace_event_key key = s->pi_key;
     int rc = introduce_thread(s, t, h->seq);
-    /* a file session's events have its own ids (event_ids.c), also when a raw record carries them */
-    uint32_t id = !rc && h->provider && s->rows ? ss_id_of(s, h->desc, h->provider) : 0u;
+    /* the session's own id (event_ids.c), also when a raw record carries the event; without one,
+     * the writer's (it numbers the definition at its first use, above the session's ids) */
+    uint32_t id = !rc && h->provider ? ss_id_of(s, h->desc, h->provider) : 0u;
     if (id) {
         if ((rc = ss_ids_define(s)) == 0)
             key = s->mid_keys[id];
     } else if (!rc && h->provider) {
-        uint32_t k = (uint32_t)(((uintptr_t)h->desc >> 4) % KEY_CACHE);
-        if (s->keys[k].desc == h->desc) {
-            key = s->keys[k].key;
-        } else if ((rc = mantra_nettrace_add_event(s->w, h->provider, h->desc, &key)) == 0) {
-            s->keys[k].desc = h->desc;
-            s->keys[k].key = key;
-        }
+        rc = mantra_nettrace_add_event(s->w, h->provider, h->desc, &key);
     }
-    if (!rc && (h->size & REC_EXT || !nw_plain_one(s->w, nw_key_metadata_id(s->w, key), t->tid, &t->nw_hint, h->seq,
-                                                   h->ts, sorted_upto, payload, size))) {
+    if (!rc) {
         mantra_nettrace_event ev = {.key = key, .flags = h->ts <= sorted_upto ? MANTRA_NETTRACE_EVENT_SORTED : 0u,
                                     .timestamp = h->ts, .thread_id = t->tid,
                                     .processor_number = 0xFFFFFFFFu, .sequence = h->seq};
@@ -119,27 +113,30 @@ static const rec_hdr *head_rec(tss *t, buf **drained) {
     return t->dhead ? (const rec_hdr *)(const void *)(t->dhead->data + t->doff) : NULL;
 }
 
-/* The thread whose oldest drained event is the oldest of all, if that event is older than limit;
- * *next_ts: the oldest event of the other threads (UINT64_MAX: none). */
-static tss *oldest(tss *first, uint64_t limit, buf **drained, const rec_hdr **out, uint64_t *next_ts) {
+/* Weighs t's head (its oldest event not written yet, stamped ts) in a pass's merge: the best so far
+ * when older than limit and than *best's, else the oldest of the others (*next: UINT64_MAX, none)
+ * as far as it goes. The listener's records and the file's chunks (drain_runs) merge alike. */
+static inline void weigh_head(tss *t, uint64_t ts, uint64_t limit, tss **best, uint64_t *best_ts, uint64_t *next) {
+    if (ts < limit && (!*best || ts < *best_ts)) {
+        if (*best && *best_ts < *next)
+            *next = *best_ts;
+        *best = t;
+        *best_ts = ts;
+    } else if (ts < *next) {
+        *next = ts;
+    }
+}
+
+/* The thread whose oldest drained event is the oldest of all, if that event is older than limit. */
+static tss *oldest(tss *first, uint64_t limit, buf **drained, const rec_hdr **out) {
     tss *best = NULL;
-    const rec_hdr *bh = NULL;
-    uint64_t next = UINT64_MAX;
+    uint64_t best_ts = 0, next = UINT64_MAX;
     for (tss *t = first; t; t = t->next) {
         const rec_hdr *h = head_rec(t, drained);
-        if (!h)
-            continue;
-        if (h->ts < limit && (!bh || h->ts < bh->ts)) {
-            if (bh && bh->ts < next)
-                next = bh->ts;
-            best = t;
-            bh = h;
-        } else if (h->ts < next) {
-            next = h->ts;
-        }
+        if (h)
+            weigh_head(t, h->ts, limit, &best, &best_ts, &next);
     }
-    *out = bh;
-    *next_ts = next;
+    *out = best ? head_rec(best, drained) : NULL;
     return best;
 }
 
@@ -147,8 +144,7 @@ static tss *oldest(tss *first, uint64_t limit, buf **drained, const rec_hdr **ou
 static void drain_merged(session *s, tss *first, uint64_t stop_ts, buf **drained) {
     const rec_hdr *h;
     tss *t;
-    uint64_t next;
-    while ((t = oldest(first, stop_ts, drained, &h, &next)) != NULL) {
+    while ((t = oldest(first, stop_ts, drained, &h)) != NULL) {
         emit_listener(s, t, h);
         t->doff += rec_span(h);
     }
@@ -331,7 +327,7 @@ static void write_rows(session *s, tss *t, const chunk_view *v, uint64_t sorted_
  * head. *wmax: the newest event written. */
 static void write_chunk(session *s, tss *t, uint64_t limit, uint64_t next, uint64_t *wmax) {
     chunk_view *v = &t->view;
-    if (next < UINT64_MAX - RUN_SPAN && next + RUN_SPAN < limit && v->first_ts < next + RUN_SPAN)
+    if (next < UINT64_MAX - RUN_SPAN && next + RUN_SPAN < limit) /* v's first event is not newer than next */
         limit = next + RUN_SPAN;
     if (v->kind == CHUNK_RAW) {
         emit_file(s, t, v->raw, next);
@@ -380,20 +376,11 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
     introduce_pending(s, first, drained);
     for (;;) {
         tss *best = NULL;
-        const chunk_view *bv = NULL;
-        uint64_t next = UINT64_MAX; /* no other thread's event in this pass is older */
+        uint64_t best_ts = 0, next = UINT64_MAX; /* next: no other thread's event in this pass is older */
         for (tss *t = first; t; t = t->next) {
             const chunk_view *v = head_chunk(s, t, drained);
-            if (!v)
-                continue;
-            if (v->first_ts < limit && (!bv || v->first_ts < bv->first_ts)) {
-                if (bv && bv->first_ts < next)
-                    next = bv->first_ts;
-                best = t;
-                bv = v;
-            } else if (v->first_ts < next) {
-                next = v->first_ts;
-            }
+            if (v)
+                weigh_head(t, v->first_ts, limit, &best, &best_ts, &next);
         }
         if (!best) {
             if (limit == stop_ts)
@@ -410,7 +397,7 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
             continue;
         }
         if (limit == stop_ts && cut_due(s))
-            limit = (bv->first_ts > wmax ? bv->first_ts : wmax) + 1u;
+            limit = (best_ts > wmax ? best_ts : wmax) + 1u;
         write_chunk(s, best, limit, next, &wmax);
         if (limit == stop_ts && cut_due(s))
             limit = wmax + 1u;

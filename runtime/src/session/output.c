@@ -126,7 +126,6 @@ void ss_rotate_file(session *s) {
     s->w = NULL;
     s->sink = NULL;
     s->file_no++;
-    memset(s->keys, 0, sizeof s->keys); /* keys belong to the writer */
     if ((rc = open_file_writer(s)) != 0)
         ss_drain_fail(s, mantra_session_last_error()); /* open_file_writer set it on this thread */
 }

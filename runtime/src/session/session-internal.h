@@ -35,7 +35,6 @@
 #define MANTRA_SESSION_BITS (~MANTRA_LISTENER_BIT)
 
 #define MAX_HOOKS 16u
-#define KEY_CACHE 256u /* drain: direct-mapped cache of nettrace event keys */
 /* Sequence numbers of a (thread, session) start at 2, so that "1" can stand for "before the first
  * event" in a sequence point: TraceEvent skips the drop check when the last known number is 0 in
  * V4/V5 (microsoft/perfview, src/TraceEvent/EventPipe/EventCache.cs, dropped-event accounting in
@@ -234,10 +233,6 @@ typedef struct session {
     mantra_nettrace_writer *w;
     mantra_nettrace_event_key pi_key;
     uint32_t file_no;      /* drain: current file number (rotation) */
-    struct {
-        const mantra_event_desc *desc; /* drain: event -> writer key, for the current file */
-        mantra_nettrace_event_key key;
-    } keys[KEY_CACHE];
     uint64_t bytes_done;   /* bytes of finished files */
     /* file output: writers encode rows into chunks (see "row chunks") with the session's ids */
     int rows;
