@@ -433,9 +433,7 @@ int nw_write_rows(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint
     /* the block's previous row is the first row now, as the rest's compression assumes; the rows
      * need no room check: the block had room for all of them before the first was written, and a
      * first row that flushed the blocks (a new definition's MetadataBlock full) left an empty one */
-    nw_thread *t = *hint && *hint <= w->thread_count && w->threads[*hint - 1].capture_thread_id == tid
-                       ? &w->threads[*hint - 1]
-                       : nw_find_thread(w, tid);
+    nw_thread *t = nw_find_thread(w, tid); /* the first row's: the writer's last thread */
     if (!t || b->prev.metadata_id != mid || b->prev.sequence != r->seq || b->prev.timestamp != r->ts ||
         b->prev.payload_size != r->size || b->prev.capture_thread_id != tid)
         return nw_fail(w, MANTRA_ESTATE, "a chunk's first row did not become the block's previous row");

@@ -38,7 +38,7 @@ uint32_t ss_id_of(session *s, const mantra_event_desc *desc, const mantra_provid
     if (id)
         return id == MID_NONE ? 0u : id;
     mantra_pal_mutex_lock(&s->lock);
-    uint32_t i = (uint32_t)(((uintptr_t)desc >> 4) * 0x9E3779B1u) & (MID_SLOTS - 1u);
+    uint32_t i = ss_id_slot(desc);
     for (;;) {
         const mantra_event_desc *d = atomic_load_explicit(&s->mid_slots[i].desc, memory_order_relaxed);
         if (d == desc) {

@@ -396,9 +396,13 @@ void ss_drain_main(void *arg);
 /* Allocates the tables of a file session (s->rows = 1); MANTRA_ENOMEM. */
 int ss_ids_init(session *s);
 void ss_ids_free(session *s);
-/* The id of desc in s, lock-free: 0 when desc is not in the table yet, MID_NONE when it has no id. */
+/* The id of desc in s, lock-free: 0 when desc is not in the table yet, MID_NONE when it has no id;
+ * the table's probing starts at ss_id_slot(desc). */
+static inline uint32_t ss_id_slot(const mantra_event_desc *desc) {
+    return (uint32_t)(((uintptr_t)desc >> 4) * 0x9E3779B1u) & (MID_SLOTS - 1u);
+}
 static inline uint32_t ss_id_lookup(const session *s, const mantra_event_desc *desc) {
-    uint32_t i = (uint32_t)(((uintptr_t)desc >> 4) * 0x9E3779B1u) & (MID_SLOTS - 1u);
+    uint32_t i = ss_id_slot(desc);
     for (;;) {
         const mantra_event_desc *d = atomic_load_explicit(&s->mid_slots[i].desc, memory_order_acquire);
         if (d == desc)
