@@ -9,7 +9,8 @@
 #   emit2   the same with --threads 2 --events E/2 (the same total E; --per-thread: E each)
 #   write   baseline: the same number of bytes as emit1's trace written with dd (bs=100K, no
 #           fsync, as the session's file sink) to a file in the same folder
-# From emit's JSON line: total_seconds (start to every trace closed), write_seconds,
+# From emit's JSON line: total_seconds (start to every trace closed), write_seconds, start_seconds
+# and stop_seconds (the parts of total_seconds before and after the writes),
 # events_per_second (emit's own figure: events / write_seconds) and the session's
 # attempted/written/dropped/bytes. Reported per configuration: events/s over total_seconds (stop
 # included), events/s over write_seconds, file MB/s (bytes / total_seconds, MB = 10^6 bytes),
@@ -139,6 +140,7 @@ for line in open(sys.argv[1]):
         s = j["sessions"][0]
         ev = j["threads"] * j["events_per_thread"]
         rows[kind].append({"bytes": int(size), "events": ev, "total": j["total_seconds"], "write": j["write_seconds"],
+                           "start": j.get("start_seconds", 0.0), "stop": j.get("stop_seconds", 0.0),
                            "eps_emit": j["events_per_second"], "attempted": s["attempted"], "written": s["written"],
                            "dropped": s["dropped"], "threads": j["threads"]})
 
@@ -174,6 +176,9 @@ for k in ("emit1", "emit2"):
           f"{fmt(tot, 1e6)} Mevents/s; write phase only {fmt(wr, 1e6)} Mevents/s; file {statistics.median([x['bytes'] for x in r]) / 1e6:.1f} MB at "
           f"{fmt(mbs, 1, 1)} MB/s = {fmt(ratio, 1, 3)}x of dd; dropped {dropped}"
           + ("  ** DROPS: raise -b **" if dropped else ""))
+    print(f"summary: session_emit {k[-1]} thread(s), fixed costs: start {fmt([x['start'] for x in r], 1e-3, 1)} ms "
+          f"(start-up, clock calibration, session start), stop {fmt([x['stop'] for x in r], 1e-3, 1)} ms "
+          f"(final pass, trace closed)")
 if rows["emit1"] and rows["emit2"]:
     q = [(b["events"] / b["total"]) / (a["events"] / a["total"]) for a, b in zip(rows["emit1"], rows["emit2"])]
     qw = [(b["events"] / b["write"]) / (a["events"] / a["write"]) for a, b in zip(rows["emit1"], rows["emit2"])]

@@ -5,8 +5,10 @@
  * a ThreadSanitizer build). The fence is decided once per process: ctest runs this file twice,
  * test_session_writer (MANTRA_EXPECT_FENCE=auto) and test_session_writer_seqcst
  * (MANTRA_SESSION_FENCE=seqcst, MANTRA_EXPECT_FENCE=seqcst). */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* mincore(2) */
 #include <check.h>
+#include <errno.h>
+#include <sys/mman.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +27,22 @@
 #define MB (UINT64_C(1) << 20)
 
 /* Starts a file session with the cap and MANTRA_SESSION_POOL_MB = env (NULL: unset) and returns
- * its stats before any event. */
-static void pool_after_start(const char *env, uint64_t cap, mantra_session_stats *st) {
+ * its stats before any event, once the drain thread has populated the pool (the start populates
+ * its first 2 MB, the drain thread the rest: thread_buffers.c, ss_fill_pool): at most 10 s for
+ * `buffers` buffers, then the stats as they are. */
+static void pool_after_start(const char *env, uint64_t cap, uint64_t buffers, mantra_session_stats *st) {
     if (env)
         setenv("MANTRA_SESSION_POOL_MB", env, 1);
     else
         unsetenv("MANTRA_SESSION_POOL_MB");
     mantra_session_id id = st_start_file(DEMO_TICKS, st_path("pool.nettrace"), cap);
-    ck_assert_int_eq(mantra_session_get_stats(id, st), 0);
+    for (int ms = 0; ms < 10000; ms++) {
+        ck_assert_int_eq(mantra_session_get_stats(id, st), 0);
+        if (st->buffers >= buffers)
+            break;
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
     ck_assert_int_eq(mantra_session_stop(id), 0);
     unsetenv("MANTRA_SESSION_POOL_MB");
 }
@@ -49,6 +59,11 @@ START_TEST(pool_size_from_env_and_cap) {
         uint64_t buffers, bytes;
     } cases[] = {
         {NULL, 256 * MB, POOL(16u, 16 * MB)},     /* default: 16 MB in 1 MB buffers */
+        {NULL, 1024 * MB, POOL(32u, 32 * MB)},    /* default: a 32nd of the cap, ... */
+        {NULL, 2048 * MB, POOL(64u, 64 * MB)},
+        {NULL, 8192 * MB, POOL(64u, 64 * MB)},    /* ... at most 64 MB */
+        {NULL, 10 * MB, POOL(3u, 10 * MB / 4)},   /* and at most a quarter of the cap */
+        {"abc", 2048 * MB, POOL(64u, 64 * MB)},   /* not a number: the cap's default */
         {"4", 256 * MB, POOL(4u, 4 * MB)},        /* asked for */
         {"0", 256 * MB, POOL(0u, 0)},             /* no pool */
         {"64", 2048 * MB, POOL(64u, 64 * MB)},    /* larger than the default spare budget */
@@ -63,9 +78,9 @@ START_TEST(pool_size_from_env_and_cap) {
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         mantra_session_stats st;
-        pool_after_start(cases[k].env, cases[k].cap, &st);
         uint64_t want_buffers = mantra_threadless() ? 0u : cases[k].buffers;
         uint64_t want_bytes = mantra_threadless() ? 0u : cases[k].bytes;
+        pool_after_start(cases[k].env, cases[k].cap, want_buffers, &st);
         ck_assert_msg(st.buffers == want_buffers && st.buffer_bytes == want_bytes,
                       "case %zu (%s, cap %llu): %llu buffers, %llu bytes", k, cases[k].env ? cases[k].env : "unset",
                       (unsigned long long)cases[k].cap, (unsigned long long)st.buffers,
@@ -95,6 +110,60 @@ START_TEST(writer_runs_through_the_pool) {
     ck_assert_uint_eq(rb.demo[1], n);
     ck_assert_uint_eq(rb.process_info, 1);
     ck_assert_uint_eq(rb.dropped, 0);
+}
+END_TEST
+
+/* A writer that starts at once, before the drain thread has populated the pool (the start
+ * populates 2 MB of it: thread_buffers.c, ss_fill_pool), and writes 7 MB of rows (500,000 Ticks of
+ * 14 bytes): it waits for the pool's next buffer rather than map fresh memory, so the session maps
+ * exactly the pool's 16 buffers, and nothing is lost. */
+START_TEST(early_writer_waits_for_the_pool) {
+    unsetenv("MANTRA_SESSION_POOL_MB");
+    mantra_session_id id = st_start_file(DEMO_TICKS, st_path("pool_early.nettrace"), 256 * MB);
+    const uint32_t n = 500000;
+    for (uint32_t i = 0; i < n; i++)
+        ck_assert_int_eq(mantra_Demo_Tick_write(7, i), MANTRA_WRITE_OK);
+    mantra_session_stats st;
+    ck_assert_int_eq(mantra_session_stop_stats(id, &st), 0);
+    ck_assert_uint_eq(st.written, n + 1u); /* + ProcessInfo */
+    ck_assert_uint_eq(st.dropped, 0);
+    if (!mantra_threadless()) { /* no pool there: the buffers are mapped as the writer needs them */
+        ck_assert_uint_eq(st.buffers, 16u);
+        ck_assert_uint_eq(st.buffer_bytes, 16 * MB);
+    }
+    readback rb;
+    st_read_trace(st_path("pool_early.nettrace"), &rb, NULL, NULL);
+    ck_assert_int_eq(rb.complete, 1);
+    ck_assert_uint_eq(rb.demo[1], n);
+    ck_assert_uint_eq(rb.dropped, 0);
+}
+END_TEST
+
+/* At stop the session unmaps its whole pool, the pieces the drain gave back in the final pass
+ * included, in runs of adjacent pieces (thread_buffers.c, ss_free_buffers): afterwards no page of
+ * the pool's mapping is left (mincore(2) says ENOMEM for an unmapped range). 3 MB of rows first,
+ * so that writers, drain and final pass all hold pieces. */
+START_TEST(stop_unmaps_the_whole_pool) {
+    if (mantra_threadless())
+        return; /* no pool */
+    unsetenv("MANTRA_SESSION_POOL_MB");
+    mantra_session_id id = st_start_file(DEMO_TICKS, st_path("pool_unmap.nettrace"), 256 * MB);
+    session *s = atomic_load(&ss_slots[id & 63u]);
+    ck_assert_ptr_nonnull(s);
+    for (uint32_t i = 0; i < 200000; i++)
+        ck_assert_int_eq(mantra_Demo_Tick_write(7, i), MANTRA_WRITE_OK);
+    uint8_t *base = s->pool_base;
+    size_t size = (size_t)s->pool_size;
+    ck_assert_ptr_nonnull(base);
+    ck_assert_uint_eq(size, 16 * MB);
+    unsigned char v[16 * 256]; /* 16 MB of 4 KB pages */
+    ck_assert_int_eq(mincore(base, size, v), 0); /* mapped while the session runs */
+    ck_assert_int_eq(mantra_session_stop(id), 0);
+    errno = 0;
+    ck_assert_int_eq(mincore(base, size, v), -1);
+    ck_assert_int_eq(errno, ENOMEM);
+    for (size_t off = 0; off < size; off += MB) /* and no piece of it alone */
+        ck_assert_msg(mincore(base + off, 4096, v) == -1 && errno == ENOMEM, "piece at %zu MB still mapped", off / MB);
 }
 END_TEST
 
@@ -318,6 +387,8 @@ static Suite *suite(void) {
     tcase_add_test(tc, writers_fence_as_configured); /* first: before any session of this process */
     tcase_add_test(tc, pool_size_from_env_and_cap);
     tcase_add_test(tc, writer_runs_through_the_pool);
+    tcase_add_test(tc, early_writer_waits_for_the_pool);
+    tcase_add_test(tc, stop_unmaps_the_whole_pool);
     tcase_add_test(tc, stuck_drain_costs_one_bounded_wait);
     tcase_add_test(tc, spares_reused_oldest_first);
     tcase_add_test(tc, wake_during_pass_not_lost);

@@ -36,10 +36,11 @@ static const char emit_usage[] =
     "Writes the events of the Mantra-Demo provider through libmantra's sessions from N threads that\n"
     "start together, then prints one JSON line on stdout:\n"
     "  {\"threads\":N,\"events_per_thread\":M,\"mix\":\"all\",\"write_seconds\":S,\"total_seconds\":T,\n"
-    "   \"events_per_second\":E,\"sessions\":[{\"id\":ID,\"output\":\"FILE\" or \"env\",\"attempted\":A,\n"
+    "   \"start_seconds\":T0,\"stop_seconds\":T1,\"events_per_second\":E,\"sessions\":[{\"id\":ID,\"output\":\"FILE\" or \"env\",\"attempted\":A,\n"
     "   \"written\":W,\"dropped\":D,\"oversized\":O,\"blocked\":B,\"files\":F,\"bytes\":Y},...]}\n"
     "write_seconds: wall time while the threads write; total_seconds: from the start to every trace\n"
-    "closed; events_per_second: N*M / write_seconds.\n"
+    "closed, of which start_seconds before the writes (start-up, sessions started) and stop_seconds\n"
+    "after the last write (sessions stopped, traces closed); events_per_second: N*M / write_seconds.\n"
     "\n"
     "  --threads N       writing threads (default 2, at most 1024; the WASI build: 1, its loop pumps)\n"
     "  --events M        events written by EACH thread (default 100000)\n"
@@ -332,12 +333,19 @@ typedef struct emit_session {
     int stopped;
 } emit_session;
 
-static void print_json(const emit_options *o, double write_s, double total_s, const emit_session *ss, size_t n) {
+/* The run's wall times: write, total, and the parts of total before the writes (registration,
+ * start-up tracing, the sessions' start) and after them (the sessions' stop, traces closed). */
+typedef struct emit_times {
+    double write_s, total_s, start_s, stop_s;
+} emit_times;
+
+static void print_json(const emit_options *o, const emit_times *tm, const emit_session *ss, size_t n) {
     uint64_t total = (uint64_t)o->threads * o->events;
     printf("{\"threads\":%" PRIu32 ",\"events_per_thread\":%" PRIu64 ",\"mix\":\"%s\",\"write_seconds\":%.6f"
-           ",\"total_seconds\":%.6f,\"events_per_second\":%.0f,\"sessions\":[",
-           o->threads, o->events, o->mix == MIX_TICK ? "tick" : "all", write_s, total_s,
-           write_s > 0 ? (double)total / write_s : 0.0);
+           ",\"total_seconds\":%.6f,\"start_seconds\":%.6f,\"stop_seconds\":%.6f,\"events_per_second\":%.0f,"
+           "\"sessions\":[",
+           o->threads, o->events, o->mix == MIX_TICK ? "tick" : "all", tm->write_s, tm->total_s, tm->start_s, tm->stop_s,
+           tm->write_s > 0 ? (double)total / tm->write_s : 0.0);
     for (size_t k = 0; k < n; k++) {
         const mantra_session_stats *s = &ss[k].st;
         printf("%s{\"id\":%" PRIu64 ",\"output\":", k ? "," : "", ss[k].id);
@@ -460,7 +468,9 @@ int cmd_emit(int argc, char **argv) {
         mantra_shutdown();
         o.threads = 1;
         o.events = written;
-        print_json(&o, t1 - t0, emit_now() - t_start, ss, nss);
+        double t_done = emit_now();
+        emit_times tm = {t1 - t0, t_done - t_start, t0 - t_start, t_done - t1};
+        print_json(&o, &tm, ss, nss);
         return st;
     }
     emit_thread *ws = calloc(o.threads, sizeof *ws);
@@ -498,9 +508,9 @@ int cmd_emit(int argc, char **argv) {
             status = TOOL_BAD_INPUT;
     mantra_shutdown();
     double t_done = emit_now();
-    double write_s = t_end - t_write;
+    emit_times tm = {t_end - t_write, t_done - t_start, t_write - t_start, t_done - t_end};
     if (started == o.threads)
-        print_json(&o, write_s, t_done - t_start, ss, nss);
+        print_json(&o, &tm, ss, nss);
     return status;
 }
 

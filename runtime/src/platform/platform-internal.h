@@ -42,10 +42,14 @@ void mantra_pal_thread_join(mantra_pal_thread *t);
 /* Memory for session buffers, mapped and populated at once (size is kept by the caller). */
 void *mantra_pal_alloc_buffer(size_t size);
 void mantra_pal_free_buffer(void *p, size_t size);
-/* Memory for several session buffers cut from one mapping, populated at once (huge pages where the
- * host has them): each piece, starting on a page boundary, is freed on its own with
- * mantra_pal_free_buffer. NULL when the platform cannot (the caller allocates buffer by buffer). */
-void *mantra_pal_alloc_region(size_t size);
+/* Memory for several session buffers cut from one mapping (huge pages where the host has them),
+ * reserved but not populated: the caller populates each piece with mantra_pal_populate before it
+ * uses it. Each piece, starting on a page boundary, is freed on its own with mantra_pal_free_buffer.
+ * NULL when the platform cannot (the caller allocates buffer by buffer). */
+void *mantra_pal_reserve_region(size_t size);
+/* Maps the pages of [p, p + size) of a reserved region now (MADV_POPULATE_WRITE, or a touch per
+ * page on older kernels), so that no write into them faults later. */
+void mantra_pal_populate(void *p, size_t size);
 
 /* The asymmetric fence (Linux membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED): a thread that
  * writes often pairs a plain store with a compiler barrier, and a thread that reads rarely calls

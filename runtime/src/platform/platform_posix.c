@@ -102,12 +102,12 @@ void *mantra_pal_alloc_buffer(size_t size) {
 }
 /* Several session buffers in one mapping (platform-internal.h): 2 MB-aligned and advised for
  * transparent huge pages (madvise(2) MADV_HUGEPAGE; the kernel's default "madvise" mode gives them
- * only to regions that ask), then populated. One 2 MB page fault instead of 512 small ones: on this
- * paravirtual guest a fresh 4 KB page costs more than the 85 events that fill it
- * (bench/session_write.c floor_alloc against floor_thp). The pieces are unmapped one by one
- * (munmap(2) splits a mapping, and a huge page, at any page boundary). */
+ * only to regions that ask), populated piece by piece by the caller (mantra_pal_populate). One 2 MB
+ * page fault instead of 512 small ones: on this paravirtual guest a fresh 4 KB page costs more than
+ * the 85 events that fill it (bench/session_write.c floor_alloc against floor_thp). The pieces are
+ * unmapped one by one (munmap(2) splits a mapping, and a huge page, at any page boundary). */
 #define REGION_ALIGN ((size_t)2u << 20)
-void *mantra_pal_alloc_region(size_t size) {
+void *mantra_pal_reserve_region(size_t size) {
 #if defined(MAP_POPULATE) && defined(MADV_HUGEPAGE)
     size_t page = mantra_pal_page_size();
     size = (size + page - 1) / page * page;
@@ -122,16 +122,26 @@ void *mantra_pal_alloc_region(size_t size) {
     if (raw + size + REGION_ALIGN > p + size)
         munmap(p + size, (size_t)(raw + size + REGION_ALIGN - (p + size)));
     (void)madvise(p, size, MADV_HUGEPAGE); /* advice: without it, small pages */
-#if defined(MADV_POPULATE_WRITE)
-    if (madvise(p, size, MADV_POPULATE_WRITE) == 0)
-        return p;
-#endif
-    for (size_t off = 0; off < size; off += page) /* older kernels: touch every page */
-        ((volatile uint8_t *)p)[off] = 0;
     return p;
 #else
     (void)size;
     return NULL;
+#endif
+}
+
+/* A write per page (one fault per huge page, the other writes hit it). Not
+ * madvise(MADV_POPULATE_WRITE): it holds the process's mmap lock while it populates, and the
+ * drain thread populates while the program starts its threads (each needs the lock to map its
+ * stack): `mantra emit` with one event took 4.5-27 ms to write it, against 0.5-0.9 ms with faults,
+ * which the kernel handles under the mapping's own lock (per-VMA locks, Linux 6.4). */
+void mantra_pal_populate(void *p, size_t size) {
+#if defined(MAP_POPULATE)
+    size_t page = mantra_pal_page_size();
+    for (size_t off = 0; off < size; off += page)
+        ((volatile uint8_t *)p)[off] = 0;
+#else
+    (void)p;
+    (void)size;
 #endif
 }
 

@@ -52,9 +52,13 @@ void mantra_pal_thread_join(mantra_pal_thread *t) { (void)t; }
 /* Linear memory is already committed when it grows: zeroed heap memory is all there is. */
 void *mantra_pal_alloc_buffer(size_t size) { return calloc(1, size); }
 /* A heap block cannot be freed in pieces: buffers are allocated one by one. */
-void *mantra_pal_alloc_region(size_t size) {
+void *mantra_pal_reserve_region(size_t size) {
     (void)size;
     return NULL;
+}
+void mantra_pal_populate(void *p, size_t size) {
+    (void)p;
+    (void)size;
 }
 void mantra_pal_free_buffer(void *p, size_t size) {
     (void)size;

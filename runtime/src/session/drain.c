@@ -497,6 +497,7 @@ int ss_account_trailing_drops(session *s) {
 #ifndef MANTRA_THREADLESS
 void ss_drain_main(void *arg) {
     session *s = arg;
+    ss_pool_fill(s);
     mantra_pal_mutex_lock(&s->lock);
     while (!s->stopping) {
         /* a writer that woke the drain during the last pass finds it passing again at once */

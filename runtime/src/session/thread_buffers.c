@@ -13,9 +13,12 @@
 #define BUF_MAX (1024u * 1024u)
 #define SPARE_MAX (64u * 1024u * 1024u) /* drained buffers a session keeps for reuse: at most this */
                                          /* (or the pool, if larger), and at most a quarter of its cap */
-#define POOL_MB_DEFAULT 16u              /* the pool mapped at start (MANTRA_SESSION_POOL_MB): every */
-                                         /* session (each dotnet-trace or dotnet-counters attach */
-                                         /* included) costs this much resident memory up front */
+#define POOL_MB_DEFAULT 16u              /* the pool mapped at start (MANTRA_SESSION_POOL_MB) unless */
+                                         /* the cap asks for more: every session (each dotnet-trace */
+                                         /* or dotnet-counters attach, 256 MB caps, included) costs */
+                                         /* this much resident memory up front */
+#define POOL_CAP_SHARE 32u               /* by default the pool is 1/32 of the cap ... */
+#define POOL_MB_CAP_MAX 64u              /* ... between POOL_MB_DEFAULT and this */
 #define POOL_MB_MAX 4096u
 
 _Atomic(thread_rec *) ss_threads;
@@ -216,6 +219,8 @@ static int recycle_due(const session *s) {
  * drop: on time-out the caller goes on as without the wait. t->waiting tells the drain that this
  * writer touches no buffer meanwhile. */
 #define RECYCLE_WAIT_MS 2u
+#define WAKE_BYTES (8u * 1024u * 1024u) /* of the pool taken: the drain is woken (ss_alloc_buffer) */
+#define POOL_WAIT_MS 1000u /* for the drain thread to populate the pool's next buffer (ss_pool_fill) */
 static buf *wait_for_buffer(session *s, tss *t, uint32_t need, uint32_t ms, uint32_t slice_ms, int spare_only) {
     buf *b = NULL;
     atomic_store(&t->waiting, 1);
@@ -243,6 +248,8 @@ static buf *wait_for_buffer(session *s, tss *t, uint32_t need, uint32_t ms, uint
 buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
     mantra_pal_mutex_lock(&s->lock);
     buf *b = s->stopping ? NULL : take_spare_locked(s, t, need);
+    if (!b && s->pool_pending && !s->stopping) /* the drain thread populates the pool: a buffer is near */
+        b = wait_for_buffer(s, t, need, POOL_WAIT_MS, 1u, 1);
     if (!b && recycle_due(s))
         b = wait_for_buffer(s, t, need, RECYCLE_WAIT_MS, 1u, 1);
     if (!b && !s->stopping)
@@ -256,10 +263,13 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
      * (no buffer, or more than half the budget in use). A pass takes every thread's current
      * buffer, so waking the drain per new buffer made writers and drain trade buffers back and
      * forth (each pass sent every writer to the slow path, which woke the drain again); the
-     * periodic pass handles the rest. Also when the pool runs low (under half of it left): a
-     * writer that outruns the drain then gets drained buffers back before it has to map fresh
-     * memory; the wake-ups stop once a pass has refilled the pool. */
-    if (!b || s->allocated - s->spare_bytes > s->cap / 2 || s->spare_bytes < s->pool / 2) {
+     * periodic pass handles the rest. Also when the pool runs low (WAKE_BYTES of it, or half
+     * of it if less, taken): a writer that outruns the drain then gets drained buffers back
+     * before it has to map fresh memory; the wake-ups stop once a pass has refilled the pool.
+     * Not half of any pool: a 64 MB pool then held up to 32 MB of events for the stop's final
+     * pass (`mantra emit`, 10 M events: 7-11 ms of stop against 3 with 8 MB). */
+    uint64_t low = s->pool / 2 < WAKE_BYTES ? s->pool / 2 : WAKE_BYTES;
+    if (!b || s->allocated - s->spare_bytes > s->cap / 2 || s->spare_bytes + low < s->pool) {
         /* a writer that found no buffer needs the next pass even if this wake-up comes during one
          * (drain_wake); mere pressure does not (passes back to back would take every writer's
          * buffer each time, the trade described above) */
@@ -274,9 +284,15 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
 
 #ifndef MANTRA_THREADLESS
 /* The pool a session starts with: MANTRA_SESSION_POOL_MB (a decimal number of MB, 0 for no pool,
- * at most POOL_MB_MAX; anything else: the default), at most a quarter of the cap. */
+ * at most POOL_MB_MAX; anything else: the default), at most a quarter of the cap. The default is a
+ * 32nd of the cap, 16 to 64 MB: a session whose cap is large is one that expects to take many
+ * events quickly, and a larger pool keeps two writers that outrun the drain in memory the drain
+ * gave back long ago (bench/session_write -o e2e2 with MANTRA_SESSION_POOL_MB=64 against 16, 2 GB
+ * cap, same run: writer CPU 17.0 against 19.6-22.8 ns per event, the drain 2.7 against 3.0-3.4). */
 static uint64_t pool_bytes(const session *s) {
-    uint64_t mb = mantra_pal_getenv_u32("MANTRA_SESSION_POOL_MB", POOL_MB_MAX, POOL_MB_DEFAULT);
+    uint64_t share = (s->cap >> 20) / POOL_CAP_SHARE;
+    uint32_t dflt = share < POOL_MB_DEFAULT ? POOL_MB_DEFAULT : share > POOL_MB_CAP_MAX ? POOL_MB_CAP_MAX : (uint32_t)share;
+    uint64_t mb = mantra_pal_getenv_u32("MANTRA_SESSION_POOL_MB", POOL_MB_MAX, dflt);
     uint64_t b = mb << 20;
     return b < s->cap / 4 ? b : s->cap / 4;
 }
@@ -289,14 +305,43 @@ static uint64_t spare_max(const session *s) {
 }
 
 /* The pool a session starts with, as LTTng-UST maps its whole ring buffer when a session starts
- * (but bounded: pool_bytes) in buffers of up to BUF_MAX, their pages mapped now, so that the
- * writers' first buffers cost no page faults: one mapping in huge pages cut into the buffers
- * (mantra_pal_alloc_region), which also spares the writer and the drain a TLB miss every 4 KB (an
- * outrun writer, bench/session_write -o enabled with MANTRA_CLOCK=tsc: 38.6-42.8 -> 27.4-32.3
- * ns per event, the drain 16-18 -> 10.6-11.6 ns of CPU per event); drained buffers come back to it (ss_recycle_buffers) and a writer that takes from it
- * wakes the drain once it is half empty (ss_alloc_buffer). Too small a budget for one BUF_MIN
+ * (but bounded: pool_bytes) in buffers of up to BUF_MAX, their pages mapped before a writer takes
+ * them, so that the writers' buffers cost no page faults: one mapping in huge pages cut into the
+ * buffers (mantra_pal_reserve_region), which also spares the writer and the drain a TLB miss every
+ * 4 KB (an outrun writer, bench/session_write -o enabled with MANTRA_CLOCK=tsc: 38.6-42.8 -> 27.4-32.3
+ * ns per event, the drain 16-18 -> 10.6-11.6 ns of CPU per event); drained buffers come back to it
+ * (ss_recycle_buffers) and a writer that takes from it wakes the drain once it is half empty
+ * (ss_alloc_buffer). The start populates the first POOL_EAGER bytes only; the drain thread
+ * populates the rest as soon as it runs (ss_pool_fill), off the thread that starts the session (a
+ * 16 MB pool took 2.6-30 ms to populate on this guest, all of it in mantra_session_start before).
+ * A writer that finds no populated buffer meanwhile waits for the next one (at most POOL_WAIT_MS)
+ * rather than map fresh memory. Too small a budget for one BUF_MIN
  * buffer: no pool (small caps keep their exact allocation pattern). Best effort: out of memory
  * leaves a smaller pool. */
+#define POOL_EAGER (2u * BUF_MAX)
+
+/* The next piece of the pool's unpopulated part (session lock): its size, 0 when none is left. */
+static uint64_t pool_take_locked(session *s, uint8_t **p) {
+    uint64_t size = s->pool_left < BUF_MAX ? s->pool_left : BUF_MAX;
+    if (size < BUF_MIN || s->stopping)
+        return 0;
+    *p = s->pool_next;
+    s->pool_next += size;
+    s->pool_left -= size;
+    return size;
+}
+
+/* A populated piece of the pool into the spare list (session lock). */
+static void pool_add_locked(session *s, uint8_t *p, uint64_t size) {
+    buf *b = (buf *)(void *)p;
+    b->size = (uint32_t)(size - sizeof(buf));
+    b->used = 0;
+    spare_append(s, b, size);
+    s->buffers++;
+    s->pool_pending -= size;
+    s->recycle_missed = 0;
+}
+
 void ss_fill_pool(session *s) {
 #ifdef MANTRA_THREADLESS
     (void)s; /* the drain runs between the pumps on the one thread: no writer outruns it */
@@ -305,32 +350,71 @@ void ss_fill_pool(session *s) {
     mantra_pal_mutex_lock(&s->lock);
     /* one mapping cut into the buffers when the platform can (huge pages); else one by one */
     uint64_t room = s->cap - s->allocated < budget ? s->cap - s->allocated : budget;
-    uint8_t *region = room >= BUF_MIN ? mantra_pal_alloc_region((size_t)room) : NULL;
-    while (budget >= BUF_MIN && s->allocated + BUF_MIN <= s->cap) {
-        uint64_t size = budget < BUF_MAX ? budget : BUF_MAX;
-        buf *b;
-        if (region) {
-            if (size > room)
-                break;
-            b = (buf *)(void *)region;
-            region += size;
-            room -= size;
-        } else {
-            b = mantra_pal_alloc_buffer((size_t)size);
+    uint8_t *region = room >= BUF_MIN ? mantra_pal_reserve_region((size_t)room) : NULL;
+    if (region) {
+        uint64_t used = room / BUF_MAX * BUF_MAX; /* whole buffers, and a last smaller one */
+        if (room - used >= BUF_MIN)
+            used = room;
+        if (used < room)
+            mantra_pal_free_buffer(region + used, (size_t)(room - used)); /* too small for a buffer */
+        s->pool_base = s->pool_next = region;
+        s->pool_size = s->pool_left = s->pool_pending = used;
+        s->allocated += used;
+        uint64_t eager = used < POOL_EAGER ? used : POOL_EAGER, size;
+        mantra_pal_populate(region, (size_t)eager);
+        uint8_t *p;
+        while (eager > 0 && (size = pool_take_locked(s, &p)) != 0) {
+            pool_add_locked(s, p, size);
+            eager = eager > size ? eager - size : 0;
         }
-        if (!b)
-            break;
-        b->size = (uint32_t)(size - sizeof(buf));
-        b->used = 0;
-        spare_append(s, b, size);
-        s->allocated += size;
-        s->buffers++;
-        budget -= size;
+    } else {
+        while (budget >= BUF_MIN && s->allocated + BUF_MIN <= s->cap) {
+            uint64_t size = budget < BUF_MAX ? budget : BUF_MAX;
+            buf *b = mantra_pal_alloc_buffer((size_t)size);
+            if (!b)
+                break;
+            s->allocated += size;
+            s->pool_pending += size;
+            pool_add_locked(s, (uint8_t *)b, size);
+            budget -= size;
+        }
     }
-    if (region && room)
-        mantra_pal_free_buffer(region, (size_t)room); /* a tail too small for a buffer */
     mantra_pal_mutex_unlock(&s->lock);
 #endif
+}
+
+void ss_pool_fill(session *s) {
+    uint8_t *p;
+    uint64_t size;
+    mantra_pal_mutex_lock(&s->lock);
+    while ((size = pool_take_locked(s, &p)) != 0) {
+        mantra_pal_mutex_unlock(&s->lock);
+        mantra_pal_populate(p, (size_t)size);
+        mantra_pal_mutex_lock(&s->lock);
+        pool_add_locked(s, p, size);
+        mantra_pal_cond_broadcast(&s->space); /* a writer waiting for a buffer */
+    }
+    mantra_pal_mutex_unlock(&s->lock);
+}
+
+/* Frees b; at the end of the session (the final pass, ss_free_buffers) a piece of the pool only
+ * goes into s->pool_done, and ss_free_buffers unmaps the pool's pieces in runs of adjacent ones:
+ * one munmap of a 64 MB pool took 0.25 ms here, one per 1 MB piece 2.3 ms (each splits a huge
+ * page). */
+static void free_buf(session *s, buf *b, int at_end) {
+    uint64_t bytes = b->size + sizeof(buf);
+    uintptr_t at = (uintptr_t)(void *)b, base = (uintptr_t)(void *)s->pool_base;
+    if (at_end && s->pool_base && at >= base && at - base < s->pool_size) {
+        uint64_t off = at - base;
+        uint64_t npieces = (s->pool_size + BUF_MAX - 1) / BUF_MAX;
+        if (!s->pool_done)
+            s->pool_done = calloc((size_t)npieces, 1);
+        if (s->pool_done) {
+            s->pool_done[off / BUF_MAX] = 1;
+            return;
+        }
+    }
+    mantra_pal_free_buffer(b, (size_t)bytes);
 }
 
 void ss_recycle_buffers(session *s, buf *drained, int final) {
@@ -344,27 +428,47 @@ void ss_recycle_buffers(session *s, buf *drained, int final) {
             s->recycle_missed = 0;
         } else {
             s->allocated -= bytes;
-            mantra_pal_free_buffer(b, (size_t)bytes);
+            free_buf(s, b, final);
         }
     }
 }
 
-static void free_list(buf *b) {
+static void free_list(session *s, buf *b) {
     while (b) {
         buf *nb = b->next;
-        mantra_pal_free_buffer(b, b->size + sizeof(buf));
+        free_buf(s, b, 1);
         b = nb;
     }
 }
 
 void ss_free_buffers(session *s) {
-    free_list(s->spare);
+    if (s->pool_left) /* the pool's part never populated (a stop before the drain thread ran) */
+        mantra_pal_free_buffer(s->pool_next, (size_t)s->pool_left);
+    s->pool_left = 0;
+    free_list(s, s->spare);
     s->spare = s->spare_last = NULL;
     for (tss *t = s->threads; t;) {
         tss *n = t->next;
-        free_list(t->head);
-        free_list(t->dhead);
+        free_list(s, t->head);
+        free_list(s, t->dhead);
         free(t);
         t = n;
+    }
+    if (s->pool_done) { /* runs of adjacent pool pieces, each with one call */
+        uint64_t npieces = (s->pool_size + BUF_MAX - 1) / BUF_MAX;
+        for (uint64_t i = 0; i < npieces;) {
+            if (!s->pool_done[i]) {
+                i++;
+                continue;
+            }
+            uint64_t j = i;
+            while (j < npieces && s->pool_done[j])
+                j++;
+            uint64_t end = j * BUF_MAX < s->pool_size ? j * BUF_MAX : s->pool_size;
+            mantra_pal_free_buffer(s->pool_base + i * BUF_MAX, (size_t)(end - i * BUF_MAX));
+            i = j;
+        }
+        free(s->pool_done);
+        s->pool_done = NULL;
     }
 }
