@@ -8,6 +8,7 @@
 #define _DEFAULT_SOURCE /* mincore(2) */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -114,27 +115,85 @@ START_TEST(writer_runs_through_the_pool) {
 END_TEST
 
 /* A writer that starts at once, before the drain thread has populated the pool (the start
- * populates 2 MB of it: thread_buffers.c, ss_fill_pool), and writes 7 MB of rows (500,000 Ticks of
- * 14 bytes): it waits for the pool's next buffer rather than map fresh memory, so the session maps
- * exactly the pool's 16 buffers, and nothing is lost. */
+ * populates 2 MB of it: thread_buffers.c, ss_fill_pool), here slowed to one piece every 20 ms
+ * (ss_pool_fill_pause_us), and writes 7 MB of rows (500,000 Ticks of 14 bytes): it waits for the
+ * pool's next buffer rather than map fresh memory, so the session maps exactly the pool's 16
+ * buffers, and nothing is lost. Without the wait (the 2 ms wait for a recycled buffer only) fresh
+ * buffers are mapped. */
 START_TEST(early_writer_waits_for_the_pool) {
+    if (mantra_threadless())
+        return; /* no pool */
     unsetenv("MANTRA_SESSION_POOL_MB");
+    atomic_store(&ss_pool_fill_pause_us, 20000u);
     mantra_session_id id = st_start_file(DEMO_TICKS, st_path("pool_early.nettrace"), 256 * MB);
     const uint32_t n = 500000;
+    uint32_t not_ok = 0; /* counted, not asserted per event: check's assertions cost microseconds */
     for (uint32_t i = 0; i < n; i++)
-        ck_assert_int_eq(mantra_Demo_Tick_write(7, i), MANTRA_WRITE_OK);
+        not_ok += mantra_Demo_Tick_write(7, i) != MANTRA_WRITE_OK;
+    ck_assert_uint_eq(not_ok, 0);
+    atomic_store(&ss_pool_fill_pause_us, 0u);
     mantra_session_stats st;
+    for (int ms = 0; ms < 10000; ms++) { /* the rest of the pool populated: at most 10 s */
+        ck_assert_int_eq(mantra_session_get_stats(id, &st), 0);
+        if (st.buffers >= 16u)
+            break;
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
     ck_assert_int_eq(mantra_session_stop_stats(id, &st), 0);
     ck_assert_uint_eq(st.written, n + 1u); /* + ProcessInfo */
     ck_assert_uint_eq(st.dropped, 0);
-    if (!mantra_threadless()) { /* no pool there: the buffers are mapped as the writer needs them */
-        ck_assert_uint_eq(st.buffers, 16u);
-        ck_assert_uint_eq(st.buffer_bytes, 16 * MB);
-    }
+    ck_assert_uint_eq(st.buffers, 16u);
+    ck_assert_uint_eq(st.buffer_bytes, 16 * MB);
     readback rb;
     st_read_trace(st_path("pool_early.nettrace"), &rb, NULL, NULL);
     ck_assert_int_eq(rb.complete, 1);
     ck_assert_uint_eq(rb.demo[1], n);
+    ck_assert_uint_eq(rb.dropped, 0);
+}
+END_TEST
+
+/* More writers than the pool has buffers, while it is populated: 20 threads, a 4 MB pool (4
+ * buffers) filled one piece every 5 ms. Every event is written and none dropped: the writers
+ * that find no populated buffer wait for the pool until it is all populated (then, when every
+ * piece is taken, for a recycled buffer, 2 ms, and map fresh memory), never past the stop. */
+typedef struct one_event_arg {
+    atomic_int *go;
+} one_event_arg;
+
+static void *write_one_event(void *v) {
+    one_event_arg *a = v;
+    while (!atomic_load(a->go))
+        ;
+    ck_assert_int_eq(mantra_Demo_Tick_write(9, 1), MANTRA_WRITE_OK);
+    return NULL;
+}
+
+START_TEST(more_writers_than_the_pool_while_it_fills) {
+    if (mantra_threadless())
+        return; /* no pool, no threads */
+    setenv("MANTRA_SESSION_POOL_MB", "4", 1);
+    atomic_store(&ss_pool_fill_pause_us, 5000u);
+    mantra_session_id id = st_start_file(DEMO_TICKS, st_path("pool_many.nettrace"), 256 * MB);
+    unsetenv("MANTRA_SESSION_POOL_MB");
+    atomic_int go = 0;
+    one_event_arg arg = {&go};
+    pthread_t th[20];
+    for (int k = 0; k < 20; k++)
+        ck_assert_int_eq(pthread_create(&th[k], NULL, write_one_event, &arg), 0);
+    atomic_store(&go, 1);
+    for (int k = 0; k < 20; k++)
+        pthread_join(th[k], NULL);
+    atomic_store(&ss_pool_fill_pause_us, 0u);
+    mantra_session_stats st;
+    ck_assert_int_eq(mantra_session_stop_stats(id, &st), 0);
+    ck_assert_uint_eq(st.written, 21u);
+    ck_assert_uint_eq(st.dropped, 0);
+    ck_assert_uint_eq(st.threads, 21u); /* 20 writers + the stop's ProcessInfo */
+    readback rb;
+    st_read_trace(st_path("pool_many.nettrace"), &rb, NULL, NULL);
+    ck_assert_int_eq(rb.complete, 1);
+    ck_assert_uint_eq(rb.demo[1], 20u);
     ck_assert_uint_eq(rb.dropped, 0);
 }
 END_TEST
@@ -388,6 +447,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, pool_size_from_env_and_cap);
     tcase_add_test(tc, writer_runs_through_the_pool);
     tcase_add_test(tc, early_writer_waits_for_the_pool);
+    tcase_add_test(tc, more_writers_than_the_pool_while_it_fills);
     tcase_add_test(tc, stop_unmaps_the_whole_pool);
     tcase_add_test(tc, stuck_drain_costs_one_bounded_wait);
     tcase_add_test(tc, spares_reused_oldest_first);

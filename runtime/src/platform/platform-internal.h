@@ -47,8 +47,8 @@ void mantra_pal_free_buffer(void *p, size_t size);
  * uses it. Each piece, starting on a page boundary, is freed on its own with mantra_pal_free_buffer.
  * NULL when the platform cannot (the caller allocates buffer by buffer). */
 void *mantra_pal_reserve_region(size_t size);
-/* Maps the pages of [p, p + size) of a reserved region now (MADV_POPULATE_WRITE, or a touch per
- * page on older kernels), so that no write into them faults later. */
+/* Maps the pages of [p, p + size) of a reserved region now (a write per page: the first one
+ * faults each huge page in), so that no write into them faults later. */
 void mantra_pal_populate(void *p, size_t size);
 
 /* The asymmetric fence (Linux membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED): a thread that

@@ -293,28 +293,50 @@ static int file_has(const char *path, const char *const *words) {
     return all;
 }
 
-/* One (CLOCK_MONOTONIC, TSC) pair: the clock read between two TSC reads, paired with the TSC
+/* One (CLOCK_MONOTONIC, TSC) pair: the TSC read between two clock reads, paired with the clock
  * halfway between them; of CAL_TRIES tries, the one with the narrowest bracket (a try that an
- * interrupt or a preemption hit is wide). */
+ * interrupt or a preemption hit is wide). Returns the bracket in ns. */
 #define CAL_TRIES 16
-static void clock_pair(uint64_t *ns, uint64_t *tsc) {
+static uint64_t clock_pair(uint64_t *ns, uint64_t *tsc) {
     uint64_t best = UINT64_MAX;
     for (int i = 0; i < CAL_TRIES; i++) {
-        uint64_t a = __builtin_ia32_rdtsc(), t = monotonic_ns(), b = __builtin_ia32_rdtsc();
-        if (b > a && b - a < best) {
+        uint64_t a = monotonic_ns(), c = __builtin_ia32_rdtsc(), b = monotonic_ns();
+        if (b - a < best) {
             best = b - a;
-            *ns = t;
-            *tsc = a + (b - a) / 2;
+            *ns = a + (b - a) / 2;
+            *tsc = c;
         }
     }
+    return best;
 }
 
-/* The calibration: two bracketed pairs CAL_NS apart. Each pair is off by at most half its bracket
- * (a few tens of ns), so the rate is within some 60 ppm of CLOCK_MONOTONIC's at worst; on this
- * kvm-clock guest, whose CLOCK_MONOTONIC is itself computed from the TSC, test_clock measures
- * 0.0-0.5 ppm over 200 ms. The single unbracketed pairs 5 ms apart used before cost 5 ms at every
- * process start and were off by whatever an interrupt at either end cost. */
-#define CAL_NS 1000000u /* 1 ms */
+/* The calibration: two bracketed pairs at least CAL_NS apart, and at least 2000 times the wider
+ * bracket (where clock_gettime is a system call, brackets of microseconds), at most CAL_MAX_NS.
+ * Each pair is off by at most half its bracket, so the rate is within 1000 ppm at the very worst
+ * and within some 60 ppm where the vDSO reads the clock; on this kvm-clock guest, whose
+ * CLOCK_MONOTONIC is itself computed from the TSC, test_clock measures 0.0-0.5 ppm over 200 ms.
+ * The single unbracketed pairs 5 ms apart used before cost 5 ms at every process start and were
+ * off by whatever an interrupt at either end cost. */
+#define CAL_NS 1000000u       /* 1 ms */
+#define CAL_MAX_NS 20000000u  /* 20 ms */
+static int calibrate(void) {
+    uint64_t t0 = 0, c0 = 0, t1 = 0, c1 = 0;
+    uint64_t w0 = clock_pair(&t0, &c0), w1 = 0, span = CAL_NS > 2000u * w0 ? CAL_NS : 2000u * w0;
+    do {
+        while (monotonic_ns() - t0 < span && monotonic_ns() - t0 < CAL_MAX_NS)
+            ;
+        w1 = clock_pair(&t1, &c1);
+        if (2000u * w1 > span)
+            span = 2000u * w1;
+    } while (t1 - t0 < span && t1 - t0 < CAL_MAX_NS);
+    if (c1 <= c0 || t1 <= t0)
+        return 0;
+    g_tsc_mult = (uint64_t)(((u128)(t1 - t0) << 32) / (c1 - c0));
+    g_tsc_base = c1;
+    g_ns_base = t1;
+    return 1;
+}
+
 static void clock_init(void) {
     const char *want = mantra_pal_getenv_set("MANTRA_CLOCK");
     static const char *const invariant[] = {" constant_tsc", " nonstop_tsc", NULL}, *const tsc[] = {"tsc", NULL};
@@ -324,19 +346,9 @@ static void clock_init(void) {
         use = tsc_ok;
     else if (!want || strcmp(want, "auto") == 0)
         use = tsc_ok && file_has("/sys/devices/system/clocksource/clocksource0/current_clocksource", tsc);
-    if (use) {
-        uint64_t t0 = 0, c0 = 0, t1 = 0, c1 = 0;
-        clock_pair(&t0, &c0);
-        while (monotonic_ns() - t0 < CAL_NS)
-            ;
-        clock_pair(&t1, &c1);
-        if (c1 > c0 && t1 > t0) {
-            g_tsc_mult = (uint64_t)(((u128)(t1 - t0) << 32) / (c1 - c0));
-            g_tsc_base = c1;
-            g_ns_base = t1;
-            atomic_store(&g_clock, CLOCK_TSC);
-            return;
-        }
+    if (use && calibrate()) {
+        atomic_store(&g_clock, CLOCK_TSC);
+        return;
     }
     atomic_store(&g_clock, CLOCK_MONO);
 }

@@ -372,6 +372,9 @@ void ss_recycle_buffers(session *s, buf *drained, int final);
 void ss_fill_pool(session *s);
 /* Populates the rest of the pool (the drain thread, when it starts). */
 void ss_pool_fill(session *s);
+/* Tests only: microseconds the drain thread waits before each piece of the pool it populates, so
+ * that a test's writer outruns the fill (0: none). */
+extern _Atomic uint32_t ss_pool_fill_pause_us;
 /* Frees every buffer and thread state of s. */
 void ss_free_buffers(session *s);
 /* Waits until no thread is inside a write into session index. */

@@ -192,7 +192,6 @@ int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg
     rc = ss_open_output(s);
     if (!rc) {
         ss_init_writers_fence(); /* before any writer can see this session */
-        ss_fill_pool(s);
         ss_ctl_lock();
         uint32_t i = 0;
         while (i < MANTRA_MAX_SESSIONS && g_taken[i])
@@ -206,6 +205,8 @@ int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg
             s->id = (++g_generation << 6) | i;
         }
         ss_ctl_unlock();
+        if (!rc)
+            ss_fill_pool(s); /* once the session has its slot: a session refused maps no pool */
     }
 #ifdef MANTRA_THREADLESS
     if (!rc) {

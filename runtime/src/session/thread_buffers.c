@@ -214,21 +214,26 @@ static int recycle_due(const session *s) {
 
 /* The writer's bounded waits for the drain (it wakes the drain before each slice of at most
  * slice_ms, and the writer's CPU is the drain's meanwhile): up to ms for a buffer that
- * take_spare_locked (spare_only: a recycled buffer, rather than mapping fresh memory; a time-out
- * sets recycle_missed) or try_alloc_locked (BLOCK mode: space under the cap) can give. Never a
- * drop: on time-out the caller goes on as without the wait. t->waiting tells the drain that this
- * writer touches no buffer meanwhile. */
+ * take_spare_locked (WAIT_SPARE: a recycled buffer, rather than mapping fresh memory; a time-out
+ * sets recycle_missed; WAIT_POOL: the pool's next populated one, while the drain thread
+ * populates it) or try_alloc_locked (WAIT_SPACE, BLOCK mode: space under the cap) can give. Never
+ * a drop: on time-out the caller goes on as without the wait. t->waiting tells the drain that
+ * this writer touches no buffer meanwhile. */
+enum { WAIT_SPACE = 0, WAIT_SPARE = 1, WAIT_POOL = 2 };
 #define RECYCLE_WAIT_MS 2u
 #define WAKE_BYTES (8u * 1024u * 1024u) /* of the pool taken: the drain is woken (ss_alloc_buffer) */
 #define POOL_WAIT_MS 1000u /* for the drain thread to populate the pool's next buffer (ss_pool_fill) */
-static buf *wait_for_buffer(session *s, tss *t, uint32_t need, uint32_t ms, uint32_t slice_ms, int spare_only) {
+static buf *wait_for_buffer(session *s, tss *t, uint32_t need, uint32_t ms, uint32_t slice_ms, int mode) {
     buf *b = NULL;
     atomic_store(&t->waiting, 1);
     uint64_t deadline = mantra_pal_now_ns() + (uint64_t)ms * 1000000u;
-    while (!b && !s->disabled && !s->stopping && !(spare_only && s->recycle_missed)) {
+    /* the pool's wait ends when the pool is all populated (its buffers may all be taken: the
+     * recycled buffers' wait comes next) */
+    while (!b && !s->disabled && !s->stopping && !(mode == WAIT_SPARE && s->recycle_missed) &&
+           !(mode == WAIT_POOL && s->pool_pending == 0)) {
         uint64_t now = mantra_pal_now_ns();
         if (now >= deadline) {
-            if (spare_only)
+            if (mode == WAIT_SPARE)
                 s->recycle_missed = 1;
             break;
         }
@@ -236,7 +241,7 @@ static buf *wait_for_buffer(session *s, tss *t, uint32_t need, uint32_t ms, uint
         mantra_pal_cond_signal(&s->cond);
         uint64_t left = (deadline - now + 999999u) / 1000000u;
         mantra_pal_cond_timedwait(&s->space, &s->lock, (uint32_t)(left > slice_ms ? slice_ms : left));
-        b = spare_only ? take_spare_locked(s, t, need) : try_alloc_locked(s, t, need);
+        b = mode == WAIT_SPACE ? try_alloc_locked(s, t, need) : take_spare_locked(s, t, need);
     }
     atomic_store(&t->waiting, 0);
     return b;
@@ -249,15 +254,15 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
     mantra_pal_mutex_lock(&s->lock);
     buf *b = s->stopping ? NULL : take_spare_locked(s, t, need);
     if (!b && s->pool_pending && !s->stopping) /* the drain thread populates the pool: a buffer is near */
-        b = wait_for_buffer(s, t, need, POOL_WAIT_MS, 1u, 1);
+        b = wait_for_buffer(s, t, need, POOL_WAIT_MS, 1u, WAIT_POOL);
     if (!b && recycle_due(s))
-        b = wait_for_buffer(s, t, need, RECYCLE_WAIT_MS, 1u, 1);
+        b = wait_for_buffer(s, t, need, RECYCLE_WAIT_MS, 1u, WAIT_SPARE);
     if (!b && !s->stopping)
         b = map_fresh_locked(s, t, need); /* the spares were looked at above */
     if (!b && s->cfg.buffer_mode == MANTRA_BUFFER_BLOCK && !s->disabled && !s->stopping) {
         atomic_store_explicit(&t->blocked, atomic_load_explicit(&t->blocked, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-        b = wait_for_buffer(s, t, need, s->cfg.block_timeout_ms, 1000u, 0);
+        b = wait_for_buffer(s, t, need, s->cfg.block_timeout_ms, 1000u, WAIT_SPACE);
     }
     /* EventPipe wakes its reader on every write that needed a buffer; here only under pressure
      * (no buffer, or more than half the budget in use). A pass takes every thread's current
@@ -383,12 +388,17 @@ void ss_fill_pool(session *s) {
 #endif
 }
 
+_Atomic uint32_t ss_pool_fill_pause_us;
+
 void ss_pool_fill(session *s) {
     uint8_t *p;
     uint64_t size;
     mantra_pal_mutex_lock(&s->lock);
     while ((size = pool_take_locked(s, &p)) != 0) {
         mantra_pal_mutex_unlock(&s->lock);
+        uint64_t pause = atomic_load_explicit(&ss_pool_fill_pause_us, memory_order_relaxed) * UINT64_C(1000);
+        for (uint64_t t0 = pause ? mantra_pal_now_ns() : 0; pause && mantra_pal_now_ns() - t0 < pause;)
+            mantra_pal_yield(); /* tests: a slow fill */
         mantra_pal_populate(p, (size_t)size);
         mantra_pal_mutex_lock(&s->lock);
         pool_add_locked(s, p, size);
@@ -400,16 +410,18 @@ void ss_pool_fill(session *s) {
 /* Frees b; at the end of the session (the final pass, ss_free_buffers) a piece of the pool only
  * goes into s->pool_done, and ss_free_buffers unmaps the pool's pieces in runs of adjacent ones:
  * one munmap of a 64 MB pool took 0.25 ms here, one per 1 MB piece 2.3 ms (each splits a huge
- * page). */
+ * page). Only a buffer that is exactly a piece (its start and size): a piece freed during the
+ * session leaves a hole in the pool's range where another mapping may land, a fresh buffer of
+ * this session among them, which is freed on its own then. */
 static void free_buf(session *s, buf *b, int at_end) {
     uint64_t bytes = b->size + sizeof(buf);
     uintptr_t at = (uintptr_t)(void *)b, base = (uintptr_t)(void *)s->pool_base;
-    if (at_end && s->pool_base && at >= base && at - base < s->pool_size) {
-        uint64_t off = at - base;
+    if (at_end && s->pool_base && at >= base && at - base < s->pool_size && (at - base) % BUF_MAX == 0) {
+        uint64_t off = at - base, piece = s->pool_size - off < BUF_MAX ? s->pool_size - off : BUF_MAX;
         uint64_t npieces = (s->pool_size + BUF_MAX - 1) / BUF_MAX;
-        if (!s->pool_done)
+        if (bytes == piece && !s->pool_done)
             s->pool_done = calloc((size_t)npieces, 1);
-        if (s->pool_done) {
+        if (bytes == piece && s->pool_done) {
             s->pool_done[off / BUF_MAX] = 1;
             return;
         }
