@@ -84,8 +84,8 @@ static void both_clocks(uint64_t *trace, uint64_t *m) {
 }
 
 /* The rate: over 200 ms the trace clock advances as CLOCK_MONOTONIC does within 100 ppm (20 us).
- * The TSC calibration (platform_posix.c, clock_init: 1 ms between two bracketed pairs) is within
- * 60 ppm at worst (0.0-0.5 ppm measured here); a wrong scale, or unbracketed pairs that an
+ * The TSC calibration (platform_posix.c, calibrate: 1 ms between two bracketed pairs) is within
+ * 60 ppm where the vDSO reads the clock (0.0-0.5 ppm measured here); a wrong scale, or unbracketed pairs that an
  * interrupt hit at either end, are not. Trivially true for the monotonic clock, which is
  * CLOCK_MONOTONIC. */
 START_TEST(clock_rate_within_100_ppm) {
