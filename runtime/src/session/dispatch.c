@@ -156,19 +156,19 @@ static void chunk_start(buf *b, const mantra_event_desc *desc, uint32_t mid, uin
     b->desc = desc;
 }
 
-/* A row of b's open chunk c (chunk_takes(b, size)), compressed against the chunk's last row. */
+/* A row of b's open chunk c (chunk_takes(b, size)), compressed against the chunk's last row, with
+ * the metadata id mid. The caller notes a new event in b->desc and c->last_mid (row_write_slow);
+ * the common write, the last row's event again, has nothing to change there. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
-static inline void row_put(buf *b, chunk_hdr *c, uint64_t tid, const mantra_event_desc *desc, uint32_t mid,
-                           uint32_t seq, uint64_t ts, const uint8_t *payload, uint32_t size) {
+static inline void row_put(buf *b, chunk_hdr *c, uint64_t tid, uint32_t mid, uint32_t seq, uint64_t ts,
+                           const uint8_t *payload, uint32_t size) {
     uint8_t *p = nw_plain_header(b->data + b->used, c->last_mid, c->last_seq, c->last_ts, c->last_size, mid, seq, ts,
                                  size, tid, 0);
     copy_payload(p, payload, size);
     b->used = (uint32_t)(p + size - b->data);
-    b->desc = desc;
     c->rows++;
-    c->last_mid = mid;
     c->last_seq = seq;
     c->last_ts = ts;
     c->last_size = size;
@@ -197,7 +197,10 @@ static int row_write_slow(session *s, tss *t, const mantra_event_desc *desc, con
     buf *b = atomic_load(&t->current);
     if (mid != 0) {
         if (b != NULL && chunk_takes(b, size)) {
-            row_put(b, open_chunk(b), t->tid, desc, mid, seq, row_now(t), payload, size);
+            chunk_hdr *c = open_chunk(b);
+            row_put(b, c, t->tid, mid, seq, row_now(t), payload, size);
+            c->last_mid = mid;
+            b->desc = desc;
             return MANTRA_WRITE_OK;
         }
         if (b == NULL || b->size - b->used < chunk_need(size))
@@ -241,7 +244,7 @@ static inline int row_write(session *s, tss *t, const mantra_event_desc *desc, c
     buf *b = atomic_load(&t->current);
     if (x == NULL && b != NULL && b->desc == desc && chunk_takes(b, size)) {
         chunk_hdr *c = open_chunk(b);
-        row_put(b, c, t->tid, desc, c->last_mid, seq, row_now(t), payload, size);
+        row_put(b, c, t->tid, c->last_mid, seq, row_now(t), payload, size);
         return MANTRA_WRITE_OK;
     }
     return row_write_slow(s, t, desc, prov, payload, size, x, ips, seq);
