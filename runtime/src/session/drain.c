@@ -186,21 +186,21 @@ static chunk_view *head_chunk(session *s, tss *t, buf **drained) {
     chunk_view *v = &t->view;
     v->kind = c->kind;
     v->next = (t->doff + (uint32_t)sizeof *c + len + 7u) & ~7u;
-    v->first_ts = c->first_ts;
-    v->first_seq = c->first_seq;
+    v->r.ts = c->first_ts;
+    v->r.seq = c->first_seq;
     if (c->kind == CHUNK_RAW) {
         v->raw = (const rec_hdr *)(const void *)(c + 1);
     } else {
         v->first_mid = c->first_mid;
-        v->first_size = c->first_size;
-        v->first_payload = (const uint8_t *)(c + 1);
-        v->rest = v->first_payload + ((c->first_size + 7u) & ~7u);
-        v->end = (const uint8_t *)(c + 1) + len;
-        v->rest_rows = c->rows - 1u;
-        v->last_ts = c->last_ts;
-        v->last_seq = c->last_seq;
-        v->last_mid = c->last_mid;
-        v->last_size = c->last_size;
+        v->r.size = c->first_size;
+        v->r.payload = (const uint8_t *)(c + 1);
+        v->r.rest = v->r.payload + ((c->first_size + 7u) & ~7u);
+        v->r.rest_len = (size_t)((const uint8_t *)(c + 1) + len - v->r.rest);
+        v->r.rest_rows = c->rows - 1u;
+        v->r.last_ts = c->last_ts;
+        v->r.last_seq = c->last_seq;
+        v->r.last_mid = c->last_mid;
+        v->r.last_size = c->last_size;
     }
     t->has_view = 1;
     return v;
@@ -211,7 +211,7 @@ static chunk_view *head_chunk(session *s, tss *t, buf **drained) {
 static void introduce_pending(session *s, tss *first, buf **drained) {
     for (tss *t = first; t && !s->failed; t = t->next) {
         const chunk_view *v = head_chunk(s, t, drained);
-        if (v && introduce_thread(s, t, v->first_seq) != 0)
+        if (v && introduce_thread(s, t, v->r.seq) != 0)
             ss_drain_fail(s, mantra_nettrace_last_error(s->w));
     }
 }
@@ -225,15 +225,15 @@ static int cut_due(const session *s) {
 
 _Atomic uint64_t ss_chunk_splits;
 
-/* Splits v's rows before the first one not older than limit (v->last_ts >= limit > v->first_ts):
+/* Splits v's rows before the first one not older than limit (v->r.last_ts >= limit > v->r.ts):
  * *head gets the rows before it, v keeps the rest, which that row now begins, its fields decoded
  * from the compressed headers before it (the writer's encoding: row_put in dispatch.c). Returns 0
  * when the rows do not decode (a bug: the drain fails the session). */
 static int split_rows(chunk_view *v, uint64_t limit, chunk_view *head) {
     *head = *v;
-    uint32_t mid = v->first_mid, seq = v->first_seq, size = v->first_size, n = 0;
-    uint64_t ts = v->first_ts, x;
-    const uint8_t *p = v->rest, *end = v->end;
+    uint32_t mid = v->first_mid, seq = v->r.seq, size = v->r.size, n = 0;
+    uint64_t ts = v->r.ts, x;
+    const uint8_t *p = v->r.rest, *end = v->r.rest + v->r.rest_len;
     while (p < end) {
         const uint8_t *row = p;
         uint8_t flags = *p++;
@@ -261,19 +261,20 @@ static int split_rows(chunk_view *v, uint64_t limit, chunk_view *head) {
         if ((size_t)(end - p) < nsize)
             return 0;
         if (nts >= limit) {
-            head->end = row;
-            head->rest_rows = n;
-            head->last_mid = mid;
-            head->last_seq = seq;
-            head->last_ts = ts;
-            head->last_size = size;
+            head->r.rest_len = (size_t)(row - head->r.rest);
+            head->r.rest_rows = n;
+            head->r.last_mid = mid;
+            head->r.last_seq = seq;
+            head->r.last_ts = ts;
+            head->r.last_size = size;
             v->first_mid = nmid;
-            v->first_seq = nseq;
-            v->first_ts = nts;
-            v->first_size = nsize;
-            v->first_payload = p;
-            v->rest = p + nsize;
-            v->rest_rows -= n + 1u;
+            v->r.seq = nseq;
+            v->r.ts = nts;
+            v->r.size = nsize;
+            v->r.payload = p;
+            v->r.rest = p + nsize;
+            v->r.rest_len = (size_t)(end - v->r.rest);
+            v->r.rest_rows -= n + 1u;
             return 1;
         }
         p += nsize;
@@ -293,26 +294,14 @@ static void write_rows(session *s, tss *t, const chunk_view *v, uint64_t sorted_
         return;
     int rc = ss_ids_define(s);
     if (!rc)
-        rc = introduce_thread(s, t, v->first_seq);
-    if (!rc) {
-        nw_rows r = {.seq = v->first_seq,
-                     .size = v->first_size,
-                     .ts = v->first_ts,
-                     .payload = v->first_payload,
-                     .rest = v->rest,
-                     .rest_len = (size_t)(v->end - v->rest),
-                     .rest_rows = v->rest_rows,
-                     .last_mid = v->last_mid,
-                     .last_seq = v->last_seq,
-                     .last_size = v->last_size,
-                     .last_ts = v->last_ts};
-        rc = nw_write_rows(s->w, s->mid_keys[v->first_mid], t->tid, &t->nw_hint, &r, sorted_upto);
-    }
+        rc = introduce_thread(s, t, v->r.seq);
+    if (!rc)
+        rc = nw_write_rows(s->w, s->mid_keys[v->first_mid], t->tid, &t->nw_hint, &v->r, sorted_upto);
     if (rc) {
         ss_drain_fail(s, mantra_nettrace_last_error(s->w));
         return;
     }
-    t->last_seq = v->last_seq;
+    t->last_seq = v->r.last_seq;
     t->any = 1;
 }
 
@@ -331,23 +320,23 @@ static void write_chunk(session *s, tss *t, uint64_t limit, uint64_t next, uint6
         limit = next + RUN_SPAN;
     if (v->kind == CHUNK_RAW) {
         emit_file(s, t, v->raw, next);
-        if (v->first_ts > *wmax)
-            *wmax = v->first_ts;
-    } else if (v->last_ts >= limit) {
+        if (v->r.ts > *wmax)
+            *wmax = v->r.ts;
+    } else if (v->r.last_ts >= limit) {
         chunk_view head;
         atomic_fetch_add_explicit(&ss_chunk_splits, 1, memory_order_relaxed);
         if (!split_rows(v, limit, &head)) {
             ss_drain_fail(s, "a thread's buffer does not decode");
         } else {
             write_rows(s, t, &head, next);
-            if (head.last_ts > *wmax)
-                *wmax = head.last_ts;
+            if (head.r.last_ts > *wmax)
+                *wmax = head.r.last_ts;
             return; /* v is the rest */
         }
     } else {
         write_rows(s, t, v, next);
-        if (v->last_ts > *wmax)
-            *wmax = v->last_ts;
+        if (v->r.last_ts > *wmax)
+            *wmax = v->r.last_ts;
     }
     t->doff = v->next;
     t->has_view = 0;
@@ -380,7 +369,7 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
         for (tss *t = first; t; t = t->next) {
             const chunk_view *v = head_chunk(s, t, drained);
             if (v)
-                weigh_head(t, v->first_ts, limit, &best, &best_ts, &next);
+                weigh_head(t, v->r.ts, limit, &best, &best_ts, &next);
         }
         if (!best) {
             if (limit == stop_ts)

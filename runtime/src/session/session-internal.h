@@ -28,6 +28,7 @@
 #include "mantra/event.h"
 #include "mantra/nettrace_writer.h"
 #include "mantra/session.h"
+#include "format/nettrace-internal.h"
 #include "platform/platform-internal.h"
 
 /* Bit 63 of mantra_event_state.enabled is the process-wide listener's; sessions use 0..62. */
@@ -121,17 +122,15 @@ typedef struct chunk_hdr {
 } chunk_hdr;
 _Static_assert(sizeof(chunk_hdr) % 8u == 0, "chunks stay 8-byte aligned");
 
-/* The drain's view of a thread's next chunk, or of a ROWS chunk's rest after a split (drain.c). */
+/* The drain's view of a thread's next chunk, or of a ROWS chunk's rest after a split (drain.c): the
+ * rows as the nettrace writer takes them (nw_write_rows), whose first row's metadata id is
+ * first_mid; r.ts and r.seq are the first event's for both kinds. */
 typedef struct chunk_view {
     uint32_t kind;
-    uint32_t next; /* offset in the buffer of the chunk after this one */
-    uint64_t first_ts;
-    uint32_t first_seq, first_mid, first_size, rest_rows;
-    const uint8_t *first_payload;
-    const uint8_t *rest, *end; /* ROWS: the compressed rows after the first */
-    uint64_t last_ts;
-    uint32_t last_seq, last_mid, last_size;
+    uint32_t next;     /* offset in the buffer of the chunk after this one */
+    uint32_t first_mid; /* ROWS */
     const rec_hdr *raw; /* RAW */
+    nw_rows r;
 } chunk_view;
 
 /* Session metadata ids (event_ids.c): a file session numbers its events itself, 1..MID_MAX, so that
