@@ -214,11 +214,10 @@ typedef struct session {
     buf *spare_last;
     uint64_t spare_bytes;
     uint64_t pool; /* bytes of the pool mapped at start (thread_buffers.c) */
-    uint8_t *pool_next; /* session lock: the pool's part not populated yet (the drain's, ss_pool_fill) */
-    uint64_t pool_left;
-    uint64_t pool_pending; /* session lock: bytes of the pool not in the spare list yet (being populated) */
     uint8_t *pool_base;    /* the pool's mapping: pool_size bytes in pieces of BUF_MAX (thread_buffers.c) */
     uint64_t pool_size;
+    uint8_t *pool_next;    /* session lock: where the pool's part not handed out for populating begins */
+    uint64_t pool_pending; /* session lock: bytes of the pool not in the spare list yet (being populated) */
     uint8_t *pool_done;    /* at the end: [piece] 1 once given back, freed in runs (ss_free_buffers) */
     int draining;       /* session lock: a drain pass holds buffers it will give back */
     int drain_wake;     /* session lock: a writer short of a buffer woke the drain (not lost during a pass) */

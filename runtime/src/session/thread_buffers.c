@@ -325,25 +325,28 @@ static uint64_t spare_max(const session *s) {
  * leaves a smaller pool. */
 #define POOL_EAGER (2u * BUF_MAX)
 
+/* Bytes of the pool's mapping not handed out for populating yet (from s->pool_next on). */
+static uint64_t pool_left(const session *s) {
+    return s->pool_base ? s->pool_size - (uint64_t)(s->pool_next - s->pool_base) : 0;
+}
+
 /* The next piece of the pool's unpopulated part (session lock): its size, 0 when none is left. */
 static uint64_t pool_take_locked(session *s, uint8_t **p) {
-    uint64_t size = s->pool_left < BUF_MAX ? s->pool_left : BUF_MAX;
+    uint64_t left = pool_left(s), size = left < BUF_MAX ? left : BUF_MAX;
     if (size < BUF_MIN || s->stopping)
         return 0;
     *p = s->pool_next;
     s->pool_next += size;
-    s->pool_left -= size;
     return size;
 }
 
-/* A populated piece of the pool into the spare list (session lock). */
+/* A buffer of the pool, mapped and populated, into the spare list (session lock). */
 static void pool_add_locked(session *s, uint8_t *p, uint64_t size) {
     buf *b = (buf *)(void *)p;
     b->size = (uint32_t)(size - sizeof(buf));
     b->used = 0;
     spare_append(s, b, size);
     s->buffers++;
-    s->pool_pending -= size;
     s->recycle_missed = 0;
 }
 
@@ -363,13 +366,14 @@ void ss_fill_pool(session *s) {
         if (used < room)
             mantra_pal_free_buffer(region + used, (size_t)(room - used)); /* too small for a buffer */
         s->pool_base = s->pool_next = region;
-        s->pool_size = s->pool_left = s->pool_pending = used;
+        s->pool_size = s->pool_pending = used;
         s->allocated += used;
         uint64_t eager = used < POOL_EAGER ? used : POOL_EAGER, size;
         mantra_pal_populate(region, (size_t)eager);
         uint8_t *p;
         while (eager > 0 && (size = pool_take_locked(s, &p)) != 0) {
             pool_add_locked(s, p, size);
+            s->pool_pending -= size;
             eager = eager > size ? eager - size : 0;
         }
     } else {
@@ -379,7 +383,6 @@ void ss_fill_pool(session *s) {
             if (!b)
                 break;
             s->allocated += size;
-            s->pool_pending += size;
             pool_add_locked(s, (uint8_t *)b, size);
             budget -= size;
         }
@@ -402,6 +405,7 @@ void ss_pool_fill(session *s) {
         mantra_pal_populate(p, (size_t)size);
         mantra_pal_mutex_lock(&s->lock);
         pool_add_locked(s, p, size);
+        s->pool_pending -= size;
         mantra_pal_cond_broadcast(&s->space); /* a writer waiting for a buffer */
     }
     mantra_pal_mutex_unlock(&s->lock);
@@ -454,9 +458,9 @@ static void free_list(session *s, buf *b) {
 }
 
 void ss_free_buffers(session *s) {
-    if (s->pool_left) /* the pool's part never populated (a stop before the drain thread ran) */
-        mantra_pal_free_buffer(s->pool_next, (size_t)s->pool_left);
-    s->pool_left = 0;
+    if (pool_left(s)) /* the pool's part never populated (a stop before the drain thread ran) */
+        mantra_pal_free_buffer(s->pool_next, (size_t)pool_left(s));
+    s->pool_next = s->pool_base + s->pool_size;
     free_list(s, s->spare);
     s->spare = s->spare_last = NULL;
     for (tss *t = s->threads; t;) {
