@@ -27,16 +27,10 @@
 #define DEMO_TICKS "Mantra-Demo:0x1:5"
 #define MB (UINT64_C(1) << 20)
 
-/* Starts a file session with the cap and MANTRA_SESSION_POOL_MB = env (NULL: unset) and returns
- * its stats before any event, once the drain thread has populated the pool (the start populates
- * its first 2 MB, the drain thread the rest: thread_buffers.c, ss_fill_pool): at most 10 s for
- * `buffers` buffers, then the stats as they are. */
-static void pool_after_start(const char *env, uint64_t cap, uint64_t buffers, mantra_session_stats *st) {
-    if (env)
-        setenv("MANTRA_SESSION_POOL_MB", env, 1);
-    else
-        unsetenv("MANTRA_SESSION_POOL_MB");
-    mantra_session_id id = st_start_file(DEMO_TICKS, st_path("pool.nettrace"), cap);
+/* The stats of session id once it has mapped `buffers` buffers (the start populates the pool's
+ * first 2 MB, the drain thread the rest: thread_buffers.c, ss_fill_pool): at most 10 s, then the
+ * stats as they are. */
+static void stats_with_buffers(mantra_session_id id, uint64_t buffers, mantra_session_stats *st) {
     for (int ms = 0; ms < 10000; ms++) {
         ck_assert_int_eq(mantra_session_get_stats(id, st), 0);
         if (st->buffers >= buffers)
@@ -44,6 +38,17 @@ static void pool_after_start(const char *env, uint64_t cap, uint64_t buffers, ma
         struct timespec pause = {0, 1000000};
         nanosleep(&pause, NULL);
     }
+}
+
+/* Starts a file session with the cap and MANTRA_SESSION_POOL_MB = env (NULL: unset) and returns
+ * its stats before any event, once the pool has `buffers` buffers (stats_with_buffers). */
+static void pool_after_start(const char *env, uint64_t cap, uint64_t buffers, mantra_session_stats *st) {
+    if (env)
+        setenv("MANTRA_SESSION_POOL_MB", env, 1);
+    else
+        unsetenv("MANTRA_SESSION_POOL_MB");
+    mantra_session_id id = st_start_file(DEMO_TICKS, st_path("pool.nettrace"), cap);
+    stats_with_buffers(id, buffers, st);
     ck_assert_int_eq(mantra_session_stop(id), 0);
     unsetenv("MANTRA_SESSION_POOL_MB");
 }
@@ -133,13 +138,7 @@ START_TEST(early_writer_waits_for_the_pool) {
     ck_assert_uint_eq(not_ok, 0);
     atomic_store(&ss_pool_fill_pause_us, 0u);
     mantra_session_stats st;
-    for (int ms = 0; ms < 10000; ms++) { /* the rest of the pool populated: at most 10 s */
-        ck_assert_int_eq(mantra_session_get_stats(id, &st), 0);
-        if (st.buffers >= 16u)
-            break;
-        struct timespec pause = {0, 1000000};
-        nanosleep(&pause, NULL);
-    }
+    stats_with_buffers(id, 16u, &st); /* the rest of the pool populated */
     ck_assert_int_eq(mantra_session_stop_stats(id, &st), 0);
     ck_assert_uint_eq(st.written, n + 1u); /* + ProcessInfo */
     ck_assert_uint_eq(st.dropped, 0);
