@@ -501,6 +501,7 @@ typedef struct result {
     double stop_ms;     /* session stop (not in ns) */
     double write_s, total_s; /* e2e */
     uint64_t file_bytes;
+    double spread; /* threads > 1: how far apart the writers finished, as a share of the wall time */
 } result;
 
 typedef struct options {
@@ -563,13 +564,14 @@ static void run_threads(const variant *v, uint64_t n_per_thread, uint8_t **rings
     }
     uint64_t p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     pthread_barrier_wait(&bar);
-    uint64_t first = UINT64_MAX, last = 0, wcpu = 0;
+    uint64_t first = UINT64_MAX, last = 0, wcpu = 0, first_end = UINT64_MAX;
     for (int k = 0; k < v->threads; k++)
         pthread_join(w[k].th, NULL);
     uint64_t p1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     for (int k = 0; k < v->threads; k++) {
         first = w[k].t0 < first ? w[k].t0 : first;
         last = w[k].t1 > last ? w[k].t1 : last;
+        first_end = w[k].t1 < first_end ? w[k].t1 : first_end;
         wcpu += w[k].cpu;
         for (size_t b = 0; b < w[k].arg.nbufs; b++)
             free(w[k].arg.bufs[b]);
@@ -582,6 +584,7 @@ static void run_threads(const variant *v, uint64_t n_per_thread, uint8_t **rings
     r->ns = (double)(last - first) / (double)events;
     r->writer_cpu = (double)wcpu / (double)events;
     r->other_cpu = p1 - p0 > wcpu ? (double)(p1 - p0 - wcpu) / (double)events : 0.0;
+    r->spread = last > first ? (double)(last - first_end) / (double)(last - first) : 0.0;
 }
 
 static mantra_session_id start_session(int output_file, const char *path) {
@@ -946,11 +949,12 @@ int main(int argc, char **argv) {
             continue;
         const variant *vv = &k_variants[v];
         uint64_t dropped = 0, attempted = 0;
-        double oc[MAX_REPS];
+        double oc[MAX_REPS], sp[MAX_REPS];
         for (int k = 0; k < r; k++) {
             ns[v][k] = res[v][k].ns;
             evs[v][k] = 1e3 / res[v][k].ns;
             oc[k] = res[v][k].other_cpu;
+            sp[k] = res[v][k].spread;
             wcpu[v][k] = res[v][k].writer_cpu;
             ocpu[v][k] = res[v][k].other_cpu;
             dropped += res[v][k].dropped;
@@ -961,6 +965,8 @@ int main(int argc, char **argv) {
                e.max, vv->what);
         if (vv->setup == S_SESSION || vv->setup == S_FILE || vv->setup == S_WARM || vv->threads > 1)
             printf(" CPU writer %.1f, other %.1f ns/ev", summarize(wcpu[v], r).median, o.median);
+        if (vv->threads > 1 && vv->setup != S_WARM)
+            printf(", writers ended %.1f%% of the wall apart", 100.0 * summarize(sp, r).median);
         if (vv->setup == S_SESSION || vv->setup == S_FILE)
             printf(", attempted %" PRIu64 ", dropped %" PRIu64 "%s, buffers mapped %" PRIu64 " per session", attempted,
                    dropped, dropped ? "  ** DROPS: figure invalid, raise -b **" : "", res[v][r / 2].buffers);

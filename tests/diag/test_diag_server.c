@@ -27,6 +27,7 @@
 #include "mantra/diag.h"
 #include "mantra/reader.h"
 #include "mantra/session.h"
+#include "session/session-internal.h"
 
 #define MAGIC 0x44, 0x4f, 0x54, 0x4e, 0x45, 0x54, 0x5f, 0x49, 0x50, 0x43, 0x5f, 0x56, 0x31, 0x00
 
@@ -578,8 +579,13 @@ END_TEST
 START_TEST(init_environment) {
     setenv("MANTRA_EnableDiagnostics", "0", 1);
     unsetenv("MANTRA_EnableEventPipe");
+    unsetenv("MANTRA_SESSION_FENCE");
+    ck_assert_int_eq(atomic_load(&ss_asym_fence), 0); /* decided by no one yet in this process */
     ck_assert_int_eq(mantra_init(), 0);
     ck_assert_int_eq(mantra_diag_running(), 0);
+    /* mantra_init decided the writers' fence (membarrier registered while it had one thread), not
+     * the first session start */
+    ck_assert_int_eq(atomic_load(&ss_asym_fence), SS_ASYM_FENCE && mantra_pal_heavy_fence_init());
     setenv("MANTRA_EnableDiagnostics", "1", 1);
     setenv("MANTRA_DiagnosticPorts", "/tmp/x.sock,sideways", 1);
     ck_assert_int_eq(mantra_init(), -1);

@@ -221,6 +221,10 @@ static void wait_for_resume(void) {
 }
 
 int mantra_init(void) {
+    /* Before this starts any thread: registering for membarrier(2) is free while the process has
+     * one thread, and waits for an RCU grace period once it has more (12-22 ms on this guest, which
+     * the first session start paid otherwise: `mantra emit` under strace -T). */
+    ss_init_writers_fence();
     int rc = mantra_counters_init();
     if (rc != 0) {
         ss_set_error(mantra_counters_last_error());

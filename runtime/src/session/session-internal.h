@@ -262,8 +262,8 @@ typedef struct session {
  * reach the cache (5.7 ns alone on this guest, 22 ns under load: bench/session_write -o parts,
  * p_xchg; 2-3 ns of writer CPU per event against the relaxed store in enabled_warm).
  *
- * Here, once the process is registered for membarrier(2) (ss_asym_fence = 1, set at the first
- * session start and never cleared), the writer stores r->writing relaxed and only keeps the
+ * Here, once the process is registered for membarrier(2) (ss_asym_fence = 1, set by mantra_init()
+ * or else at the first session start, and never cleared), the writer stores r->writing relaxed and only keeps the
  * compiler from moving its loads above the store (atomic_signal_fence); the rare side calls
  * ss_writers_fence() between its store and its load, which runs a full barrier on every running
  * thread of the process (mantra_pal_heavy_fence). Why that suffices: the barrier lands on the
@@ -292,8 +292,8 @@ typedef struct session {
 #endif
 /* 1: writers announce themselves with a relaxed store (membarrier registered). */
 extern _Atomic int ss_asym_fence;
-/* Decides ss_asym_fence once per process (session start, before the session is published). */
-void ss_init_writers_fence(void);
+/* ss_init_writers_fence() decides ss_asym_fence once per process (startup-internal.h): mantra_init()
+ * calls it, and each session start before the session is published. */
 /* The rare side's fence: between the store (slot or current cleared) and the load of r->writing. */
 void ss_writers_fence(void);
 /* The writer's side: r->writing = v before it reads the slot and its current buffer. */

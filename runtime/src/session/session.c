@@ -9,6 +9,7 @@
 
 #include "mantra/pump.h"
 #include "session-internal.h"
+#include "startup-internal.h"
 
 static atomic_flag g_ctl = ATOMIC_FLAG_INIT;
 static session *g_live[MANTRA_MAX_SESSIONS];  /* g_ctl: sessions whose events are enabled */
@@ -26,8 +27,9 @@ void ss_ctl_unlock(void) { atomic_flag_clear_explicit(&g_ctl, memory_order_relea
 
 _Atomic int ss_asym_fence;
 
-/* Once per process, at the first session start (the table lock is not held: registration is a
- * system call). MANTRA_SESSION_FENCE=seqcst keeps the sequentially consistent store (what EventPipe
+/* Once per process: in mantra_init() before it starts a thread (registration waits for an RCU grace
+ * period once the process has a second thread: 12-22 ms here, free before), else at the first
+ * session start (the table lock is not held: registration is a system call). MANTRA_SESSION_FENCE=seqcst keeps the sequentially consistent store (what EventPipe
  * does); anything else, or unset, takes membarrier where the host has it. Decided once: a writer
  * that read 1 relies on every later rare side fencing with membarrier, so it is never cleared. */
 void ss_init_writers_fence(void) {

@@ -7,6 +7,9 @@
 /* Startup tracing from the environment: what mantra/session.h documents for mantra_init(), once per
  * process (startup.c). */
 int ss_startup_init(void);
+/* Decides the writers' fence once per process (session.c; session-internal.h, "the writers'
+ * fence"): membarrier(2) registration, which is cheapest before the process has a second thread. */
+void ss_init_writers_fence(void);
 /* Sets the calling thread's mantra_session_last_error() text (spec.c). */
 void ss_set_error(const char *msg);
 
