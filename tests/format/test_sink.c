@@ -17,6 +17,7 @@
 #include "mantra/metadata.h"
 #include "mantra/nettrace_writer.h"
 #include "mantra/sink.h"
+#include "platform/platform-internal.h"
 
 static char g_dir[4096];
 
@@ -102,6 +103,51 @@ START_TEST(file_sink_truncates) {
     ck_assert_uint_eq(n, 3);
     ck_assert_mem_eq(d, "new", 3);
     free(d);
+}
+END_TEST
+
+static uint64_t allocated_bytes(const char *path, uint64_t *size) {
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    *size = (uint64_t)st.st_size;
+    return (uint64_t)st.st_blocks * 512u;
+}
+
+/* A file sink allocates the file's blocks ahead of its writes (without changing the file's size)
+ * and gives back what it did not write when it closes. */
+START_TEST(file_sink_reserves_ahead_and_gives_back) {
+    make_dir();
+    char path[4200], probe[4200];
+    snprintf(probe, sizeof probe, "%s/reserve-probe.bin", g_dir);
+    int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    int can = mantra_pal_file_reserve(fd, 0, 4096) == 0;
+    close(fd);
+    unlink(probe);
+    if (!can)
+        fprintf(stderr, "test_sink: this file system does not allocate ahead (fallocate): only the sizes are checked\n");
+    snprintf(path, sizeof path, "%s/reserve.bin", g_dir);
+    mantra_sink *s;
+    ck_assert_int_eq(mantra_sink_open_file(&s, path), 0);
+    static uint8_t chunk[64 * 1024];
+    memset(chunk, 0x5a, sizeof chunk);
+    uint64_t size, alloc;
+    for (int i = 0; i < 48; i++) { /* 3 MB */
+        ck_assert_int_eq(mantra_sink_write(s, chunk, sizeof chunk), 0);
+        alloc = allocated_bytes(path, &size);
+        ck_assert_uint_eq(size, (uint64_t)(i + 1) * sizeof chunk); /* the size is what was written */
+        /* the first write allocates a MB past itself, the next 16 stay inside it (17 x 64 KB), the
+         * 18th allocates past itself as much as the file holds (over a MB) */
+        if (can)
+            ck_assert_uint_ge(alloc, i == 0 || i == 17 ? size + (1u << 20) + (i == 17 ? 64u * 1024u : 0u) : size);
+    }
+    ck_assert_int_eq(mantra_sink_close(s), 0);
+    ck_assert_uint_eq(mantra_sink_error_count(s), 0);
+    mantra_sink_free(s);
+    alloc = allocated_bytes(path, &size);
+    ck_assert_uint_eq(size, 48u * sizeof chunk);
+    ck_assert_uint_le(alloc, size + 64u * 1024u); /* what was allocated past the end is given back */
+    unlink(path);
 }
 END_TEST
 
@@ -401,6 +447,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, memory_sink_grows);
     tcase_add_test(tc, fixed_buffer_refuses_whole_writes);
     tcase_add_test(tc, file_sink_truncates);
+    tcase_add_test(tc, file_sink_reserves_ahead_and_gives_back);
     tcase_add_test(tc, file_sink_open_failure);
     tcase_add_test(tc, dev_full_reports_enospc);
     tcase_add_test(tc, closed_pipe_reports_epipe);

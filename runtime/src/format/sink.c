@@ -21,6 +21,8 @@ struct mantra_sink {
     void *cb_ctx;
     uint64_t written;
     uint64_t errors;
+    int reserve;       /* a file this sink created: its blocks are allocated ahead (reserve_ahead) */
+    uint64_t reserved; /* bytes of the file allocated so far (from offset 0) */
     char err[256];
 };
 
@@ -79,6 +81,7 @@ int mantra_sink_open_file(mantra_sink **out, const char *path) {
     }
     s->fd = fd;
     s->own_fd = 1;
+    s->reserve = 1;
     return MANTRA_OK;
 }
 
@@ -129,8 +132,30 @@ int mantra_sink_open_callbacks(mantra_sink **out, const mantra_sink_callbacks *c
     return MANTRA_OK;
 }
 
+/* A file this sink created gets its blocks allocated ahead of the writes, in steps of what it
+ * holds already (at least RESERVE_MIN, at most RESERVE_MAX), without changing its size: a write
+ * into allocated blocks skips the file system's block reservation page by page (ext4 here: 140 MB
+ * in 1 MB writes took 33 ms of system CPU, 22-24 after fallocate; the drain of a file session pays
+ * it, on the writers' CPUs when they are all busy). The close gives back what was not written
+ * (mantra_pal_file_trim). A host or file that cannot (WASI, pipes, some file systems) is not asked
+ * again. */
+#define RESERVE_MIN (1u << 20)
+#define RESERVE_MAX (16u << 20)
+static void reserve_ahead(mantra_sink *s, size_t size) {
+    uint64_t end = s->written + size;
+    if (end <= s->reserved)
+        return;
+    uint64_t step = s->written < RESERVE_MIN ? RESERVE_MIN : s->written > RESERVE_MAX ? RESERVE_MAX : s->written;
+    if (mantra_pal_file_reserve(s->fd, s->reserved, end + step - s->reserved) == 0)
+        s->reserved = end + step;
+    else
+        s->reserve = 0;
+}
+
 /* Everything, or a failure after the bytes the host took (counted in s->written). */
 static int fd_write_all(mantra_sink *s, const uint8_t *p, size_t size) {
+    if (s->reserve)
+        reserve_ahead(s, size);
     if (mantra_pal_write_all(s->fd, p, size, &s->written, s->err, sizeof s->err) != MANTRA_OK)
         return MANTRA_EIO;
     return MANTRA_OK;
@@ -231,6 +256,10 @@ int mantra_sink_close(mantra_sink *s) {
     int rc = MANTRA_OK;
     if (s->kind == SINK_FD && s->own_fd && s->fd >= 0) {
         char why[160];
+        if (s->reserved > s->written && mantra_pal_file_trim(s->fd, s->written, why, sizeof why) != MANTRA_OK) {
+            rc = fail(s, MANTRA_EIO, "giving back the blocks reserved past the end: %s", why);
+            s->errors++;
+        }
         if (mantra_pal_close(s->fd, why, sizeof why) != MANTRA_OK) {
             rc = fail(s, MANTRA_EIO, "close: %s", why);
             s->errors++;

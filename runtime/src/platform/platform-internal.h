@@ -143,6 +143,12 @@ int64_t mantra_pal_read(int fd, void *buf, size_t size, char *err, size_t errlen
 int mantra_pal_close(int fd, char *err, size_t errlen);
 /* 1 and the size in *size when fd is a regular file; else 0. */
 int mantra_pal_file_size(int fd, uint64_t *size);
+/* Allocates the file's blocks for bytes [off, off + len) without changing its size (Linux
+ * fallocate(2), FALLOC_FL_KEEP_SIZE), so that writes into them do not reserve blocks page by page.
+ * 0, or -1 where the host or the file cannot (then the writes allocate as they go). */
+int mantra_pal_file_reserve(int fd, uint64_t off, uint64_t len);
+/* Sets the file's size to size (blocks reserved beyond it are freed). 0 or MANTRA_EIO. */
+int mantra_pal_file_trim(int fd, uint64_t size, char *err, size_t errlen);
 /* Maps size bytes of fd (a regular file whose offset is 0) read-only, for reading front to back: the
  * address, or NULL when the host cannot or the offset is not 0 (then read with mantra_pal_read;
  * always NULL under WASI). The descriptor's offset is left alone. */

@@ -89,6 +89,12 @@ int mantra_pal_close(int fd, char *err, size_t errlen) {
     return MANTRA_OK;
 }
 
+int mantra_pal_file_trim(int fd, uint64_t size, char *err, size_t errlen) {
+    if (ftruncate(fd, (off_t)size) != 0)
+        return io_fail(MANTRA_EIO, err, errlen, "", errno);
+    return MANTRA_OK;
+}
+
 int mantra_pal_file_size(int fd, uint64_t *size) {
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {

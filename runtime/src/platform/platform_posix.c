@@ -1,6 +1,7 @@
 /* POSIX implementation of the platform layer (platform-internal.h). */
 #define _GNU_SOURCE /* syscall(SYS_gettid) */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -203,6 +204,15 @@ void mantra_pal_free_buffer(void *p, size_t size) {
 #else
     (void)size;
     free(p);
+#endif
+}
+
+int mantra_pal_file_reserve(int fd, uint64_t off, uint64_t len) {
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    return fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0 ? 0 : -1;
+#else
+    (void)fd, (void)off, (void)len;
+    return -1;
 #endif
 }
 
