@@ -7,6 +7,7 @@
  * (MANTRA_SESSION_FENCE=seqcst, MANTRA_EXPECT_FENCE=seqcst). */
 #define _DEFAULT_SOURCE /* mincore(2) */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -416,6 +417,102 @@ START_TEST(spares_reused_oldest_first) {
 }
 END_TEST
 
+/* ---- where the drain runs (drain.c, spread_drain) ---- */
+
+/* A bit per CPU of the threads of this process that may run on one CPU only (none of the test's
+ * own threads is pinned: the drain is the one that can be). */
+static uint64_t pinned_cpus(void) {
+    uint64_t mask = 0;
+    DIR *d = opendir("/proc/self/task");
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], line[512];
+        snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue; /* the thread has exited */
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+                char *v = line + 18;
+                while (*v == ' ' || *v == '\t')
+                    v++;
+                if (!strpbrk(v, ",-") && atoi(v) < 64)
+                    mask |= UINT64_C(1) << atoi(v);
+            }
+        fclose(f);
+    }
+    closedir(d);
+    return mask;
+}
+
+typedef struct slow_writer {
+    atomic_int *stop;
+    pthread_t th;
+} slow_writer;
+
+/* An event every 50 us: active in every drain pass, without a large trace. */
+static void *write_slowly(void *v) {
+    slow_writer *w = v;
+    for (uint32_t i = 0; !atomic_load(w->stop); i++) {
+        (void)mantra_Demo_Tick_write(3, i);
+        struct timespec pause = {0, 50000};
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+/* Runs `writers` slow writers into a file session (a pass every 5 ms) until `until` (a mask of
+ * pinned CPUs) has been seen, or for `ms` at most; returns every pinned CPU seen. */
+static uint64_t watch_drain(const char *name, uint32_t writers, uint64_t until, uint32_t ms) {
+    mantra_session_config c;
+    st_config_file(&c, DEMO_TICKS, st_path(name), 64 * MB);
+    c.flush_interval_ms = 5;
+    mantra_session_id id = st_start(&c);
+    atomic_int stop = 0;
+    slow_writer w[64];
+    for (uint32_t k = 0; k < writers; k++) {
+        w[k].stop = &stop;
+        ck_assert_int_eq(pthread_create(&w[k].th, NULL, write_slowly, &w[k]), 0);
+    }
+    uint64_t seen = 0;
+    for (uint32_t t = 0; t < ms && (until == 0 || (seen & until) != until); t++) {
+        seen |= pinned_cpus();
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+    atomic_store(&stop, 1);
+    for (uint32_t k = 0; k < writers; k++)
+        pthread_join(w[k].th, NULL);
+    mantra_session_stats st;
+    ck_assert_int_eq(mantra_session_stop_stats(id, &st), 0);
+    ck_assert_uint_eq(st.dropped, 0);
+    return seen;
+}
+
+/* As many writers as the drain has CPUs: each pass runs on the next CPU, so the drain is seen
+ * pinned to every one of them; fewer writers, or MANTRA_DRAIN_SPREAD=0: never pinned. */
+START_TEST(drain_spreads_over_the_cpus_when_writers_fill_them) {
+    uint32_t cpus[64];
+    uint32_t n = mantra_pal_thread_cpus(cpus, 64);
+    if (mantra_threadless() || n < 2 || cpus[n - 1] >= 64) {
+        fprintf(stderr, "test_session_writer: drain_spreads: %u CPUs here (or threadless): nothing to spread\n", n);
+        return;
+    }
+    uint64_t all = 0;
+    for (uint32_t i = 0; i < n; i++)
+        all |= UINT64_C(1) << cpus[i];
+    ck_assert_uint_eq(pinned_cpus(), 0);
+    ck_assert_uint_eq(watch_drain("spread.nettrace", n, all, 20000), all);
+    ck_assert_uint_eq(pinned_cpus(), 0); /* the drain thread has ended */
+    ck_assert_uint_eq(watch_drain("spread_fewer.nettrace", n - 1, 0, 300), 0);
+    setenv("MANTRA_DRAIN_SPREAD", "0", 1);
+    ck_assert_uint_eq(watch_drain("spread_off.nettrace", n, 0, 300), 0);
+    unsetenv("MANTRA_DRAIN_SPREAD");
+}
+END_TEST
+
 /* Which fence the writers use, decided at the first session start of the process. */
 START_TEST(writers_fence_as_configured) {
     const char *expect = getenv("MANTRA_EXPECT_FENCE");
@@ -451,6 +548,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, stuck_drain_costs_one_bounded_wait);
     tcase_add_test(tc, spares_reused_oldest_first);
     tcase_add_test(tc, wake_during_pass_not_lost);
+    tcase_add_test(tc, drain_spreads_over_the_cpus_when_writers_fill_them);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -66,6 +66,12 @@ int mantra_pal_heavy_fence(void);
 int mantra_pal_on_thread_exit(void (*fn)(void *), void *value);
 /* Lets other threads run (spin-wait loops). */
 void mantra_pal_yield(void);
+/* The CPUs the calling thread may run on (Linux sched_getaffinity): their numbers in cpus (at most
+ * max of them, ascending) and how many; 0 where the host cannot say (WASI, other hosts). */
+uint32_t mantra_pal_thread_cpus(uint32_t *cpus, uint32_t max);
+/* Lets the calling thread run on cpus[0..n) only (sched_setaffinity). 0, or -1 where the host
+ * cannot (then nothing changed). */
+int mantra_pal_thread_pin(const uint32_t *cpus, uint32_t n);
 
 /* Monotonic clock, nanoseconds: the trace clock, 1e9 ticks per second. CLOCK_MONOTONIC, or the
  * invariant TSC scaled to nanoseconds where the kernel's clocksource is the TSC or MANTRA_CLOCK=tsc

@@ -401,6 +401,36 @@ uint64_t mantra_pal_thread_id(void) {
     return tid;
 }
 
+uint32_t mantra_pal_thread_cpus(uint32_t *cpus, uint32_t max) {
+#if defined(__linux__) && defined(CPU_ISSET)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 0;
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < CPU_SETSIZE && n < max; c++)
+        if (CPU_ISSET(c, &set))
+            cpus[n++] = c;
+    return n;
+#else
+    (void)cpus, (void)max;
+    return 0;
+#endif
+}
+
+int mantra_pal_thread_pin(const uint32_t *cpus, uint32_t n) {
+#if defined(__linux__) && defined(CPU_ISSET)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (uint32_t i = 0; i < n; i++)
+        if (cpus[i] < CPU_SETSIZE)
+            CPU_SET(cpus[i], &set);
+    return n > 0 && sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : -1;
+#else
+    (void)cpus, (void)n;
+    return -1;
+#endif
+}
+
 uint32_t mantra_pal_cpu_count(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (uint32_t)n : 1u;

@@ -98,6 +98,14 @@ int mantra_pal_file_reserve(int fd, uint64_t off, uint64_t len) {
     (void)fd, (void)off, (void)len;
     return -1; /* the writes allocate as they go */
 }
+uint32_t mantra_pal_thread_cpus(uint32_t *cpus, uint32_t max) {
+    (void)cpus, (void)max;
+    return 0;
+}
+int mantra_pal_thread_pin(const uint32_t *cpus, uint32_t n) {
+    (void)cpus, (void)n;
+    return -1;
+}
 int mantra_pal_heavy_fence_init(void) { return 0; }
 int mantra_pal_heavy_fence(void) { return 0; }
 

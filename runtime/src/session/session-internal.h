@@ -384,8 +384,9 @@ extern _Atomic uint64_t ss_unrecorded_drops;
 
 /* ---- drain (drain.c) ---- */
 
-/* One pass: events stamped before "now" (all of them when final) go out in timestamp order. */
-void ss_drain_pass(session *s, int final);
+/* One pass: events stamped before "now" (all of them when final) go out in timestamp order. Returns
+ * how many threads it took buffers from (the drain thread decides where it runs from it). */
+uint32_t ss_drain_pass(session *s, int final);
 /* Chunks split by drain passes in this process (tests look at it: test_session_rows). */
 extern _Atomic uint64_t ss_chunk_splits;
 /* Records an output error (sticky); the stop reports it. */
