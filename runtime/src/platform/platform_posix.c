@@ -310,7 +310,7 @@ static int file_has(const char *path, const char *const *words) {
 static uint64_t clock_pair(uint64_t *ns, uint64_t *tsc) {
     uint64_t best = UINT64_MAX;
     for (int i = 0; i < CAL_TRIES; i++) {
-        uint64_t a = monotonic_ns(), c = __builtin_ia32_rdtsc(), b = monotonic_ns();
+        uint64_t a = monotonic_ns(), c = mantra__pal_rdtsc_ordered(), b = monotonic_ns();
         if (b - a < best) {
             best = b - a;
             *ns = a + (b - a) / 2;
