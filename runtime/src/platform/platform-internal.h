@@ -81,28 +81,31 @@ uint64_t mantra_pal_now_ns(void);
  * call. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 extern struct mantra_pal_tsc {
-    _Atomic int mode; /* 0 undecided, 1 monotonic, 2 tsc */
+    _Atomic int mode; /* 0 undecided, 1 monotonic, 2 tsc (ordered reads), 3 tsc-unordered */
     uint64_t tsc_base, ns_base, mult;
 } mantra__pal_tsc;
-/* The TSC scaled to nanoseconds (valid once mode is 2). The read is ordered after every earlier
- * load (LFENCE then RDTSC, as the Intel SDM's RDTSC entry gives for "only after all previous
- * loads are globally visible", and Linux's rdtsc_ordered; AMD's LFENCE is dispatch-serializing
- * where the kernel sets it, as Linux does): a plain RDTSC may run before the load that told this
- * thread another thread had written its event, and stamp the later event earlier
+/* The TSC. Ordered (mode 2) after every earlier load: LFENCE then RDTSC, as the Intel SDM's RDTSC
+ * entry gives for "only after all previous loads are globally visible", and Linux's
+ * rdtsc_ordered (AMD's LFENCE is dispatch-serializing where the kernel sets it, as Linux does). A
+ * plain RDTSC (mode 3, MANTRA_CLOCK=tsc-unordered) may run before the load that told this thread
+ * another thread had written its event, and stamp the later event earlier
  * (tests/threads/test_interleaved_runs: two writers in lockstep came out of order in 13 of 30
  * runs with the plain read; clock_gettime, which orders its read, in none). */
-static inline uint64_t mantra__pal_rdtsc_ordered(void) {
-    __builtin_ia32_lfence();
+static inline uint64_t mantra__pal_rdtsc(int mode) {
+    if (mode == 2)
+        __builtin_ia32_lfence();
     return __builtin_ia32_rdtsc();
 }
-static inline uint64_t mantra__pal_tsc_ns(void) {
+/* The TSC scaled to nanoseconds (valid once mode is 2 or 3). */
+static inline uint64_t mantra__pal_tsc_ns(int mode) {
     __extension__ typedef unsigned __int128 mantra_u128;
     return mantra__pal_tsc.ns_base +
-           (uint64_t)(((mantra_u128)(mantra__pal_rdtsc_ordered() - mantra__pal_tsc.tsc_base) * mantra__pal_tsc.mult) >> 32);
+           (uint64_t)(((mantra_u128)(mantra__pal_rdtsc(mode) - mantra__pal_tsc.tsc_base) * mantra__pal_tsc.mult) >> 32);
 }
 static inline uint64_t mantra_pal_now_ns_fast(void) {
-    if (atomic_load_explicit(&mantra__pal_tsc.mode, memory_order_acquire) == 2)
-        return mantra__pal_tsc_ns();
+    int mode = atomic_load_explicit(&mantra__pal_tsc.mode, memory_order_acquire);
+    if (mode >= 2)
+        return mantra__pal_tsc_ns(mode);
     return mantra_pal_now_ns();
 }
 #else

@@ -272,11 +272,12 @@ static uint64_t monotonic_ns(void) {
 }
 
 /* The trace clock: CLOCK_MONOTONIC in nanoseconds, or - where the kernel itself keeps time with
- * the TSC, or MANTRA_CLOCK=tsc asks for it - the invariant TSC scaled to nanoseconds against
+ * the TSC, or MANTRA_CLOCK=tsc asks for it - the invariant TSC (ordered reads; without the order
+ * under MANTRA_CLOCK=tsc-unordered: platform-internal.h) scaled to nanoseconds against
  * CLOCK_MONOTONIC (1 ms calibration at first use: clock_init). Reading the TSC costs ~11 ns where a vDSO
  * clock_gettime on a paravirtual clock costs ~30 (bench/session_write.c "parts"). Both are
  * monotonic nanoseconds, so the trace header (1e9 ticks per second) holds either way. */
-enum { CLOCK_UNDECIDED = 0, CLOCK_MONO = 1, CLOCK_TSC = 2 };
+enum { CLOCK_UNDECIDED = 0, CLOCK_MONO = 1, CLOCK_TSC = 2, CLOCK_TSC_UNORDERED = 3 };
 static pthread_once_t g_clock_once = PTHREAD_ONCE_INIT;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 __extension__ typedef unsigned __int128 u128; /* calibration */
@@ -310,7 +311,7 @@ static int file_has(const char *path, const char *const *words) {
 static uint64_t clock_pair(uint64_t *ns, uint64_t *tsc) {
     uint64_t best = UINT64_MAX;
     for (int i = 0; i < CAL_TRIES; i++) {
-        uint64_t a = monotonic_ns(), c = mantra__pal_rdtsc_ordered(), b = monotonic_ns();
+        uint64_t a = monotonic_ns(), c = mantra__pal_rdtsc(CLOCK_TSC), b = monotonic_ns();
         if (b - a < best) {
             best = b - a;
             *ns = a + (b - a) / 2;
@@ -351,13 +352,15 @@ static void clock_init(void) {
     const char *want = mantra_pal_getenv_set("MANTRA_CLOCK");
     static const char *const invariant[] = {" constant_tsc", " nonstop_tsc", NULL}, *const tsc[] = {"tsc", NULL};
     int tsc_ok = file_has("/proc/cpuinfo", invariant); /* both on the flags line */
-    int use = 0;
-    if (want && strcmp(want, "tsc") == 0)
+    int use = 0, mode = CLOCK_TSC;
+    if (want && (strcmp(want, "tsc") == 0 || strcmp(want, "tsc-unordered") == 0)) {
         use = tsc_ok;
-    else if (!want || strcmp(want, "auto") == 0)
+        mode = want[3] ? CLOCK_TSC_UNORDERED : CLOCK_TSC;
+    } else if (!want || strcmp(want, "auto") == 0) {
         use = tsc_ok && file_has("/sys/devices/system/clocksource/clocksource0/current_clocksource", tsc);
+    }
     if (use && calibrate()) {
-        atomic_store(&g_clock, CLOCK_TSC);
+        atomic_store(&g_clock, mode);
         return;
     }
     atomic_store(&g_clock, CLOCK_MONO);
@@ -369,7 +372,7 @@ uint64_t mantra_pal_now_ns(void) {
         pthread_once(&g_clock_once, clock_init);
         c = atomic_load(&g_clock);
     }
-    return c == CLOCK_TSC ? mantra__pal_tsc_ns() : monotonic_ns();
+    return c >= CLOCK_TSC ? mantra__pal_tsc_ns(c) : monotonic_ns();
 }
 #else
 static _Atomic int g_clock = CLOCK_UNDECIDED;
@@ -380,7 +383,8 @@ uint64_t mantra_pal_now_ns(void) { return monotonic_ns(); }
 const char *mantra_pal_clock_name(void) {
     if (atomic_load(&g_clock) == CLOCK_UNDECIDED)
         pthread_once(&g_clock_once, clock_init);
-    return atomic_load(&g_clock) == CLOCK_TSC ? "tsc" : "monotonic";
+    int c = atomic_load(&g_clock);
+    return c == CLOCK_TSC ? "tsc" : c == CLOCK_TSC_UNORDERED ? "tsc-unordered" : "monotonic";
 }
 int64_t mantra_pal_unix_ms(void) {
     struct timespec ts;
