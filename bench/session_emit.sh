@@ -73,11 +73,13 @@ clock_note() {
   cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
   grep -q -m1 -w constant_tsc /proc/cpuinfo 2>/dev/null && grep -q -m1 -w nonstop_tsc /proc/cpuinfo 2>/dev/null && flags=1
   local use=monotonic
-  if [ "$flags" = 1 ] && { [ "$cs" = tsc ] || [ "$want" = tsc ]; } && [ "$want" != monotonic ]; then use=tsc; fi
+  if [ "$flags" = 1 ] && { [ "$cs" = tsc ] || [ "$want" = tsc ] || [ "$want" = tsc-unordered ]; } && [ "$want" != monotonic ]; then
+    use=tsc; [ "$want" = tsc-unordered ] && use=tsc-unordered
+  fi
   echo "session_emit: clock $use (kernel clocksource $cs; invariant TSC: $([ $flags = 1 ] && echo yes || echo no); MANTRA_CLOCK=${want:-unset})"
   if [ "$flags" = 1 ] && [ "$cs" != tsc ] && [ "$use" = monotonic ]; then
     echo "session_emit: MANTRA_CLOCK=tsc would read the TSC instead of clock_gettime ($cs): cheaper per event (bench/session_write -o parts: p_rdtsc against p_clock), but only sound where the host keeps the vCPUs' TSCs synchronised (docs/sessions.md)"
-  elif [ "$use" = tsc ] && [ "$cs" != tsc ]; then
+  elif [ "$use" != monotonic ] && [ "$cs" != tsc ]; then
     echo "session_emit: MANTRA_CLOCK=tsc overrides the kernel's $cs: events of threads on CPUs with skewed TSCs can be misordered or refused (docs/sessions.md)"
   fi
 }

@@ -83,6 +83,67 @@ START_TEST(usage_errors) {
 }
 END_TEST
 
+/* The first line of a file ("" when it cannot be read), without its newline. */
+static void first_line(const char *path, char *out, size_t size) {
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (!fgets(out, (int)size, f))
+        out[0] = 0;
+    out[strcspn(out, "\n")] = 0;
+    fclose(f);
+}
+
+static int cpu_flags_have(const char *a, const char *b) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return 0;
+    char line[8192];
+    int has = 0;
+    while (!has && fgets(line, sizeof line, f))
+        has = strstr(line, a) != NULL && strstr(line, b) != NULL;
+    fclose(f);
+    return has;
+}
+
+/* `mantra stats --clock`: the clock that MANTRA_CLOCK picks here, the kernel's clocksource and the
+ * CPU flags as the machine says them, a cost per read, and no trace. */
+START_TEST(stats_clock) {
+    char cs[64], want[512];
+    first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof cs);
+    int inv = 0;
+#if defined(__x86_64__)
+    inv = cpu_flags_have(" constant_tsc", " nonstop_tsc");
+#endif
+    run_tool_result r;
+    setenv("MANTRA_CLOCK", "monotonic", 1);
+    run(&r, "stats", "--clock", "--json", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.err, "");
+    snprintf(want, sizeof want,
+             "{\"clock\":\"monotonic\",\"mantra_clock\":\"monotonic\",\"kernel_clocksource\":\"%s\","
+             "\"invariant_tsc\":%s,\"ns_per_read\":{\"monotonic\":",
+             cs, inv ? "true" : "false");
+    ck_assert_msg(strncmp(r.out, want, strlen(want)) == 0, "%s", r.out);
+    ck_assert_double_gt(atof(r.out + strlen(want)), 0.0);
+    run_tool_free(&r);
+    setenv("MANTRA_CLOCK", "tsc-unordered", 1);
+    run(&r, "stats", "--clock", NULL, NULL);
+    ck_assert_int_eq(r.status, 0);
+    snprintf(want, sizeof want, "clock: %s (this environment's processes stamp their events with it; MANTRA_CLOCK=tsc-unordered)\n"
+             "kernel clocksource: %s\ninvariant TSC (constant_tsc, nonstop_tsc): %s\n",
+             inv ? "tsc-unordered" : "monotonic", cs[0] ? cs : "unknown", inv ? "yes" : "no");
+    ck_assert_msg(strncmp(r.out, want, strlen(want)) == 0, "%s", r.out);
+    run_tool_free(&r);
+    unsetenv("MANTRA_CLOCK");
+    run(&r, "stats", "--clock", "x.nettrace", NULL);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "mantra stats: --clock reads no trace\nTry 'mantra stats --help'.\n");
+    run_tool_free(&r);
+}
+END_TEST
+
 START_TEST(missing_file) {
     run_tool_result r;
     run(&r, "dump", "--json", "/nonexistent/trace.nettrace", NULL);
@@ -432,6 +493,7 @@ static Suite *suite(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, help_and_version);
     tcase_add_test(tc, usage_errors);
+    tcase_add_test(tc, stats_clock);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, stats_json_exact);
     tcase_add_test(tc, stats_text_table_by_count);

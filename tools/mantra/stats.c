@@ -8,6 +8,7 @@
 
 static const char stats_usage[] =
     "Usage: mantra stats [--json] [--manifest FILE]... TRACE\n"
+    "       mantra stats [--json] --clock\n"
     "\n"
     "Reads a whole nettrace trace and prints its counts, then a table of its events by name with\n"
     "their counts, most events first. With --json, one JSON object:\n"
@@ -22,6 +23,14 @@ static const char stats_usage[] =
     "                  events without a name), most events first\n"
     "  errors          list of strings (\"offset N: what\")\n"
     "TRACE '-' reads standard input.\n"
+    "\n"
+    "  --clock            no trace: the clock that processes with this environment stamp events with\n"
+    "                     (MANTRA_CLOCK: auto, tsc, tsc-unordered, monotonic), the kernel's clocksource,\n"
+    "                     whether the TSC is invariant, what one read of each clock costs here (about\n"
+    "                     10 ms of measuring), and what MANTRA_CLOCK=tsc or tsc-unordered would gain and\n"
+    "                     risk (docs/sessions.md, \"The clock\"). With --json: clock, mantra_clock,\n"
+    "                     kernel_clocksource, invariant_tsc, ns_per_read {monotonic, tsc, tsc_unordered},\n"
+    "                     advice (list of strings)\n"
     "\n"
     "  --manifest FILE    a manifest (YAML, as `mantra-gen --emit-yaml` prints) for events whose trace\n"
     "                     metadata has no fields; repeatable; MANTRA_MANIFEST_PATH (colon-separated)\n"
@@ -190,7 +199,7 @@ static void counter_free(counter *c) {
 }
 
 int cmd_stats(int argc, char **argv) {
-    int json = 0;
+    int json = 0, clock = 0;
     const char *path = NULL;
     tool_manifests ms;
     memset(&ms, 0, sizeof ms);
@@ -206,11 +215,19 @@ int cmd_stats(int argc, char **argv) {
         }
         if (strcmp(a, "--json") == 0)
             json = 1;
+        else if (strcmp(a, "--clock") == 0)
+            clock = 1;
         else {
             int rc = tool_common_arg("stats", argc, argv, &i, &ms, &path);
             if (rc >= 0)
                 return rc;
         }
+    }
+    if (clock) {
+        tool_manifests_free(&ms);
+        if (path != NULL)
+            return tool_usage_error("stats", "%s", "--clock reads no trace");
+        return stats_clock(json);
     }
     if (path == NULL) {
         tool_manifests_free(&ms);

@@ -75,4 +75,7 @@ const char *json_field_source(const mantra_trace_event *ev);
 /* Writes one event as the JSON line of docs/dump-json.md (with the newline). */
 void json_event(FILE *out, const mantra_trace_event *ev);
 
+/* mantra stats --clock (stats_clock.c): the trace clock of this environment; a TOOL_* status. */
+int stats_clock(int json);
+
 #endif

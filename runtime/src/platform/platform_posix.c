@@ -22,6 +22,7 @@
 #endif
 #endif
 
+#include "mantra/clock.h"
 #include "mantra/status.h"
 #include "platform-internal.h"
 
@@ -403,6 +404,50 @@ uint64_t mantra_pal_thread_id(void) {
 #endif
     }
     return tid;
+}
+
+/* mantra/clock.h: the clock in use, the machine's, and the cost of each read (CLOCK_READS reads of
+ * each, timed with CLOCK_MONOTONIC). */
+#define CLOCK_READS 200000u
+static double time_reads(int kind) {
+    volatile uint64_t sink = 0;
+    uint64_t t0 = monotonic_ns();
+    for (uint32_t i = 0; i < CLOCK_READS; i++) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        if (kind != 0) {
+            sink += mantra__pal_rdtsc(kind == 1 ? 2 : 3);
+            continue;
+        }
+#endif
+        sink += monotonic_ns();
+    }
+    (void)sink;
+    return (double)(monotonic_ns() - t0) / CLOCK_READS;
+}
+
+int mantra_clock_describe(mantra_clock_info *out, int measure) {
+    if (!out)
+        return MANTRA_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->clock = mantra_pal_clock_name();
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (f) {
+        if (fgets(out->kernel_clocksource, sizeof out->kernel_clocksource, f))
+            out->kernel_clocksource[strcspn(out->kernel_clocksource, "\n")] = 0;
+        fclose(f);
+    }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const char *const invariant[] = {" constant_tsc", " nonstop_tsc", NULL};
+    out->invariant_tsc = file_has("/proc/cpuinfo", invariant);
+#endif
+    if (measure) {
+        out->ns_monotonic = time_reads(0);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        out->ns_tsc = time_reads(1);
+        out->ns_tsc_unordered = time_reads(2);
+#endif
+    }
+    return MANTRA_OK;
 }
 
 uint32_t mantra_pal_thread_cpus(uint32_t *cpus, uint32_t max) {

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <wasi/api.h>
 
+#include "mantra/clock.h"
 #include "mantra/status.h"
 #include "platform-internal.h"
 
@@ -97,6 +98,21 @@ void mantra_pal_yield(void) {}
 int mantra_pal_file_reserve(int fd, uint64_t off, uint64_t len) {
     (void)fd, (void)off, (void)len;
     return -1; /* the writes allocate as they go */
+}
+int mantra_clock_describe(mantra_clock_info *out, int measure) {
+    if (!out)
+        return MANTRA_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->clock = mantra_pal_clock_name();
+    if (measure) {
+        uint64_t t0 = mantra_pal_now_ns();
+        volatile uint64_t sink = 0;
+        for (uint32_t i = 0; i < 100000u; i++)
+            sink += mantra_pal_now_ns();
+        (void)sink;
+        out->ns_monotonic = (double)(mantra_pal_now_ns() - t0) / 100000.0;
+    }
+    return MANTRA_OK;
 }
 uint32_t mantra_pal_thread_cpus(uint32_t *cpus, uint32_t max) {
     (void)cpus, (void)max;
