@@ -81,7 +81,8 @@ int mantra_sink_open_file(mantra_sink **out, const char *path) {
     }
     s->fd = fd;
     s->own_fd = 1;
-    s->reserve = 1;
+    uint64_t size0;
+    s->reserve = mantra_pal_file_size(fd, &size0); /* regular files only (not /dev/null, a FIFO) */
     return MANTRA_OK;
 }
 
@@ -137,8 +138,8 @@ int mantra_sink_open_callbacks(mantra_sink **out, const mantra_sink_callbacks *c
  * into allocated blocks skips the file system's block reservation page by page (ext4 here: 140 MB
  * in 1 MB writes took 33 ms of system CPU, 22-24 after fallocate; the drain of a file session pays
  * it, on the writers' CPUs when they are all busy). The close gives back what was not written
- * (mantra_pal_file_trim). A host or file that cannot (WASI, pipes, some file systems) is not asked
- * again. */
+ * (mantra_pal_file_trim). Only regular files; a host or file system that cannot (WASI, some file
+ * systems) is not asked again. */
 #define RESERVE_MIN (1u << 20)
 #define RESERVE_MAX (16u << 20)
 static void reserve_ahead(mantra_sink *s, size_t size) {
@@ -146,10 +147,11 @@ static void reserve_ahead(mantra_sink *s, size_t size) {
     if (end <= s->reserved)
         return;
     uint64_t step = s->written < RESERVE_MIN ? RESERVE_MIN : s->written > RESERVE_MAX ? RESERVE_MAX : s->written;
-    if (mantra_pal_file_reserve(s->fd, s->reserved, end + step - s->reserved) == 0)
-        s->reserved = end + step;
-    else
+    /* a failure may still have allocated part of the range (ENOSPC on ext4 and XFS keeps what it
+     * got): the close trims up to the end asked for either way */
+    if (mantra_pal_file_reserve(s->fd, s->reserved, end + step - s->reserved) != 0)
         s->reserve = 0;
+    s->reserved = end + step;
 }
 
 /* Everything, or a failure after the bytes the host took (counted in s->written). */

@@ -1,5 +1,8 @@
 /* Files and descriptors for the POSIX hosts (platform-internal.h): what the sinks and the reader's
  * input use, so that neither includes an OS header. */
+#if defined(__linux__)
+#define _GNU_SOURCE /* fallocate(2) */
+#endif
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -87,6 +90,15 @@ int mantra_pal_close(int fd, char *err, size_t errlen) {
     if (close(fd) != 0 && errno != EINTR)
         return io_fail(MANTRA_EIO, err, errlen, "", errno);
     return MANTRA_OK;
+}
+
+int mantra_pal_file_reserve(int fd, uint64_t off, uint64_t len) {
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    return fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0 ? 0 : -1;
+#else
+    (void)fd, (void)off, (void)len;
+    return -1; /* the writes allocate as they go (WASI, other hosts) */
+#endif
 }
 
 int mantra_pal_file_trim(int fd, uint64_t size, char *err, size_t errlen) {

@@ -1,7 +1,6 @@
 /* POSIX implementation of the platform layer (platform-internal.h). */
 #define _GNU_SOURCE /* syscall(SYS_gettid) */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -208,15 +207,6 @@ void mantra_pal_free_buffer(void *p, size_t size) {
 #endif
 }
 
-int mantra_pal_file_reserve(int fd, uint64_t off, uint64_t len) {
-#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
-    return fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0 ? 0 : -1;
-#else
-    (void)fd, (void)off, (void)len;
-    return -1;
-#endif
-}
-
 /* membarrier(2): registration once per process (MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED must
  * precede MEMBARRIER_CMD_PRIVATE_EXPEDITED, which then sends an IPI to every CPU running a thread
  * of this process; a few microseconds on this guest, for the drain and the stop only). */
@@ -418,6 +408,8 @@ static double time_reads(int kind) {
             sink += mantra__pal_rdtsc(kind == 1 ? 2 : 3);
             continue;
         }
+#else
+        (void)kind;
 #endif
         sink += monotonic_ns();
     }

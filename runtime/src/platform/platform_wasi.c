@@ -95,10 +95,6 @@ int mantra_pal_on_thread_exit(void (*fn)(void *), void *value) {
 }
 void mantra_pal_yield(void) {}
 /* Threadless: no other thread to fence against; the callers keep their plain ordering. */
-int mantra_pal_file_reserve(int fd, uint64_t off, uint64_t len) {
-    (void)fd, (void)off, (void)len;
-    return -1; /* the writes allocate as they go */
-}
 int mantra_clock_describe(mantra_clock_info *out, int measure) {
     if (!out)
         return MANTRA_EINVAL;

@@ -407,6 +407,11 @@ static int writer_inside(const session *s, tss *t) {
            atomic_load(&t->current) == NULL;
 }
 
+/* A thread the pass took this many bytes of events from counts as busy (spread_drain): a writer
+ * that keeps a CPU busy writes megabytes between passes, a timer's or a sampler's few events do
+ * not make it one. */
+#define BUSY_BYTES (64u * 1024u)
+
 uint32_t ss_drain_pass(session *s, int final) {
     mantra_pal_mutex_lock(&s->drain_lock);
     mantra_pal_mutex_lock(&s->lock);
@@ -435,11 +440,14 @@ uint32_t ss_drain_pass(session *s, int final) {
         if (!t->head)
             continue;
         buf *last = NULL;
-        for (buf *b = t->head; b && b != cur; b = b->next)
+        uint64_t bytes = 0;
+        for (buf *b = t->head; b && b != cur; b = b->next) {
             last = b;
+            bytes += b->used;
+        }
         if (!last)
             continue;
-        active++;
+        active += bytes >= BUSY_BYTES;
         buf *rest = last->next;
         last->next = NULL;
         if (t->dtail)
@@ -487,45 +495,55 @@ int ss_account_trailing_drops(session *s) {
 }
 
 #ifndef MANTRA_THREADLESS
-/* Where the drain thread runs. When as many threads write as the process has CPUs, the drain
- * shares a CPU with one of them, and the kernel leaves it there: that writer gets a quarter less
- * CPU than the others and ends last, while the CPUs of those that ended idle (bench/session_write
- * -o e2e2, 2 writers on 2 CPUs: the writers ended 22-29% of the wall time apart). Then each pass
- * runs on the next CPU of the drain's own CPUs in turn, so that every writer gives the drain the
- * same share; with fewer writers than CPUs the drain may run anywhere again (a free CPU is the
- * kernel's to find). MANTRA_DRAIN_SPREAD=0 turns it off. */
+/* Where the drain thread runs. When as many threads keep writing as the drain has CPUs, it shares
+ * a CPU with one of them, and the kernel leaves it there: that writer gets a quarter less CPU than
+ * the others and ends last, while the CPUs of those that ended idle (bench/session_write -o e2e2,
+ * 2 writers on 2 CPUs: the writers ended 19-30% of the wall time apart). Then each pass runs on
+ * the next of the drain's CPUs in turn, so that every writer gives the drain the same share. A
+ * writer counts when the last pass took at least BUSY_BYTES from it; with fewer such writers than
+ * CPUs the drain gets its whole mask back (a free CPU is the kernel's to find), and so it does
+ * before it ends, and when the host refuses a pin. The mask is the one the drain started with.
+ * MANTRA_DRAIN_SPREAD=0 turns it off (session.spread). */
+#define DRAIN_CPUS_MAX 1024u
 typedef struct drain_cpus {
-    uint32_t cpu[256];
+    uint32_t cpu[DRAIN_CPUS_MAX];
     uint32_t n, next;
     int on, pinned;
 } drain_cpus;
 
-static void spread_init(drain_cpus *d) {
-    d->n = mantra_pal_thread_cpus(d->cpu, 256u);
+static void spread_init(drain_cpus *d, const session *s) {
+    d->n = mantra_pal_thread_cpus(d->cpu, DRAIN_CPUS_MAX);
     d->next = 0;
     d->pinned = 0;
-    d->on = d->n > 1 && mantra_pal_getenv_u32("MANTRA_DRAIN_SPREAD", 1u, 1u) == 1u;
+    d->on = s->spread && d->n > 1;
 }
 
-static void spread_drain(drain_cpus *d, uint32_t active) {
+static void spread_release(drain_cpus *d) {
+    if (d->pinned)
+        d->pinned = mantra_pal_thread_pin(d->cpu, d->n) != 0;
+}
+
+static void spread_drain(drain_cpus *d, uint32_t busy) {
     if (!d->on)
         return;
-    if (active >= d->n) {
-        if (mantra_pal_thread_pin(&d->cpu[d->next], 1) == 0)
-            d->pinned = 1;
-        else
-            d->on = 0; /* the host will not: leave it to the kernel */
+    if (busy < d->n) {
+        spread_release(d);
+        return;
+    }
+    if (mantra_pal_thread_pin(&d->cpu[d->next], 1) == 0) {
+        d->pinned = 1;
         d->next = (d->next + 1u) % d->n;
-    } else if (d->pinned) {
-        d->pinned = mantra_pal_thread_pin(d->cpu, d->n) != 0;
+    } else { /* the host will not (its CPUs changed, say): leave it to the kernel */
+        spread_release(d);
+        d->on = 0;
     }
 }
 
 void ss_drain_main(void *arg) {
     session *s = arg;
     drain_cpus cpus;
-    uint32_t active = 0; /* threads whose buffers the last pass took */
-    spread_init(&cpus);
+    uint32_t busy = 0; /* threads the last pass took BUSY_BYTES from */
+    spread_init(&cpus, s);
     ss_pool_fill(s);
     mantra_pal_mutex_lock(&s->lock);
     while (!s->stopping) {
@@ -536,11 +554,12 @@ void ss_drain_main(void *arg) {
         if (s->stopping)
             break;
         mantra_pal_mutex_unlock(&s->lock);
-        spread_drain(&cpus, active);
-        active = ss_drain_pass(s, 0);
+        spread_drain(&cpus, busy);
+        busy = ss_drain_pass(s, 0);
         mantra_pal_mutex_lock(&s->lock);
     }
     mantra_pal_mutex_unlock(&s->lock);
+    spread_release(&cpus);
 }
 #else
 /* Threadless streaming, as EventPipe's streaming_loop_tick under PERFTRACING_DISABLE_THREADS

@@ -248,6 +248,8 @@ typedef struct session {
     mantra_nettrace_event_key *mid_keys; /* drain: [id] -> the current file's key */
     mantra_pal_thread drain;
     int has_drain;
+    int spread; /* the drain runs its passes on each of its CPUs in turn when writers fill them
+                 * (drain.c, spread_drain); MANTRA_DRAIN_SPREAD=0: never */
 } session;
 
 /* ---- the writers' fence (session.c) ----
@@ -385,7 +387,8 @@ extern _Atomic uint64_t ss_unrecorded_drops;
 /* ---- drain (drain.c) ---- */
 
 /* One pass: events stamped before "now" (all of them when final) go out in timestamp order. Returns
- * how many threads it took buffers from (the drain thread decides where it runs from it). */
+ * how many threads it took at least BUSY_BYTES of events from (the drain thread decides where it
+ * runs from it: drain.c, spread_drain). */
 uint32_t ss_drain_pass(session *s, int final);
 /* Chunks split by drain passes in this process (tests look at it: test_session_rows). */
 extern _Atomic uint64_t ss_chunk_splits;

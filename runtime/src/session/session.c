@@ -219,6 +219,9 @@ int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg
         }
     }
 #else
+    /* read here, on the caller's thread, as the other settings (getenv and a host's setenv on
+     * another thread do not mix) */
+    s->spread = mantra_pal_getenv_u32("MANTRA_DRAIN_SPREAD", 1u, 1u) == 1u;
     if (!rc && (rc = mantra_pal_thread_start(&s->drain, ss_drain_main, s)) == 0)
         s->has_drain = 1;
     else if (rc && s->id)
