@@ -32,15 +32,17 @@ static void advice(const mantra_clock_info *c, const char **lines, int *n) {
         lines[(*n)++] = gain;
     }
     if (c->invariant_tsc && strcmp(c->clock, "tsc-unordered") != 0) {
+        int mono = strcmp(c->clock, "monotonic") == 0;
         snprintf(unordered, sizeof unordered,
-                 "MANTRA_CLOCK=tsc-unordered would read the TSC without the fence: %.1f ns less per read than "
-                 "the ordered read. It risks an event stamped tens of ns before an event another thread wrote "
-                 "earlier (readers that sort by time show them swapped).",
-                 c->ns_tsc - c->ns_tsc_unordered);
+                 "MANTRA_CLOCK=tsc-unordered would read the TSC without ordering the read: %.1f ns less per read "
+                 "than %s. It risks an event stamped tens of ns before an event another thread wrote earlier "
+                 "(readers that sort by time show them swapped).",
+                 (mono ? c->ns_monotonic : c->ns_tsc) - c->ns_tsc_unordered,
+                 mono ? "clock_gettime" : "the ordered read");
         lines[(*n)++] = unordered;
     }
     if (strcmp(c->clock, "tsc-unordered") == 0)
-        lines[(*n)++] = "This process reads the TSC without the fence (MANTRA_CLOCK=tsc-unordered): events of "
+        lines[(*n)++] = "This process reads the TSC without ordering the read (MANTRA_CLOCK=tsc-unordered): events of "
                         "different threads less than tens of ns apart may be stamped out of their causal order.";
 }
 
@@ -51,6 +53,8 @@ int stats_clock(int json) {
         return TOOL_BAD_INPUT;
     }
     const char *env = getenv("MANTRA_CLOCK");
+    if (env && !env[0])
+        env = NULL; /* empty: unset, as the library reads it */
     const char *lines[3];
     int n;
     advice(&c, lines, &n);
@@ -80,7 +84,7 @@ int stats_clock(int json) {
     printf("kernel clocksource: %s\n", c.kernel_clocksource[0] ? c.kernel_clocksource : "unknown");
     printf("invariant TSC (constant_tsc, nonstop_tsc): %s\n", yes_no(c.invariant_tsc));
     if (c.ns_tsc > 0)
-        printf("one read here: clock_gettime %.1f ns, TSC %.1f ns (ordered: lfence; rdtsc), TSC unordered %.1f ns\n",
+        printf("one read here: clock_gettime %.1f ns, TSC %.1f ns (ordered), TSC unordered %.1f ns\n",
                c.ns_monotonic, c.ns_tsc, c.ns_tsc_unordered);
     else
         printf("one read here: clock_gettime %.1f ns\n", c.ns_monotonic);

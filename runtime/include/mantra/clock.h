@@ -16,7 +16,8 @@ typedef struct mantra_clock_info {
     char kernel_clocksource[32]; /* the kernel's current clocksource ("" where it does not say) */
     int invariant_tsc;           /* 1: the CPU flags constant_tsc and nonstop_tsc (x86-64 Linux) */
     /* what one read costs here, in ns, measured by mantra_clock_describe (0: not measured, or the
-     * host has no such read): clock_gettime(CLOCK_MONOTONIC), LFENCE+RDTSC, RDTSC */
+     * host has no such read): clock_gettime(CLOCK_MONOTONIC), the ordered TSC read (RDTSCP, or
+     * LFENCE then RDTSC), RDTSC */
     double ns_monotonic, ns_tsc, ns_tsc_unordered;
 } mantra_clock_info;
 

@@ -31,6 +31,7 @@
 #include "mantra/counters.h"
 #include "mantra/diag.h"
 #include "mantra/pump.h"
+#include "platform/platform-internal.h"
 #include "session/startup-internal.h"
 
 static dg_server g_srv;
@@ -221,10 +222,12 @@ static void wait_for_resume(void) {
 }
 
 int mantra_init(void) {
-    /* Before this starts any thread: registering for membarrier(2) is free while the process has
-     * one thread, and waits for an RCU grace period once it has more (12-22 ms on this guest, which
-     * the first session start paid otherwise: `mantra emit` under strace -T). */
-    ss_init_writers_fence();
+    /* Before this starts any thread, and only while the process has one: registering for
+     * membarrier(2) is free then, and waits for an RCU grace period once it has more (12-22 ms on
+     * this guest, which the first session start paid otherwise: `mantra emit` under strace -T); a
+     * host that already has threads pays it at its first session start, if it starts one. */
+    if (mantra_pal_single_threaded())
+        ss_init_writers_fence();
     int rc = mantra_counters_init();
     if (rc != 0) {
         ss_set_error(mantra_counters_last_error());

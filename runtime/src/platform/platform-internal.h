@@ -77,26 +77,41 @@ int mantra_pal_thread_pin(const uint32_t *cpus, uint32_t n);
  * invariant TSC scaled to nanoseconds where the kernel's clocksource is the TSC or MANTRA_CLOCK=tsc
  * (MANTRA_CLOCK=monotonic forces CLOCK_MONOTONIC). */
 uint64_t mantra_pal_now_ns(void);
+/* CLOCK_MONOTONIC in nanoseconds, whatever the trace clock is (mantra/clock.h's costs). */
+uint64_t mantra_pal_monotonic_ns(void);
+/* 1 where the CPU's TSC is invariant (x86-64 Linux: constant_tsc and nonstop_tsc in
+ * /proc/cpuinfo), else 0. */
+int mantra_pal_tsc_invariant(void);
+/* The kernel's current clocksource ("" where it does not say). */
+void mantra_pal_kernel_clocksource(char *out, size_t size);
+/* 1 when the process has one thread (Linux: /proc/self/stat), else 0 (or unknown). */
+int mantra_pal_single_threaded(void);
 /* The same, inline for the write path: the TSC scaled in place once the clock is chosen, else a
  * call. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 extern struct mantra_pal_tsc {
-    _Atomic int mode; /* 0 undecided, 1 monotonic, 2 tsc (ordered reads), 3 tsc-unordered */
+    /* 0 undecided, 1 monotonic, 2 tsc (ordered reads: RDTSCP), 3 tsc-unordered (RDTSC),
+     * 4 tsc (ordered reads: LFENCE then RDTSC, on a CPU without RDTSCP) */
+    _Atomic int mode;
     uint64_t tsc_base, ns_base, mult;
 } mantra__pal_tsc;
-/* The TSC. Ordered (mode 2) after every earlier load: LFENCE then RDTSC, as the Intel SDM's RDTSC
- * entry gives for "only after all previous loads are globally visible", and Linux's
- * rdtsc_ordered (AMD's LFENCE is dispatch-serializing where the kernel sets it, as Linux does). A
- * plain RDTSC (mode 3, MANTRA_CLOCK=tsc-unordered) may run before the load that told this thread
- * another thread had written its event, and stamp the later event earlier
- * (tests/threads/test_interleaved_runs: two writers in lockstep came out of order in 13 of 30
- * runs with the plain read; clock_gettime, which orders its read, in none). */
+/* The TSC. Ordered (modes 2 and 4) after every earlier load, as Linux's rdtsc_ordered reads it
+ * (arch/x86/include/asm/msr.h: RDTSCP where the CPU has it, else LFENCE then RDTSC; the Intel SDM's
+ * RDTSC and RDTSCP entries: RDTSCP waits until all previous instructions have executed and
+ * previous loads are globally visible). A plain RDTSC (mode 3, MANTRA_CLOCK=tsc-unordered) may run
+ * before the load that told this thread another thread had written its event, and stamp the later
+ * event earlier (tests/threads/test_interleaved_runs: two writers in lockstep came out of order in
+ * 13 of 30 runs with the plain read; clock_gettime, which orders its read, in none). */
 static inline uint64_t mantra__pal_rdtsc(int mode) {
-    if (mode == 2)
+    if (mode == 2) {
+        unsigned aux;
+        return __builtin_ia32_rdtscp(&aux);
+    }
+    if (mode == 4)
         __builtin_ia32_lfence();
     return __builtin_ia32_rdtsc();
 }
-/* The TSC scaled to nanoseconds (valid once mode is 2 or 3). */
+/* The TSC scaled to nanoseconds (valid once mode is 2, 3 or 4). */
 static inline uint64_t mantra__pal_tsc_ns(int mode) {
     __extension__ typedef unsigned __int128 mantra_u128;
     return mantra__pal_tsc.ns_base +

@@ -11,6 +11,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 #if defined(__linux__)
 #include <sys/syscall.h>
 #if defined(SYS_membarrier) && defined(__has_include)
@@ -21,7 +24,6 @@
 #endif
 #endif
 
-#include "mantra/clock.h"
 #include "mantra/status.h"
 #include "platform-internal.h"
 
@@ -268,7 +270,7 @@ static uint64_t monotonic_ns(void) {
  * CLOCK_MONOTONIC (1 ms calibration at first use: clock_init). Reading the TSC costs ~11 ns where a vDSO
  * clock_gettime on a paravirtual clock costs ~30 (bench/session_write.c "parts"). Both are
  * monotonic nanoseconds, so the trace header (1e9 ticks per second) holds either way. */
-enum { CLOCK_UNDECIDED = 0, CLOCK_MONO = 1, CLOCK_TSC = 2, CLOCK_TSC_UNORDERED = 3 };
+enum { CLOCK_UNDECIDED = 0, CLOCK_MONO = 1, CLOCK_TSC = 2, CLOCK_TSC_UNORDERED = 3, CLOCK_TSC_LFENCE = 4 };
 static pthread_once_t g_clock_once = PTHREAD_ONCE_INIT;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 __extension__ typedef unsigned __int128 u128; /* calibration */
@@ -299,10 +301,11 @@ static int file_has(const char *path, const char *const *words) {
  * halfway between them; of CAL_TRIES tries, the one with the narrowest bracket (a try that an
  * interrupt or a preemption hit is wide). Returns the bracket in ns. */
 #define CAL_TRIES 16
+static int g_cal_mode = CLOCK_TSC; /* the ordered read (clock_init) */
 static uint64_t clock_pair(uint64_t *ns, uint64_t *tsc) {
     uint64_t best = UINT64_MAX;
     for (int i = 0; i < CAL_TRIES; i++) {
-        uint64_t a = monotonic_ns(), c = mantra__pal_rdtsc(CLOCK_TSC), b = monotonic_ns();
+        uint64_t a = monotonic_ns(), c = mantra__pal_rdtsc(g_cal_mode), b = monotonic_ns();
         if (b - a < best) {
             best = b - a;
             *ns = a + (b - a) / 2;
@@ -339,16 +342,25 @@ static int calibrate(void) {
     return 1;
 }
 
+/* The ordered read this CPU has: RDTSCP (CPUID 0x80000001, EDX bit 27) or LFENCE then RDTSC. */
+static int ordered_mode(void) {
+    unsigned a, b, c, d;
+    return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (d & (1u << 27)) ? CLOCK_TSC : CLOCK_TSC_LFENCE;
+}
+
 static void clock_init(void) {
     const char *want = mantra_pal_getenv_set("MANTRA_CLOCK");
-    static const char *const invariant[] = {" constant_tsc", " nonstop_tsc", NULL}, *const tsc[] = {"tsc", NULL};
-    int tsc_ok = file_has("/proc/cpuinfo", invariant); /* both on the flags line */
-    int use = 0, mode = CLOCK_TSC;
+    char cs[32];
+    int tsc_ok = mantra_pal_tsc_invariant();
+    int use = 0, mode = ordered_mode();
+    g_cal_mode = mode;
     if (want && (strcmp(want, "tsc") == 0 || strcmp(want, "tsc-unordered") == 0)) {
         use = tsc_ok;
-        mode = want[3] ? CLOCK_TSC_UNORDERED : CLOCK_TSC;
+        if (want[3])
+            mode = CLOCK_TSC_UNORDERED;
     } else if (!want || strcmp(want, "auto") == 0) {
-        use = tsc_ok && file_has("/sys/devices/system/clocksource/clocksource0/current_clocksource", tsc);
+        mantra_pal_kernel_clocksource(cs, sizeof cs);
+        use = tsc_ok && strcmp(cs, "tsc") == 0;
     }
     if (use && calibrate()) {
         atomic_store(&g_clock, mode);
@@ -375,7 +387,7 @@ const char *mantra_pal_clock_name(void) {
     if (atomic_load(&g_clock) == CLOCK_UNDECIDED)
         pthread_once(&g_clock_once, clock_init);
     int c = atomic_load(&g_clock);
-    return c == CLOCK_TSC ? "tsc" : c == CLOCK_TSC_UNORDERED ? "tsc-unordered" : "monotonic";
+    return c == CLOCK_TSC_UNORDERED ? "tsc-unordered" : c >= CLOCK_TSC ? "tsc" : "monotonic";
 }
 int64_t mantra_pal_unix_ms(void) {
     struct timespec ts;
@@ -396,50 +408,44 @@ uint64_t mantra_pal_thread_id(void) {
     return tid;
 }
 
-/* mantra/clock.h: the clock in use, the machine's, and the cost of each read (CLOCK_READS reads of
- * each, timed with CLOCK_MONOTONIC). */
-#define CLOCK_READS 200000u
-static double time_reads(int kind) {
-    volatile uint64_t sink = 0;
-    uint64_t t0 = monotonic_ns();
-    for (uint32_t i = 0; i < CLOCK_READS; i++) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-        if (kind != 0) {
-            sink += mantra__pal_rdtsc(kind == 1 ? 2 : 3);
-            continue;
-        }
-#else
-        (void)kind;
-#endif
-        sink += monotonic_ns();
-    }
-    (void)sink;
-    return (double)(monotonic_ns() - t0) / CLOCK_READS;
-}
+uint64_t mantra_pal_monotonic_ns(void) { return monotonic_ns(); }
 
-int mantra_clock_describe(mantra_clock_info *out, int measure) {
-    if (!out)
-        return MANTRA_EINVAL;
-    memset(out, 0, sizeof *out);
-    out->clock = mantra_pal_clock_name();
-    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-    if (f) {
-        if (fgets(out->kernel_clocksource, sizeof out->kernel_clocksource, f))
-            out->kernel_clocksource[strcspn(out->kernel_clocksource, "\n")] = 0;
-        fclose(f);
-    }
+int mantra_pal_tsc_invariant(void) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     static const char *const invariant[] = {" constant_tsc", " nonstop_tsc", NULL};
-    out->invariant_tsc = file_has("/proc/cpuinfo", invariant);
+    return file_has("/proc/cpuinfo", invariant); /* both on the flags line */
+#else
+    return 0;
 #endif
-    if (measure) {
-        out->ns_monotonic = time_reads(0);
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-        out->ns_tsc = time_reads(1);
-        out->ns_tsc_unordered = time_reads(2);
-#endif
-    }
-    return MANTRA_OK;
+}
+
+void mantra_pal_kernel_clocksource(char *out, size_t size) {
+    out[0] = 0;
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (!f)
+        return;
+    if (!fgets(out, (int)size, f))
+        out[0] = 0;
+    out[strcspn(out, "\n")] = 0;
+    fclose(f);
+}
+
+int mantra_pal_single_threaded(void) {
+    /* /proc/self/stat: "pid (comm) state ..." with num_threads the 20th field; comm may hold spaces
+     * and parentheses, so the fields are counted from the last ')' */
+    char buf[1024];
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    for (int field = 2; field < 20 && p; field++) /* p at the space before field 3, then on */
+        p = strchr(p + 1, ' ');
+    return p && strtol(p + 1, NULL, 10) == 1;
 }
 
 uint32_t mantra_pal_thread_cpus(uint32_t *cpus, uint32_t max) {

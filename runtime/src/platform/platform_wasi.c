@@ -16,7 +16,6 @@
 #include <time.h>
 #include <wasi/api.h>
 
-#include "mantra/clock.h"
 #include "mantra/status.h"
 #include "platform-internal.h"
 
@@ -95,21 +94,13 @@ int mantra_pal_on_thread_exit(void (*fn)(void *), void *value) {
 }
 void mantra_pal_yield(void) {}
 /* Threadless: no other thread to fence against; the callers keep their plain ordering. */
-int mantra_clock_describe(mantra_clock_info *out, int measure) {
-    if (!out)
-        return MANTRA_EINVAL;
-    memset(out, 0, sizeof *out);
-    out->clock = mantra_pal_clock_name();
-    if (measure) {
-        uint64_t t0 = mantra_pal_now_ns();
-        volatile uint64_t sink = 0;
-        for (uint32_t i = 0; i < 100000u; i++)
-            sink += mantra_pal_now_ns();
-        (void)sink;
-        out->ns_monotonic = (double)(mantra_pal_now_ns() - t0) / 100000.0;
-    }
-    return MANTRA_OK;
+uint64_t mantra_pal_monotonic_ns(void) { return mantra_pal_now_ns(); }
+int mantra_pal_tsc_invariant(void) { return 0; }
+void mantra_pal_kernel_clocksource(char *out, size_t size) {
+    if (size)
+        out[0] = 0;
 }
+int mantra_pal_single_threaded(void) { return 1; }
 uint32_t mantra_pal_thread_cpus(uint32_t *cpus, uint32_t max) {
     (void)cpus, (void)max;
     return 0;
