@@ -86,6 +86,9 @@ int mantra_pal_tsc_invariant(void);
 void mantra_pal_kernel_clocksource(char *out, size_t size);
 /* 1 when the process has one thread (Linux: /proc/self/stat), else 0 (or unknown). */
 int mantra_pal_single_threaded(void);
+/* Field `field` (3 or more, as proc(5) numbers them) of /proc/self/stat as a number; 0 where
+ * there is none (not Linux). */
+uint64_t mantra_pal_proc_stat_field(int field);
 /* The same, inline for the write path: the TSC scaled in place once the clock is chosen, else a
  * call. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

@@ -430,23 +430,29 @@ void mantra_pal_kernel_clocksource(char *out, size_t size) {
     fclose(f);
 }
 
-int mantra_pal_single_threaded(void) {
-    /* /proc/self/stat: "pid (comm) state ..." with num_threads the 20th field; comm may hold spaces
-     * and parentheses, so the fields are counted from the last ')' */
+uint64_t mantra_pal_proc_stat_field(int field) {
+#if defined(__linux__)
+    /* "pid (comm) state ...": comm may hold spaces and parentheses, so the fields are counted from
+     * the last ')' (as dotnet/runtime's aot_ipc_get_process_id_disambiguation_key reads starttime,
+     * src/coreclr/nativeaot/Runtime/eventpipe/ds-rt-aot.cpp) */
     char buf[1024];
-    FILE *f = fopen("/proc/self/stat", "r");
+    FILE *f = field >= 3 ? fopen("/proc/self/stat", "r") : NULL;
     if (!f)
         return 0;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
     char *p = strrchr(buf, ')');
-    if (!p)
-        return 0;
-    for (int field = 2; field < 20 && p; field++) /* p at the space before field 3, then on */
+    for (int at = 2; at < field && p; at++) /* p: the space before field at + 1 */
         p = strchr(p + 1, ' ');
-    return p && strtol(p + 1, NULL, 10) == 1;
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+#else
+    (void)field;
+    return 0;
+#endif
 }
+
+int mantra_pal_single_threaded(void) { return mantra_pal_proc_stat_field(20) == 1; /* num_threads */ }
 
 uint32_t mantra_pal_thread_cpus(uint32_t *cpus, uint32_t max) {
 #if defined(__linux__) && defined(CPU_ISSET)

@@ -312,29 +312,7 @@ int mantra_pal_file_mode(const char *path) {
 }
 
 uint64_t mantra_pal_start_key(void) {
-#if defined(__linux__)
-    /* Field 22 (starttime) of /proc/self/stat, parsed after the last ')' because the command name
-     * may hold spaces and parentheses (dotnet/runtime, src/coreclr/nativeaot/Runtime/eventpipe/
-     * ds-rt-aot.cpp, aot_ipc_get_process_id_disambiguation_key). */
-    char buf[1024];
-    FILE *f = fopen("/proc/self/stat", "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return 0;
-    p++;
-    /* after ')' come fields 3 (state) ... 22: skip 19 separators to reach field 22 */
-    for (int field = 3; field < 22 && p; field++) {
-        p = strchr(p + 1, ' ');
-    }
-    return p ? strtoull(p + 1, NULL, 10) : 0;
-#else
-    return 0;
-#endif
+    return mantra_pal_proc_stat_field(22); /* starttime */
 }
 
 void mantra_pal_random(void *out, size_t size) {
