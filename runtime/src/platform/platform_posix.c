@@ -356,7 +356,7 @@ static void clock_init(void) {
     g_cal_mode = mode;
     if (want && (strcmp(want, "tsc") == 0 || strcmp(want, "tsc-unordered") == 0)) {
         use = tsc_ok;
-        if (want[3])
+        if (strcmp(want, "tsc-unordered") == 0)
             mode = CLOCK_TSC_UNORDERED;
     } else if (!want || strcmp(want, "auto") == 0) {
         mantra_pal_kernel_clocksource(cs, sizeof cs);

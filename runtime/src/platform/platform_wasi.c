@@ -93,7 +93,6 @@ int mantra_pal_on_thread_exit(void (*fn)(void *), void *value) {
     return MANTRA_OK;
 }
 void mantra_pal_yield(void) {}
-/* Threadless: no other thread to fence against; the callers keep their plain ordering. */
 uint64_t mantra_pal_monotonic_ns(void) { return mantra_pal_now_ns(); }
 int mantra_pal_tsc_invariant(void) { return 0; }
 void mantra_pal_kernel_clocksource(char *out, size_t size) {
@@ -109,6 +108,7 @@ int mantra_pal_thread_pin(const uint32_t *cpus, uint32_t n) {
     (void)cpus, (void)n;
     return -1;
 }
+/* Threadless: no other thread to fence against; the callers keep their plain ordering. */
 int mantra_pal_heavy_fence_init(void) { return 0; }
 int mantra_pal_heavy_fence(void) { return 0; }
 

@@ -433,7 +433,7 @@ uint32_t ss_drain_pass(session *s, int final) {
             if (spins >= WRITER_SPINS)
                 mantra_pal_yield();
     mantra_pal_mutex_lock(&s->lock);
-    uint32_t active = 0;
+    uint32_t busy = 0;
     for (tss *t = first; t; t = t->next) {
         /* every buffer in the list is unpublished except a new one the writer took since */
         buf *cur = atomic_load(&t->current);
@@ -447,7 +447,7 @@ uint32_t ss_drain_pass(session *s, int final) {
         }
         if (!last)
             continue;
-        active += bytes >= BUSY_BYTES;
+        busy += bytes >= BUSY_BYTES;
         buf *rest = last->next;
         last->next = NULL;
         if (t->dtail)
@@ -478,7 +478,7 @@ uint32_t ss_drain_pass(session *s, int final) {
     mantra_pal_cond_broadcast(&s->space);
     mantra_pal_mutex_unlock(&s->lock);
     mantra_pal_mutex_unlock(&s->drain_lock);
-    return active;
+    return busy;
 }
 
 int ss_account_trailing_drops(session *s) {
