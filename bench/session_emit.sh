@@ -67,23 +67,14 @@ WORK=$(mktemp -d "$DIR/mantra-session-emit.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 echo "session_emit: $(uname -srm); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg); files in $WORK ($(df -h "$WORK" | awk 'NR == 2 { print $1 }'))"
 
-# The trace clock (docs/sessions.md, "The clock"): what this machine gives and what MANTRA_CLOCK=tsc changes.
-clock_note() {
-  local cs flags=0 want=${MANTRA_CLOCK:-}
-  cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
-  grep -q -m1 -w constant_tsc /proc/cpuinfo 2>/dev/null && grep -q -m1 -w nonstop_tsc /proc/cpuinfo 2>/dev/null && flags=1
-  local use=monotonic
-  if [ "$flags" = 1 ] && { [ "$cs" = tsc ] || [ "$want" = tsc ] || [ "$want" = tsc-unordered ]; } && [ "$want" != monotonic ]; then
-    use=tsc; [ "$want" = tsc-unordered ] && use=tsc-unordered
-  fi
-  echo "session_emit: clock $use (kernel clocksource $cs; invariant TSC: $([ $flags = 1 ] && echo yes || echo no); MANTRA_CLOCK=${want:-unset})"
-  if [ "$flags" = 1 ] && [ "$cs" != tsc ] && [ "$use" = monotonic ]; then
-    echo "session_emit: MANTRA_CLOCK=tsc would read the TSC instead of clock_gettime ($cs): cheaper per event (bench/session_write -o parts: p_rdtsc against p_clock), but only sound where the host keeps the vCPUs' TSCs synchronised (docs/sessions.md)"
-  elif [ "$use" != monotonic ] && [ "$cs" != tsc ]; then
-    echo "session_emit: MANTRA_CLOCK=tsc overrides the kernel's $cs: events of threads on CPUs with skewed TSCs can be misordered or refused (docs/sessions.md)"
-  fi
-}
-clock_note
+# The trace clock (docs/sessions.md, "The clock"): the clock these runs use, what the machine offers,
+# what a read costs, and what MANTRA_CLOCK would change - as the library itself decides it
+# (`mantra stats --clock`; a build without it says so).
+if clock=$("$MANTRA" stats --clock 2>/dev/null); then
+  sed 's/^/session_emit: /' <<<"$clock"
+else
+  echo "session_emit: clock: $MANTRA has no 'stats --clock' (MANTRA_CLOCK=${MANTRA_CLOCK:-unset})"
+fi
 
 run_c_equivalent() {
   local exe="$BUILD_DIR/bench/session_write"
