@@ -67,9 +67,13 @@ static inline uint32_t take_seq(tss *t) {
 
 /* The payload into the record. Small payloads (most events: a few integers) without a call to
  * memcpy, whose size is only known at run time here: two overlapping copies of 4, 8 or 16 bytes.
- * fast_size(): the sizes copied so (the common write takes only those: write_fast). */
+ * fast_size(): the sizes copied so, which are all the common write takes (write_fast: small != 0,
+ * a constant, tells the copy so). */
 static inline int fast_size(uint32_t size) { return size == 0u || (size >= 4u && size <= 32u); }
-static inline void copy_payload(uint8_t *dst, const uint8_t *src, uint32_t size) {
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void copy_payload_as(uint8_t *dst, const uint8_t *src, uint32_t size, int small) {
     if (size >= 8u && size <= 16u) {
         uint64_t a, z;
         memcpy(&a, src, 8);
@@ -82,16 +86,17 @@ static inline void copy_payload(uint8_t *dst, const uint8_t *src, uint32_t size)
         memcpy(z, src + size - 16u, 16);
         memcpy(dst, a, 16);
         memcpy(dst + size - 16u, z, 16);
-    } else if (size >= 4u && size < 8u) {
+    } else if (small ? size != 0u : size >= 4u && size < 8u) {
         uint32_t a, z;
         memcpy(&a, src, 4);
         memcpy(&z, src + size - 4u, 4);
         memcpy(dst, &a, 4);
         memcpy(dst + size - 4u, &z, 4);
-    } else if (size != 0u) {
+    } else if (!small) {
         memcpy(dst, src, size);
     }
 }
+static inline void copy_payload(uint8_t *dst, const uint8_t *src, uint32_t size) { copy_payload_as(dst, src, size, 0); }
 
 /* Bytes of a record (header, extension, payload) in a buffer. */
 static inline uint32_t rec_bytes(uint32_t size, const rec_ext *x) {
@@ -165,16 +170,20 @@ static void chunk_start(buf *b, const mantra_event_desc *desc, uint32_t mid, uin
 }
 
 /* A row of b's open chunk c (chunk_takes(b, size)), compressed against the chunk's last row, with
- * the metadata id mid. The caller notes a new event in b->desc and c->last_mid (row_write_slow);
+ * the metadata id mid (ROW_SAME_MID: the last row's, the common write's case). The caller notes a new event in b->desc and c->last_mid (row_write_slow);
  * the common write, the last row's event again, has nothing to change there. */
+#define ROW_SAME_MID 0u /* session metadata ids start at 1 (event_ids.c) */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
 static inline void row_put(buf *b, chunk_hdr *c, uint64_t tid, uint32_t mid, uint32_t seq, uint64_t ts,
-                           const uint8_t *payload, uint32_t size) {
-    uint8_t *p = nw_plain_header(b->data + b->used, c->last_mid, c->last_seq, c->last_ts, c->last_size, mid, seq, ts,
-                                 size, tid, 0);
-    copy_payload(p, payload, size);
+                           const uint8_t *payload, uint32_t size, int small) {
+    uint32_t pmid = c->last_mid;
+    if (mid == ROW_SAME_MID) /* a constant: the header's metadata-id branch folds away */
+        mid = pmid;
+    uint8_t *p = nw_plain_header(b->data + b->used, pmid, c->last_seq, c->last_ts, c->last_size, mid, seq, ts, size,
+                                 tid, 0);
+    copy_payload_as(p, payload, size, small);
     b->used = (uint32_t)(p + size - b->data);
     c->rows++;
     c->last_seq = seq;
@@ -206,7 +215,7 @@ static int row_write_slow(session *s, tss *t, const mantra_event_desc *desc, con
     if (mid != 0) {
         if (b != NULL && chunk_takes(b, size)) {
             chunk_hdr *c = open_chunk(b);
-            row_put(b, c, t->tid, mid, seq, row_now(t), payload, size);
+            row_put(b, c, t->tid, mid, seq, row_now(t), payload, size, 0);
             c->last_mid = mid;
             b->desc = desc;
             return MANTRA_WRITE_OK;
@@ -252,7 +261,7 @@ static inline int row_write(session *s, tss *t, const mantra_event_desc *desc, c
     buf *b = atomic_load(&t->current);
     if (x == NULL && b != NULL && b->desc == desc && chunk_takes(b, size)) {
         chunk_hdr *c = open_chunk(b);
-        row_put(b, c, t->tid, c->last_mid, seq, row_now(t), payload, size);
+        row_put(b, c, t->tid, ROW_SAME_MID, seq, row_now(t), payload, size, 0);
         return MANTRA_WRITE_OK;
     }
     return row_write_slow(s, t, desc, prov, payload, size, x, ips, seq);
@@ -482,9 +491,9 @@ static inline int write_bytes(const mantra_event_desc *desc, mantra_event_state 
  * as the general path below (write_bytes: writer_of, enter_session, write_into, row_write), in the
  * same order, in one piece without the general path's calls (buffer allocation, the slow row,
  * memcpy) between them, which cost it spills around each call and some 40 instructions per event:
- * bench/session_write -o enabled, an outrun writer, 22.0 -> 17.8 ns per event with
- * MANTRA_CLOCK=tsc-unordered and 33.3 -> 31.4 ns with the ordered TSC, three alternating pairs on
- * the 2-vCPU guest (bench/README.md, issue 14). Returns 0, having changed nothing but announced and
+ * bench/session_write -o enabled, an outrun writer, 22.1 -> 17.7 ns per event with
+ * MANTRA_CLOCK=tsc-unordered and 33.3 -> 31.4 ns with the ordered TSC, alternating runs on the
+ * 2-vCPU guest (bench/README.md, issue 14). Returns 0, having changed nothing but announced and
  * withdrawn itself, when the general path must take the event; that one starts over (a second
  * announcement, as a write after a failed one). */
 #if defined(__GNUC__) || defined(__clang__)
@@ -513,7 +522,8 @@ static inline int write_fast(const mantra_event_desc *desc, const mantra_event_s
         goto general;
     uint32_t seq = take_seq(t);
     chunk_hdr *c = open_chunk(b);
-    row_put(b, c, t->tid, c->last_mid, seq, row_now(t), payload, size);
+    uint64_t ts = row_now(t);
+    row_put(b, c, t->tid, ROW_SAME_MID, seq, ts, payload, size, 1);
     atomic_store_explicit(&r->writing, 0, memory_order_release);
     bump(&r->ev_written);
     return 1;
