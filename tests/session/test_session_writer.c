@@ -67,12 +67,12 @@ START_TEST(pool_size_from_env_and_cap) {
         uint64_t cap;
         uint64_t buffers, bytes;
     } cases[] = {
-        {NULL, 256 * MB, POOL(16u, 16 * MB)},     /* default: 16 MB in 1 MB buffers */
-        {NULL, 1024 * MB, POOL(32u, 32 * MB)},    /* default: a 32nd of the cap, ... */
-        {NULL, 2048 * MB, POOL(64u, 64 * MB)},
-        {NULL, 8192 * MB, POOL(64u, 64 * MB)},    /* ... at most 64 MB */
+        {NULL, 256 * MB, POOL(16u, 16 * MB)},     /* default: 16 MB in 1 MB buffers, ... */
+        {NULL, 1024 * MB, POOL(16u, 16 * MB)},    /* ... whatever the cap (no longer a 32nd of it) */
+        {NULL, 2048 * MB, POOL(16u, 16 * MB)},
+        {NULL, 8192 * MB, POOL(16u, 16 * MB)},
         {NULL, 10 * MB, POOL(3u, 10 * MB / 4)},   /* and at most a quarter of the cap */
-        {"abc", 2048 * MB, POOL(64u, 64 * MB)},   /* not a number: the cap's default */
+        {"abc", 2048 * MB, POOL(16u, 16 * MB)},   /* not a number: the default */
         {"4", 256 * MB, POOL(4u, 4 * MB)},        /* asked for */
         {"0", 256 * MB, POOL(0u, 0)},             /* no pool */
         {"64", 2048 * MB, POOL(64u, 64 * MB)},    /* larger than the default spare budget */

@@ -14,11 +14,9 @@
 #define SPARE_MAX (64u * 1024u * 1024u) /* drained buffers a session keeps for reuse: at most this */
                                          /* (or the pool, if larger), and at most a quarter of its cap */
 #define POOL_MB_DEFAULT 16u              /* the pool mapped at start (MANTRA_SESSION_POOL_MB) unless */
-                                         /* the cap asks for more: every session (each dotnet-trace */
-                                         /* or dotnet-counters attach, 256 MB caps, included) costs */
-                                         /* this much resident memory up front */
-#define POOL_CAP_SHARE 32u               /* by default the pool is 1/32 of the cap ... */
-#define POOL_MB_CAP_MAX 64u              /* ... between POOL_MB_DEFAULT and this */
+                                         /* asked for: every session (each dotnet-trace or */
+                                         /* dotnet-counters attach included) costs this much */
+                                         /* resident memory up front */
 #define POOL_MB_MAX 4096u
 
 _Atomic(thread_rec *) ss_threads;
@@ -289,15 +287,16 @@ buf *ss_alloc_buffer(session *s, tss *t, uint32_t need) {
 
 #ifndef MANTRA_THREADLESS
 /* The pool a session starts with: MANTRA_SESSION_POOL_MB (a decimal number of MB, 0 for no pool,
- * at most POOL_MB_MAX; anything else: the default), at most a quarter of the cap. The default is a
- * 32nd of the cap, 16 to 64 MB: a session whose cap is large is one that expects to take many
- * events quickly, and a larger pool keeps two writers that outrun the drain in memory the drain
- * gave back long ago (bench/session_write -o e2e2 with MANTRA_SESSION_POOL_MB=64 against 16, 2 GB
- * cap, same run: writer CPU 17.0 against 19.6-22.8 ns per event, the drain 2.7 against 3.0-3.4). */
+ * at most POOL_MB_MAX; anything else: the default, POOL_MB_DEFAULT), at most a quarter of the cap.
+ * Not larger for a larger cap, as it was (a 32nd of the cap, up to 64 MB): once the drain kept up
+ * with two writers (issue 14), a 64 MB pool only cost the drain its populating, 0.4-0.6 ns per
+ * event of `bench/session_write -o e2e2` (2 GB cap, MANTRA_CLOCK=tsc-unordered, five alternating
+ * rounds: the drain 3.7-4.5 against 3.1-3.4 ns per event, two threads 84.1-91.5 against 92.1-94.4
+ * Mevents/s in four rounds of five), and 75 ms of CPU at the start of a session on this guest
+ * when the host had taken its pages back (a fresh 64 MB of huge pages: 6 ms right after others
+ * were freed, 74-79 ms after 3 s idle). */
 static uint64_t pool_bytes(const session *s) {
-    uint64_t share = (s->cap >> 20) / POOL_CAP_SHARE;
-    uint32_t dflt = share < POOL_MB_DEFAULT ? POOL_MB_DEFAULT : share > POOL_MB_CAP_MAX ? POOL_MB_CAP_MAX : (uint32_t)share;
-    uint64_t mb = mantra_pal_getenv_u32("MANTRA_SESSION_POOL_MB", POOL_MB_MAX, dflt);
+    uint64_t mb = mantra_pal_getenv_u32("MANTRA_SESSION_POOL_MB", POOL_MB_MAX, POOL_MB_DEFAULT);
     uint64_t b = mb << 20;
     return b < s->cap / 4 ? b : s->cap / 4;
 }
