@@ -68,7 +68,8 @@ static inline uint32_t take_seq(tss *t) {
 /* The payload into the record. Small payloads (most events: a few integers) without a call to
  * memcpy, whose size is only known at run time here: two overlapping copies of 4, 8 or 16 bytes.
  * fast_size(): the sizes copied so, which are all the common write takes (write_fast: small != 0,
- * a constant, tells the copy so). */
+ * a constant, tells the copy so, and then only sizes fast_size() takes may come: 1-3 would read
+ * before src, 33 or more would be copied short). */
 static inline int fast_size(uint32_t size) { return size == 0u || (size >= 4u && size <= 32u); }
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
@@ -170,8 +171,9 @@ static void chunk_start(buf *b, const mantra_event_desc *desc, uint32_t mid, uin
 }
 
 /* A row of b's open chunk c (chunk_takes(b, size)), compressed against the chunk's last row, with
- * the metadata id mid (ROW_SAME_MID: the last row's, the common write's case). The caller notes a new event in b->desc and c->last_mid (row_write_slow);
- * the common write, the last row's event again, has nothing to change there. */
+ * the metadata id mid (ROW_SAME_MID: the last row's, the common write's case). The caller notes a
+ * new event in b->desc and c->last_mid (row_write_slow); the common write, the last row's event
+ * again, has nothing to change there. small: copy_payload_as. */
 #define ROW_SAME_MID 0u /* session metadata ids start at 1 (event_ids.c) */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
@@ -250,6 +252,12 @@ dropped:
     return MANTRA_WRITE_DROPPED;
 }
 
+/* The common row: the current buffer b has an open chunk that takes size bytes more, whose last
+ * row is desc's. */
+static inline int row_common(const buf *b, const mantra_event_desc *desc, uint32_t size) {
+    return b != NULL && b->desc == desc && chunk_takes(b, size);
+}
+
 /* A file session's write: the common case (the current buffer's open chunk, the previous row's
  * event) inline, the rest in row_write_slow. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -259,7 +267,7 @@ static inline int row_write(session *s, tss *t, const mantra_event_desc *desc, c
                             const uint8_t *payload, uint32_t size, const rec_ext *x, const uint64_t *ips,
                             uint32_t seq) {
     buf *b = atomic_load(&t->current);
-    if (x == NULL && b != NULL && b->desc == desc && chunk_takes(b, size)) {
+    if (x == NULL && row_common(b, desc, size)) {
         chunk_hdr *c = open_chunk(b);
         row_put(b, c, t->tid, ROW_SAME_MID, seq, row_now(t), payload, size, 0);
         return MANTRA_WRITE_OK;
@@ -486,65 +494,81 @@ static inline int write_bytes(const mantra_event_desc *desc, mantra_event_state 
 
 /* ---- the common write, without a call ------------------------------------------------------------- */
 
-/* The write most events take: one session, a file session's open chunk whose last row is this
- * event, a payload fast_size() takes, no listener, options, activity ids or rundown. The same steps
- * as the general path below (write_bytes: writer_of, enter_session, write_into, row_write), in the
- * same order, in one piece without the general path's calls (buffer allocation, the slow row,
- * memcpy) between them, which cost it spills around each call and some 40 instructions per event:
- * bench/session_write -o enabled, an outrun writer, 22.1 -> 17.7 ns per event with
- * MANTRA_CLOCK=tsc-unordered and 33.3 -> 31.4 ns with the ordered TSC, alternating runs on the
- * 2-vCPU guest (bench/README.md, issue 14). Returns 0, having changed nothing but announced and
- * withdrawn itself, when the general path must take the event; that one starts over (a second
- * announcement, as a write after a failed one). */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((always_inline))
-#endif
-static inline int write_fast(const mantra_event_desc *desc, const mantra_event_state *state, const uint8_t *payload,
-                             uint32_t size) {
-    if (MANTRA_UNLIKELY(state == NULL || !fast_size(size)))
-        return 0;
-    uint64_t sessions = MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS;
-    thread_rec *r = tl_rec;
-    if (MANTRA_UNLIKELY(sessions == 0 || (sessions & (sessions - 1u)) != 0 || r == NULL ||
-                        atomic_load_explicit(&g_listener, memory_order_acquire) != NULL || tl_exclusive != NULL ||
-                        r->has_activity))
-        return 0;
-    uint32_t i = (uint32_t)__builtin_ctzll(sessions);
-    ss_announce_writing(r, i + 1); /* enter_session */
-    session *s = atomic_load(&ss_slots[i]);
-    if (MANTRA_UNLIKELY(s == NULL || !(atomic_load_explicit(&state->enabled, memory_order_acquire) & sessions) ||
-                        atomic_load_explicit(&s->rundown_rec, memory_order_relaxed) != NULL || !s->rows ||
-                        r->cache[i].id != s->id))
-        goto general;
-    tss *t = r->cache[i].t;
-    buf *b = atomic_load(&t->current);
-    if (MANTRA_UNLIKELY(b == NULL || b->desc != desc || !chunk_takes(b, size)))
-        goto general;
-    uint32_t seq = take_seq(t);
-    chunk_hdr *c = open_chunk(b);
-    uint64_t ts = row_now(t);
-    row_put(b, c, t->tid, ROW_SAME_MID, seq, ts, payload, size, 1);
-    atomic_store_explicit(&r->writing, 0, memory_order_release);
-    bump(&r->ev_written);
-    return 1;
-general:
-    atomic_store_explicit(&r->writing, 0, memory_order_release);
-    return 0;
-}
-
+/* Every write of mantra_event_write_bytes that write_fast does not begin. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
 #endif
 static int write_bytes_general(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
                                uint32_t size) {
+    thread_rec *r = tl_rec;
+    if (r)
+        r->ev_uncommon++;
     return write_bytes(desc, state, payload, size, NULL);
+}
+
+/* The rest of a write that write_fast began in session s (announced in r->writing): the general
+ * path's write into that session, then what write_records does after it. Out of line and called
+ * last, so that the common write needs no registers kept for it. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static int write_fast_rest(session *s, thread_rec *r, const mantra_event_desc *desc, const mantra_event_state *state,
+                           const uint8_t *payload, uint32_t size) {
+    r->ev_uncommon++;
+    int rc = write_into(s, r, desc, state->runtime, payload, size, NULL, NULL);
+    atomic_store_explicit(&r->writing, 0, memory_order_release);
+    bump(rc == MANTRA_WRITE_OK ? &r->ev_written : &r->ev_dropped);
+    return rc;
+}
+
+/* The write most events take: one session, a file session's open chunk whose last row is this
+ * event, a payload fast_size() takes, no listener, options, activity ids or rundown. The same steps
+ * as the general path above (write_bytes: writer_of, enter_session, write_into, row_write), in the
+ * same order, in one piece without the general path's calls (buffer allocation, the slow row,
+ * memcpy) between them, which cost it spills around each call and some 40 instructions per event:
+ * bench/session_write -o enabled, an outrun writer, 33.4 -> 31.4 ns per event with the ordered TSC
+ * and 22.1 -> 17.6-18.2 with MANTRA_CLOCK=tsc-unordered, alternating runs on the 2-vCPU guest
+ * (bench/README.md, issue 14, stop 25). Once it has entered the session, what the common write
+ * does not cover (another event than the chunk's last, a full chunk, a listener-output session,
+ * the thread's first write into it) goes on in write_fast_rest; before that (several sessions,
+ * extras, a session that stopped meanwhile) write_bytes_general takes it, nothing changed but an
+ * announcement withdrawn, and starts over. Both are called last (the compiler jumps to them). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int write_fast(const mantra_event_desc *desc, mantra_event_state *state, const uint8_t *payload,
+                             uint32_t size) {
+    if (MANTRA_UNLIKELY(state == NULL || !fast_size(size)))
+        return write_bytes_general(desc, state, payload, size);
+    uint64_t sessions = MANTRA_ATOMIC_LOAD_RELAXED(&state->enabled) & MANTRA_SESSION_BITS;
+    thread_rec *r = tl_rec;
+    if (MANTRA_UNLIKELY(sessions == 0 || (sessions & (sessions - 1u)) != 0 || r == NULL ||
+                        atomic_load_explicit(&g_listener, memory_order_acquire) != NULL || tl_exclusive != NULL ||
+                        r->has_activity))
+        return write_bytes_general(desc, state, payload, size);
+    uint32_t i = (uint32_t)__builtin_ctzll(sessions);
+    session *s = enter_session(r, state, i);
+    if (MANTRA_UNLIKELY(s == NULL)) {
+        atomic_store_explicit(&r->writing, 0, memory_order_release);
+        return write_bytes_general(desc, state, payload, size);
+    }
+    if (MANTRA_UNLIKELY(!s->rows || r->cache[i].id != s->id))
+        return write_fast_rest(s, r, desc, state, payload, size);
+    tss *t = r->cache[i].t;
+    buf *b = atomic_load(&t->current);
+    if (MANTRA_UNLIKELY(!row_common(b, desc, size)))
+        return write_fast_rest(s, r, desc, state, payload, size);
+    uint32_t seq = take_seq(t);
+    uint64_t ts = row_now(t);
+    row_put(b, open_chunk(b), t->tid, ROW_SAME_MID, seq, ts, payload, size, 1);
+    atomic_store_explicit(&r->writing, 0, memory_order_release);
+    bump(&r->ev_written);
+    return MANTRA_WRITE_OK;
 }
 
 int mantra_event_write_bytes(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,
                              uint32_t size) {
-    if (write_fast(desc, state, payload, size))
-        return MANTRA_WRITE_OK;
-    return write_bytes_general(desc, state, payload, size);
+    return write_fast(desc, state, payload, size);
 }
 
 int mantra_event_write_bytes_ex(const mantra_event_desc *desc, mantra_event_state *state, const void *payload,

@@ -156,6 +156,8 @@ typedef struct thread_rec {
     _Atomic int free;         /* 1: its thread exited; a new thread may take it over */
     uint64_t tid;
     _Atomic uint64_t ev_written, ev_dropped; /* events through sessions (owner writes, relaxed) */
+    uint64_t ev_uncommon; /* owner only: writes of mantra_event_write_bytes the common write did not
+                           * finish (dispatch.c, write_fast; read by tests) */
     int has_activity;            /* owner only: activity or related id non-zero (activity.c) */
     mantra_guid activity, related; /* owner only */
     struct {
