@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#include "diag/server-internal.h"
 #include "dotnet_registry.h"
 #include "dotnet_writers.h"
 #include "mantra/diag.h"
@@ -104,6 +105,21 @@ static void assert_error(const uint8_t *resp, size_t n, uint32_t hr) {
     ck_assert_uint_eq(n, 24);
     ck_assert_mem_eq(resp, e, 24);
 }
+
+/* The stop wakes the server thread out of its poll (process.c: the wake pipe): with rounds that
+ * wait 10 minutes, mantra_diag_stop returns at once; before, it waited for the round's poll to time
+ * out (100 ms at every exit of a program that called mantra_init), and this test ran into its
+ * 30 s timeout. */
+START_TEST(stop_wakes_the_server_thread) {
+    dg_server_wait_ms = 600000;
+    start_server();
+    struct timespec ts = {0, 50 * 1000 * 1000}; /* the thread is in its poll by then */
+    nanosleep(&ts, NULL);
+    stop_server();
+    dg_server_wait_ms = 100;
+    ck_assert_int_eq(mantra_diag_running(), 0);
+}
+END_TEST
 
 START_TEST(socket_name_mode_and_removal) {
     start_server();
@@ -633,6 +649,7 @@ static Suite *suite(void) {
     TCase *t = tcase_create("server");
     tcase_set_timeout(t, 30);
     tcase_add_test(t, socket_name_mode_and_removal);
+    tcase_add_test(t, stop_wakes_the_server_thread);
     tcase_add_test(t, resume_runtime);
     tcase_add_test(t, unknown_commands);
     tcase_add_test(t, bad_magic);

@@ -87,12 +87,18 @@ typedef struct dg_server {
     uint8_t cookie[16];   /* runtime instance cookie: ProcessInfo and the reverse-connect advertise */
     char default_path[256];
     atomic_int stop;
+    int wake[2]; /* mantra_pal_wake_open: the server thread's poll returns when the stop wakes it;
+                  * -1: none (the poll's timeout ends the wait) */
     mantra_pal_mutex resume_lock;
     mantra_pal_cond resume_cond;
 } dg_server;
 
-/* One round: accept, read, dispatch, connect ports, watch streams; waits up to wait_ms in poll. */
+/* One round: accept, read, dispatch, connect ports, watch streams; waits up to wait_ms in poll
+ * (s->wake[0] included, when there is one). */
 void dg_server_tick(dg_server *s, uint32_t wait_ms);
+/* How long the server thread's round waits at most, ms (process.c; 100, tests may change it before
+ * the server starts). */
+extern uint32_t dg_server_wait_ms;
 /* Closes everything: stops IPC sessions, closes connections and ports, removes the default socket. */
 void dg_server_close(dg_server *s);
 /* Opens the port (listen socket, or nothing yet for a connect port). 0 or a code, message in err. */

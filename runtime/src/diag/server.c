@@ -186,9 +186,9 @@ static void stream_gone(dg_stream *st) {
 }
 
 void dg_server_tick(dg_server *s, uint32_t wait_ms) {
-    mantra_pal_pollfd fds[DG_MAX_PORTS + DG_MAX_CONNS + DG_MAX_STREAMS];
-    enum { K_PORT, K_CONN, K_STREAM } kind[DG_MAX_PORTS + DG_MAX_CONNS + DG_MAX_STREAMS];
-    size_t idx[DG_MAX_PORTS + DG_MAX_CONNS + DG_MAX_STREAMS], n = 0;
+    mantra_pal_pollfd fds[DG_MAX_PORTS + DG_MAX_CONNS + DG_MAX_STREAMS + 1];
+    enum { K_PORT, K_CONN, K_STREAM, K_WAKE } kind[DG_MAX_PORTS + DG_MAX_CONNS + DG_MAX_STREAMS + 1];
+    size_t idx[DG_MAX_PORTS + DG_MAX_CONNS + DG_MAX_STREAMS + 1], n = 0;
     uint64_t now = mantra_pal_now_ns();
     for (size_t i = 0; i < s->nports; i++) {
         dg_port *p = &s->ports[i];
@@ -220,6 +220,11 @@ void dg_server_tick(dg_server *s, uint32_t wait_ms) {
         kind[n] = K_STREAM;
         idx[n++] = i;
     }
+    if (s->wake[0] >= 0) {
+        fds[n] = (mantra_pal_pollfd){s->wake[0], MANTRA_PAL_POLLIN, 0};
+        kind[n] = K_WAKE;
+        idx[n++] = 0;
+    }
     if (mantra_pal_poll(fds, n, wait_ms) <= 0) /* with nothing to watch, it just waits */
         return;
     /* Connections first, from the last (handling one may move the last into its place). */
@@ -237,6 +242,8 @@ void dg_server_tick(dg_server *s, uint32_t wait_ms) {
                 for (size_t i = 0; i < s->nstreams; i++)
                     if (s->streams[i]->fd == fds[k].fd && r <= 0)
                         stream_gone(s->streams[i]);
+        } else if (kind[k] == K_WAKE) {
+            mantra_pal_wake_clear(fds[k].fd); /* the stop: the thread's loop sees s->stop */
         } else if (kind[k] == K_PORT) {
             dg_port *p = &s->ports[idx[k]];
             if (p->spec.connect && p->fd == fds[k].fd)

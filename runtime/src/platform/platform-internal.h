@@ -242,6 +242,14 @@ int mantra_pal_send_all(int fd, const void *data, size_t size, uint32_t timeout_
                         size_t errlen);
 /* Waits up to timeout_ms (0: not at all) for the descriptors: the number ready, or MANTRA_EIO. */
 int mantra_pal_poll(mantra_pal_pollfd *fds, size_t n, uint32_t timeout_ms);
+/* A wake-up for a thread that waits in mantra_pal_poll: fds[0] to poll for MANTRA_PAL_POLLIN,
+ * fds[1] for mantra_pal_wake from another thread (a pipe, both ends non-blocking and close-on-exec).
+ * 0, or MANTRA_EIO (MANTRA_EUNSUPPORTED without sockets). */
+int mantra_pal_wake_open(int fds[2]);
+/* Makes fds[0] readable (one byte; a full pipe is readable already). */
+void mantra_pal_wake(int fd);
+/* Reads whatever mantra_pal_wake wrote, so that the next poll waits again. */
+void mantra_pal_wake_clear(int fd);
 /* shutdown(SHUT_RDWR): the peer sees the end of the stream; the descriptor stays open. */
 void mantra_pal_socket_shutdown(int fd);
 /* Removes a file (the socket path); 0 or MANTRA_EIO. */

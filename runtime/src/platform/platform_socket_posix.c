@@ -276,6 +276,36 @@ int mantra_pal_send_all(int fd, const void *data, size_t size, uint32_t timeout_
     return MANTRA_OK;
 }
 
+int mantra_pal_wake_open(int fds[2]) {
+    int p[2];
+    if (pipe(p) != 0)
+        return MANTRA_EIO;
+    if (set_flags(p[0]) != 0 || set_flags(p[1]) != 0) {
+        close(p[0]);
+        close(p[1]);
+        return MANTRA_EIO;
+    }
+    fds[0] = p[0];
+    fds[1] = p[1];
+    return MANTRA_OK;
+}
+
+void mantra_pal_wake(int fd) {
+    const uint8_t b = 1;
+    ssize_t r;
+    do
+        r = write(fd, &b, 1);
+    while (r < 0 && errno == EINTR); /* EAGAIN: full, so readable already */
+}
+
+void mantra_pal_wake_clear(int fd) {
+    uint8_t b[64];
+    ssize_t r;
+    do
+        r = read(fd, b, sizeof b);
+    while (r > 0 || (r < 0 && errno == EINTR));
+}
+
 int mantra_pal_poll(mantra_pal_pollfd *fds, size_t n, uint32_t timeout_ms) {
     struct pollfd local[64];
     struct pollfd *p = n <= 64 ? local : malloc(n * sizeof *p);

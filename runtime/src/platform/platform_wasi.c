@@ -217,6 +217,12 @@ int mantra_pal_poll(mantra_pal_pollfd *fds, size_t n, uint32_t timeout_ms) {
     (void)timeout_ms;
     return MANTRA_EUNSUPPORTED;
 }
+int mantra_pal_wake_open(int fds[2]) {
+    fds[0] = fds[1] = -1;
+    return MANTRA_EUNSUPPORTED;
+}
+void mantra_pal_wake(int fd) { (void)fd; }
+void mantra_pal_wake_clear(int fd) { (void)fd; }
 void mantra_pal_socket_shutdown(int fd) { (void)fd; }
 int mantra_pal_unlink(const char *path) {
     (void)path;
