@@ -127,6 +127,14 @@ START_TEST(stats_clock) {
              cs, inv ? "true" : "false");
     ck_assert_msg(strncmp(r.out, want, strlen(want)) == 0, "%s", r.out);
     ck_assert_double_gt(atof(r.out + strlen(want)), 0.0);
+    /* the ordered read the clock uses, which is also the one timed: RDTSCP only where the CPU says
+     * it has it (a guest may hide it; RDTSCP there would be an invalid instruction) */
+    int rdtscp = 0;
+#if defined(__x86_64__)
+    rdtscp = cpu_flags_have(" rdtscp", " rdtscp");
+#endif
+    snprintf(want, sizeof want, ",\"tsc_ordered_read\":\"%s\",", !inv ? "" : rdtscp ? "rdtscp" : "lfence+rdtsc");
+    ck_assert_msg(strstr(r.out, want) != NULL, "%s not in %s", want, r.out);
     run_tool_free(&r);
     setenv("MANTRA_CLOCK", "tsc-unordered", 1);
     run(&r, "stats", "--clock", NULL, NULL);

@@ -30,7 +30,7 @@ static const char stats_usage[] =
     "                     10 ms of measuring), and what MANTRA_CLOCK=tsc or tsc-unordered would gain and\n"
     "                     risk (docs/sessions.md, \"The clock\"). With --json: clock, mantra_clock,\n"
     "                     kernel_clocksource, invariant_tsc, ns_per_read {monotonic, tsc, tsc_unordered},\n"
-    "                     advice (list of strings)\n"
+    "                     tsc_ordered_read (rdtscp, lfence+rdtsc or \"\"), advice (list of strings)\n"
     "\n"
     "  --manifest FILE    a manifest (YAML, as `mantra-gen --emit-yaml` prints) for events whose trace\n"
     "                     metadata has no fields; repeatable; MANTRA_MANIFEST_PATH (colon-separated)\n"

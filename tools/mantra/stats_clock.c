@@ -70,6 +70,8 @@ int stats_clock(int json) {
         json_string(stdout, c.kernel_clocksource, strlen(c.kernel_clocksource));
         printf(",\"invariant_tsc\":%s,\"ns_per_read\":{\"monotonic\":%.2f,\"tsc\":%.2f,\"tsc_unordered\":%.2f}",
                c.invariant_tsc ? "true" : "false", c.ns_monotonic, c.ns_tsc, c.ns_tsc_unordered);
+        printf(",\"tsc_ordered_read\":");
+        json_string(stdout, c.tsc_ordered_read, strlen(c.tsc_ordered_read));
         printf(",\"advice\":[");
         for (int i = 0; i < n; i++) {
             if (i)
@@ -84,8 +86,8 @@ int stats_clock(int json) {
     printf("kernel clocksource: %s\n", c.kernel_clocksource[0] ? c.kernel_clocksource : "unknown");
     printf("invariant TSC (constant_tsc, nonstop_tsc): %s\n", yes_no(c.invariant_tsc));
     if (c.ns_tsc > 0)
-        printf("one read here: clock_gettime %.1f ns, TSC %.1f ns (ordered), TSC unordered %.1f ns\n",
-               c.ns_monotonic, c.ns_tsc, c.ns_tsc_unordered);
+        printf("one read here: clock_gettime %.1f ns, TSC %.1f ns (ordered: %s), TSC unordered %.1f ns\n",
+               c.ns_monotonic, c.ns_tsc, c.tsc_ordered_read, c.ns_tsc_unordered);
     else
         printf("one read here: clock_gettime %.1f ns\n", c.ns_monotonic);
     for (int i = 0; i < n; i++)

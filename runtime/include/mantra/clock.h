@@ -15,9 +15,12 @@ typedef struct mantra_clock_info {
     const char *clock;
     char kernel_clocksource[32]; /* the kernel's current clocksource ("" where it does not say) */
     int invariant_tsc;           /* 1: the CPU flags constant_tsc and nonstop_tsc (x86-64 Linux) */
+    /* the ordered TSC read this CPU gives the clock: "rdtscp", "lfence+rdtsc" (a CPU or guest
+     * without RDTSCP), "" (no invariant TSC) */
+    const char *tsc_ordered_read;
     /* what one read costs here, in ns, measured by mantra_clock_describe (0: not measured, or the
-     * host has no such read): clock_gettime(CLOCK_MONOTONIC), the ordered TSC read (RDTSCP, or
-     * LFENCE then RDTSC), RDTSC */
+     * host has no such read): clock_gettime(CLOCK_MONOTONIC), the ordered TSC read
+     * (tsc_ordered_read), RDTSC */
     double ns_monotonic, ns_tsc, ns_tsc_unordered;
 } mantra_clock_info;
 

@@ -7,18 +7,19 @@
 
 #define CLOCK_READS 200000u
 
-/* ns per read: kind 0 the monotonic clock, 1 the ordered TSC read, 2 the plain one. */
-static double time_reads(int kind) {
+/* ns per read: mode 0 the monotonic clock, else the TSC read of that mode (platform-internal.h:
+ * 2 or 4 ordered, 3 plain). */
+static double time_reads(int mode) {
     volatile uint64_t sink = 0;
     uint64_t t0 = mantra_pal_now_ns();
     for (uint32_t i = 0; i < CLOCK_READS; i++) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-        if (kind != 0) {
-            sink += mantra__pal_rdtsc(kind == 1 ? 2 : 3);
+        if (mode != 0) {
+            sink += mantra__pal_rdtsc(mode);
             continue;
         }
 #else
-        (void)kind;
+        (void)mode;
 #endif
         sink += mantra_pal_monotonic_ns();
     }
@@ -33,12 +34,19 @@ int mantra_clock_describe(mantra_clock_info *out, int measure) {
     out->clock = mantra_pal_clock_name();
     mantra_pal_kernel_clocksource(out->kernel_clocksource, sizeof out->kernel_clocksource);
     out->invariant_tsc = mantra_pal_tsc_invariant();
+    out->tsc_ordered_read = "";
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    /* the clock's own choice: RDTSCP where the CPU has it (a guest may not), else LFENCE then RDTSC */
+    int ordered = mantra_pal_tsc_ordered_mode();
+    if (out->invariant_tsc)
+        out->tsc_ordered_read = ordered == 2 ? "rdtscp" : "lfence+rdtsc";
+#endif
     if (measure) {
         out->ns_monotonic = time_reads(0);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
         if (out->invariant_tsc) {
-            out->ns_tsc = time_reads(1);
-            out->ns_tsc_unordered = time_reads(2);
+            out->ns_tsc = time_reads(ordered);
+            out->ns_tsc_unordered = time_reads(3);
         }
 #endif
     }

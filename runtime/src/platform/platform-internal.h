@@ -114,6 +114,9 @@ static inline uint64_t mantra__pal_rdtsc(int mode) {
         __builtin_ia32_lfence();
     return __builtin_ia32_rdtsc();
 }
+/* The ordered read this CPU has: mode 2 (RDTSCP) or 4 (LFENCE then RDTSC); the clock and
+ * mantra_clock_describe both read the TSC so. */
+int mantra_pal_tsc_ordered_mode(void);
 /* The TSC scaled to nanoseconds (valid once mode is 2, 3 or 4). */
 static inline uint64_t mantra__pal_tsc_ns(int mode) {
     __extension__ typedef unsigned __int128 mantra_u128;

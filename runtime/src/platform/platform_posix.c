@@ -342,8 +342,9 @@ static int calibrate(void) {
     return 1;
 }
 
-/* The ordered read this CPU has: RDTSCP (CPUID 0x80000001, EDX bit 27) or LFENCE then RDTSC. */
-static int ordered_mode(void) {
+/* The ordered read this CPU has (platform-internal.h): RDTSCP (CPUID 0x80000001, EDX bit 27) or
+ * LFENCE then RDTSC. */
+int mantra_pal_tsc_ordered_mode(void) {
     unsigned a, b, c, d;
     return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (d & (1u << 27)) ? CLOCK_TSC : CLOCK_TSC_LFENCE;
 }
@@ -352,7 +353,7 @@ static void clock_init(void) {
     const char *want = mantra_pal_getenv_set("MANTRA_CLOCK");
     char cs[32];
     int tsc_ok = mantra_pal_tsc_invariant();
-    int use = 0, mode = ordered_mode();
+    int use = 0, mode = mantra_pal_tsc_ordered_mode();
     g_cal_mode = mode;
     if (want && (strcmp(want, "tsc") == 0 || strcmp(want, "tsc-unordered") == 0)) {
         use = tsc_ok;
