@@ -315,8 +315,8 @@ static inline int takes_writes_of(session *s, const thread_rec *r) {
     return !MANTRA_UNLIKELY(only != NULL) || only == r;
 }
 
-/* The running session of bit i that takes this write, announced in r->writing (the caller clears
- * it), or NULL. The caller read the mask before announcing itself: the session that set bit i may
+/* The running session of bit i that takes this write, announced in r->writing (the caller ends it
+ * with leave_session either way), or NULL. The caller read the mask before announcing itself: the session that set bit i may
  * have stopped since and another taken the bit over, so the bit is checked again now that the
  * slot's session cannot go away (as ep_session_write_event does: dotnet/runtime,
  * src/native/eventpipe/ep-session.c). */
@@ -328,6 +328,10 @@ static inline session *enter_session(thread_rec *r, const mantra_event_state *st
         return s;
     return NULL;
 }
+
+/* The end of what enter_session began, written into the session or not: release, so that the
+ * record's bytes are visible to a drain or stop that sees the announcement gone. */
+static inline void leave_session(thread_rec *r) { atomic_store_explicit(&r->writing, 0, memory_order_release); }
 
 /* The writing thread's record, and in *sessions the sessions this thread's write goes to (a stopping
  * hook or rundown writes into its own session only). NULL, counted as an unrecorded drop, when the
@@ -361,7 +365,7 @@ static inline int write_records(thread_rec *r, const mantra_event_desc *desc, co
         session *s = enter_session(r, state, i);
         if (s && write_into(s, r, desc, prov, payload, size, x, ips) != MANTRA_WRITE_OK)
             rc = MANTRA_WRITE_DROPPED;
-        atomic_store_explicit(&r->writing, 0, memory_order_release);
+        leave_session(r);
     }
     bump(rc == MANTRA_WRITE_OK ? &r->ev_written : &r->ev_dropped);
     return rc;
@@ -432,7 +436,7 @@ static void sessions_oversized(const mantra_event_state *state, uint64_t session
             bump(&t->oversized);
             bump(&t->dropped);
         }
-        atomic_store_explicit(&r->writing, 0, memory_order_release);
+        leave_session(r);
     }
 }
 
@@ -516,7 +520,7 @@ static int write_fast_rest(session *s, thread_rec *r, const mantra_event_desc *d
                            const uint8_t *payload, uint32_t size) {
     r->ev_uncommon++;
     int rc = write_into(s, r, desc, state->runtime, payload, size, NULL, NULL);
-    atomic_store_explicit(&r->writing, 0, memory_order_release);
+    leave_session(r);
     bump(rc == MANTRA_WRITE_OK ? &r->ev_written : &r->ev_dropped);
     return rc;
 }
@@ -549,7 +553,7 @@ static inline int write_fast(const mantra_event_desc *desc, mantra_event_state *
     uint32_t i = (uint32_t)__builtin_ctzll(sessions);
     session *s = enter_session(r, state, i);
     if (MANTRA_UNLIKELY(s == NULL)) {
-        atomic_store_explicit(&r->writing, 0, memory_order_release);
+        leave_session(r);
         return write_bytes_general(desc, state, payload, size);
     }
     if (MANTRA_UNLIKELY(!s->rows || r->cache[i].id != s->id))
@@ -561,7 +565,7 @@ static inline int write_fast(const mantra_event_desc *desc, mantra_event_state *
     uint32_t seq = take_seq(t);
     uint64_t ts = row_now(t);
     row_put(b, open_chunk(b), t->tid, ROW_SAME_MID, seq, ts, payload, size, 1);
-    atomic_store_explicit(&r->writing, 0, memory_order_release);
+    leave_session(r);
     bump(&r->ev_written);
     return MANTRA_WRITE_OK;
 }
