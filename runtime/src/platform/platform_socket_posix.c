@@ -300,10 +300,8 @@ void mantra_pal_wake(int fd) {
 
 void mantra_pal_wake_clear(int fd) {
     uint8_t b[64];
-    ssize_t r;
-    do
-        r = read(fd, b, sizeof b);
-    while (r > 0 || (r < 0 && errno == EINTR));
+    while (mantra_pal_read(fd, b, sizeof b, NULL, 0) > 0) /* until EAGAIN: empty */
+        ;
 }
 
 int mantra_pal_poll(mantra_pal_pollfd *fds, size_t n, uint32_t timeout_ms) {
