@@ -272,6 +272,28 @@ static void *drain_main(void *arg) {
     return NULL;
 }
 
+/* A non-blocking pipe whose reader thread reads 3000 bytes at a time: the sink on its write end
+ * (*sink, which closes it) meets short writes and a full pipe (EAGAIN: poll). */
+typedef struct slow_pipe {
+    int fd[2];
+    drain d;
+    pthread_t th;
+} slow_pipe;
+
+static void slow_pipe_open(slow_pipe *p, mantra_sink **sink) {
+    ck_assert_int_eq(pipe(p->fd), 0);
+    ck_assert_int_eq(fcntl(p->fd[1], F_SETFL, O_NONBLOCK), 0);
+    p->d = (drain){p->fd[0], NULL, 0, 0};
+    ck_assert_int_eq(pthread_create(&p->th, NULL, drain_main, &p->d), 0);
+    ck_assert_int_eq(mantra_sink_open_fd(sink, p->fd[1], 1), 0);
+}
+
+/* After the sink is freed (the write end closed): what the reader got, in p->d (free data). */
+static void slow_pipe_join(slow_pipe *p) {
+    pthread_join(p->th, NULL);
+    close(p->fd[0]);
+}
+
 static int cb_write(void *ctx, const void *data, size_t size, char *err, size_t errlen) {
     (void)err;
     (void)errlen;
@@ -284,6 +306,95 @@ static int cb_write(void *ctx, const void *data, size_t size, char *err, size_t 
     d->len += size;
     return 0;
 }
+
+/* 300 parts of 0..2999 bytes (every 7th empty, one of those with NULL data) and one of 200000 (a
+ * pipe's writev(2) stops inside it several times): 565 KB, more parts than one call takes. */
+#define NPARTS 300u
+static size_t make_parts(mantra_sink_part *parts, uint8_t *bytes) {
+    size_t off = 0;
+    for (uint32_t i = 0; i < NPARTS; i++) {
+        size_t n = i == 150u ? 200000u : i % 7u == 0 ? 0 : (i * 37u) % 3000u;
+        for (size_t j = 0; j < n; j++)
+            bytes[off + j] = (uint8_t)(i * 13u + j);
+        parts[i] = (mantra_sink_part){i == 14u ? NULL : bytes + off, n};
+        off += n;
+    }
+    return off;
+}
+
+START_TEST(parts_write_as_one_write) {
+    make_dir();
+    static mantra_sink_part parts[NPARTS];
+    static uint8_t bytes[NPARTS * 3000u + 200000u];
+    size_t total = make_parts(parts, bytes);
+    ck_assert_uint_eq(total, 564023);
+    mantra_sink *s;
+    /* memory */
+    ck_assert_int_eq(mantra_sink_open_memory(&s, 0), 0);
+    ck_assert_int_eq(mantra_sink_write(s, "<", 1), 0);
+    ck_assert_int_eq(mantra_sink_write_parts(s, parts, NPARTS), 0);
+    size_t n;
+    const uint8_t *m = mantra_sink_memory(s, &n);
+    ck_assert_uint_eq(n, total + 1);
+    ck_assert_uint_eq(mantra_sink_bytes_written(s), total + 1);
+    ck_assert_int_eq(memcmp(m + 1, bytes, total), 0);
+    mantra_sink_free(s);
+    /* a fixed buffer: all of the parts or none */
+    uint8_t *fixed = malloc(total);
+    ck_assert_int_eq(mantra_sink_open_buffer(&s, fixed, total), 0);
+    ck_assert_int_eq(mantra_sink_write(s, "x", 1), 0);
+    ck_assert_int_eq(mantra_sink_write_parts(s, parts, NPARTS), MANTRA_ENOSPC);
+    ck_assert_uint_eq(mantra_sink_bytes_written(s), 1);
+    mantra_sink_free(s);
+    ck_assert_int_eq(mantra_sink_open_buffer(&s, fixed, total), 0);
+    ck_assert_int_eq(mantra_sink_write_parts(s, parts, NPARTS), 0);
+    ck_assert_int_eq(memcmp(fixed, bytes, total), 0);
+    mantra_sink_free(s);
+    free(fixed);
+    /* a file */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/parts.bin", g_dir);
+    ck_assert_int_eq(mantra_sink_open_file(&s, path), 0);
+    ck_assert_int_eq(mantra_sink_write_parts(s, parts, NPARTS), 0);
+    ck_assert_int_eq(mantra_sink_write_parts(s, parts, 3), 0); /* 0 + 37 + 74 bytes */
+    ck_assert_uint_eq(mantra_sink_bytes_written(s), total + 111);
+    ck_assert_int_eq(mantra_sink_close(s), 0);
+    mantra_sink_free(s);
+    uint8_t *f = read_file(path, &n);
+    ck_assert_uint_eq(n, total + 111);
+    ck_assert_int_eq(memcmp(f, bytes, total), 0);
+    ck_assert_int_eq(memcmp(f + total, bytes, 111), 0);
+    free(f);
+    unlink(path);
+    /* a slow pipe: writev(2) stops inside parts (the 200000-byte one several times), waits for
+     * room, and the rest follows */
+    slow_pipe sp;
+    slow_pipe_open(&sp, &s);
+    ck_assert_int_eq(mantra_sink_write_parts(s, parts, NPARTS), 0);
+    ck_assert_uint_eq(mantra_sink_bytes_written(s), total);
+    mantra_sink_free(s);
+    slow_pipe_join(&sp);
+    ck_assert_uint_eq(sp.d.len, total);
+    ck_assert_int_eq(memcmp(sp.d.data, bytes, total), 0);
+    free(sp.d.data);
+    /* callbacks: one write per non-empty part */
+    drain c = {-1, NULL, 0, 0};
+    mantra_sink_callbacks cb = {cb_write, NULL, NULL};
+    ck_assert_int_eq(mantra_sink_open_callbacks(&s, &cb, &c), 0);
+    ck_assert_int_eq(mantra_sink_write_parts(s, parts, NPARTS), 0);
+    ck_assert_uint_eq(c.len, total);
+    ck_assert_int_eq(memcmp(c.data, bytes, total), 0);
+    free(c.data);
+    /* bad parts: refused before anything is written */
+    mantra_sink_part bad[2] = {{"ab", 2}, {NULL, 3}};
+    ck_assert_int_eq(mantra_sink_write_parts(s, bad, 2), MANTRA_EINVAL);
+    ck_assert_str_eq(mantra_sink_last_error(s), "write of 3 bytes from NULL (part 1)");
+    ck_assert_int_eq(mantra_sink_write_parts(s, NULL, 1), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_sink_write_parts(s, NULL, 0), 0);
+    ck_assert_uint_eq(mantra_sink_bytes_written(s), total);
+    mantra_sink_free(s);
+}
+END_TEST
 
 START_TEST(all_sinks_write_identical_bytes) {
     make_dir();
@@ -325,21 +436,15 @@ START_TEST(all_sinks_write_identical_bytes) {
     free(fd_bytes);
 
     /* non-blocking pipe with a slow reader: short writes and EAGAIN */
-    int p[2];
-    ck_assert_int_eq(pipe(p), 0);
-    ck_assert_int_eq(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);
-    drain d = {p[0], NULL, 0, 0};
-    pthread_t th;
-    ck_assert_int_eq(pthread_create(&th, NULL, drain_main, &d), 0);
-    ck_assert_int_eq(mantra_sink_open_fd(&sf, p[1], 1), 0);
+    slow_pipe sp;
+    slow_pipe_open(&sp, &sf);
     write_trace(sf);
     ck_assert_int_eq(mantra_sink_close(sf), 0);
     mantra_sink_free(sf);
-    pthread_join(th, NULL);
-    close(p[0]);
-    ck_assert_uint_eq(d.len, n);
-    ck_assert_mem_eq(d.data, mem, n);
-    free(d.data);
+    slow_pipe_join(&sp);
+    ck_assert_uint_eq(sp.d.len, n);
+    ck_assert_mem_eq(sp.d.data, mem, n);
+    free(sp.d.data);
 
     /* callbacks */
     drain c = {-1, NULL, 0, 0};
@@ -452,6 +557,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, dev_full_reports_enospc);
     tcase_add_test(tc, closed_pipe_reports_epipe);
     tcase_add_test(tc, all_sinks_write_identical_bytes);
+    tcase_add_test(tc, parts_write_as_one_write);
     tcase_add_test(tc, writer_io_error_keeps_valid_prefix);
     suite_add_tcase(s, tc);
     return s;

@@ -62,6 +62,16 @@ int mantra_sink_open_callbacks(mantra_sink **out, const mantra_sink_callbacks *c
 
 /* Appends size bytes. */
 int mantra_sink_write(mantra_sink *sink, const void *data, size_t size);
+/* One piece of a gathered write (mantra_sink_write_parts). */
+typedef struct mantra_sink_part {
+    const void *data;
+    size_t size;
+} mantra_sink_part;
+/* Appends the count parts in order, as one mantra_sink_write() of their concatenation would: a
+ * fixed buffer takes all of them or none; a descriptor gets them in writev(2) calls, without a
+ * copy; callbacks get one write per non-empty part. Empty parts are allowed (data may then be
+ * NULL). */
+int mantra_sink_write_parts(mantra_sink *sink, const mantra_sink_part *parts, size_t count);
 /* Pushes buffered data to the OS (file/fd sinks hold no buffer; callbacks' flush is called). */
 int mantra_sink_flush(mantra_sink *sink);
 /* Flushes and releases the output (closes an owned fd / the file). Later writes fail with

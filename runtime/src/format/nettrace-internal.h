@@ -44,6 +44,18 @@
  * 100 MB trace goes out in about 1 MiB writes instead of one write per block. */
 #define NW_STAGE_BYTES (1024u * 1024u)
 #define NW_MIN_BLOCK_BYTES 1024u
+/* Rows of a session writer's chunk (nw_write_rows) of at least this many bytes are borrowed, not
+ * copied: the block records where they go and the stage writes them from the session's buffer
+ * (nw_stage_flush); shorter ones are copied (a part per few rows would cost the writev more). */
+#define NW_BORROW_MIN 1024u
+
+/* Borrowed bytes of the pending or staged EventBlocks: n bytes at p go into the stream where the
+ * writer's own bytes reach at (a position in the staging buffer), before what follows there. */
+typedef struct nw_borrow {
+    const uint8_t *at;
+    const uint8_t *p;
+    size_t n;
+} nw_borrow;
 
 /* Compression state: the previous row's header fields, reset per block (microsoft/perfview,
  * src/TraceEvent/EventPipe/NetTraceFormat_v5.md, compressed event headers). */
@@ -63,7 +75,8 @@ typedef struct nw_row_state {
 typedef struct nw_block {
     uint8_t *base;
     size_t cap; /* content capacity */
-    size_t len; /* content bytes used (incl. the block's own header) */
+    size_t len; /* content bytes used (incl. the block's own header), borrowed ones included */
+    size_t ext; /* of len, bytes borrowed (only the EventBlock): the buffer holds len - ext */
     size_t header;
     uint64_t min_ts, max_ts;
     uint32_t rows;
@@ -134,6 +147,13 @@ struct mantra_nettrace_writer {
      * the pending EventBlock's buffer (events.base) is inside stage_buf too */
     uint8_t *stage_buf, *stage_begin, *stage_end;
     size_t stage_cap;
+    /* borrowed bytes (nw_write_rows): borrows[0 .. staged_borrows) of the staged blocks (stage_ext
+     * bytes), then the pending block's; borrows_taken / borrows_done count every borrow since the
+     * writer began and those written out (or given up when the writer failed) */
+    nw_borrow *borrows;
+    size_t nborrows, borrow_cap, staged_borrows;
+    size_t borrow_min; /* NW_BORROW_MIN (tests: SIZE_MAX, every run copied) */
+    uint64_t stage_ext, borrows_taken, borrows_done;
 
     uint64_t max_timestamp;
     int have_events;
@@ -170,8 +190,10 @@ static inline uint64_t nw_mix64(uint64_t x) {
 
 /* The stream offset of the next object: bytes written to the sink plus the staged ones. */
 static inline uint64_t nw_offset(const mantra_nettrace_writer *w) {
-    return mantra_sink_bytes_written(w->sink) + (uint64_t)(w->stage_end - w->stage_begin);
+    return mantra_sink_bytes_written(w->sink) + (uint64_t)(w->stage_end - w->stage_begin) + w->stage_ext;
 }
+/* Where a block's next content byte goes in its buffer. */
+static inline uint8_t *nw_block_end(const nw_block *b) { return b->base + NW_HEADROOM + (b->len - b->ext); }
 /* Writes n bytes to the sink after the staged blocks; an error becomes the writer's sticky error.
  * Updates st.bytes. */
 int nw_sink_write(mantra_nettrace_writer *w, const void *p, size_t n);
@@ -339,9 +361,20 @@ typedef struct nw_rows {
 } nw_rows;
 /* Writes r's rows of thread tid into one EventBlock (flushing the pending one first when they do not
  * fit): the first row as mantra_nettrace_write() would, event key key (its metadata id defined),
- * IsSorted when ts <= sorted_upto; then the rest as they are. *hint as for nw_plain_thread(). */
+ * IsSorted when ts <= sorted_upto; then the rest as they are: borrowed when at least NW_BORROW_MIN
+ * bytes, so the caller keeps r->rest's bytes unchanged until nw_borrows_done() reaches the
+ * nw_borrows_taken() that follows this call (nw_borrows_settle() gets there at once). */
 int nw_write_rows(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint64_t tid, uint32_t *hint,
                   const nw_rows *r, uint64_t sorted_upto);
+/* Borrows so far, and of them those the writer no longer needs: written, or given up when the
+ * writer failed. */
+static inline uint64_t nw_borrows_taken(const mantra_nettrace_writer *w) { return w->borrows_taken; }
+static inline uint64_t nw_borrows_done(const mantra_nettrace_writer *w) {
+    return w->failed ? w->borrows_taken : w->borrows_done;
+}
+/* Writes out the pending EventBlock and the staged ones when they hold borrowed bytes, so that
+ * none is needed any more (a writer that fails gives them up). */
+void nw_borrows_settle(mantra_nettrace_writer *w);
 
 /* cm_varint_put() with the one- and two-byte cases first (timestamp deltas, sizes, ids). */
 static inline size_t nw_varint_put(uint8_t *out, uint64_t v) {

@@ -23,13 +23,56 @@ static int sink_write(mantra_nettrace_writer *w, const void *p, size_t n) {
     return rc;
 }
 
+/* The staged bytes with their borrowed ones in between, as one gathered write. */
+#define FLUSH_PARTS 64u
+static int sink_write_borrowed(mantra_nettrace_writer *w) {
+    mantra_sink_part parts[FLUSH_PARTS];
+    const uint8_t *own = w->stage_begin;
+    size_t n = 0;
+    for (size_t i = 0; i < w->staged_borrows; i++) {
+        const nw_borrow *b = &w->borrows[i];
+        if (n + 3 > FLUSH_PARTS) { /* room for these two and the last */
+            int rc = mantra_sink_write_parts(w->sink, parts, n);
+            if (rc != MANTRA_OK)
+                return rc;
+            n = 0;
+        }
+        parts[n++] = (mantra_sink_part){own, (size_t)(b->at - own)};
+        parts[n++] = (mantra_sink_part){b->p, b->n};
+        own = b->at;
+    }
+    parts[n++] = (mantra_sink_part){own, (size_t)(w->stage_end - own)};
+    return mantra_sink_write_parts(w->sink, parts, n);
+}
+
 int nw_stage_flush(mantra_nettrace_writer *w) {
     if (w->stage_begin == w->stage_end)
         return MANTRA_OK;
-    int rc = sink_write(w, w->stage_begin, (size_t)(w->stage_end - w->stage_begin));
+    int rc;
+    if (w->staged_borrows == 0) {
+        rc = sink_write(w, w->stage_begin, (size_t)(w->stage_end - w->stage_begin));
+    } else if ((rc = sink_write_borrowed(w)) != MANTRA_OK) {
+        w->failed = rc;
+        w->st.io_errors++;
+        nw_fail(w, rc, "output error: %s", mantra_sink_last_error(w->sink));
+    }
+    /* the pending block's borrows move to the front */
+    w->borrows_done += w->staged_borrows;
+    if (w->staged_borrows && w->nborrows > w->staged_borrows)
+        memmove(w->borrows, w->borrows + w->staged_borrows, (w->nborrows - w->staged_borrows) * sizeof *w->borrows);
+    w->nborrows -= w->staged_borrows;
+    w->staged_borrows = 0;
+    w->stage_ext = 0;
     w->stage_begin = w->stage_end = NULL;
     w->st.bytes = nw_offset(w);
     return rc;
+}
+
+void nw_borrows_settle(mantra_nettrace_writer *w) {
+    if (w->failed || w->borrows_done == w->borrows_taken)
+        return;
+    if (nw_flush_blocks(w) == MANTRA_OK)
+        (void)nw_stage_flush(w); /* an error fails the writer: the borrows are given up */
 }
 
 int nw_sink_write(mantra_nettrace_writer *w, const void *p, size_t n) {
@@ -86,10 +129,12 @@ static size_t block_prefix(uint64_t offset, size_t name_len) {
     return frame + 4 + (size_t)((4 - (after_size & 3)) & 3);
 }
 
-/* Fills in the framing of a block object whose content is content[0 .. len) with NW_HEADROOM bytes
- * before it and one spare byte after it, for an object starting at stream offset offset: framing,
- * BlockSize, padding, content, EndObject. Returns the object's first byte; *size: its bytes. */
-static uint8_t *frame_block_object(uint8_t *content, size_t len, const char *name, uint64_t offset, size_t *size) {
+/* Fills in the framing of a block object of len content bytes, own of them at content (the rest
+ * borrowed: nw_write_rows), with NW_HEADROOM bytes before it and one spare byte after it, for an
+ * object starting at stream offset offset: framing, BlockSize, padding, content, EndObject.
+ * Returns the object's first byte; *size: its bytes in the buffer. */
+static uint8_t *frame_block_object(uint8_t *content, size_t len, size_t own, const char *name, uint64_t offset,
+                                   size_t *size) {
     size_t name_len = strlen(name);
     size_t prefix = block_prefix(offset, name_len), frame = 3 + 12 + name_len + 1;
     uint8_t *p = content - prefix, *start = p;
@@ -104,15 +149,15 @@ static uint8_t *frame_block_object(uint8_t *content, size_t len, const char *nam
     *p++ = 0x06; /* EndObject (type) */
     p = cm_store_u32(p, (uint32_t)len);
     memset(p, 0, prefix - frame - 4);
-    content[len] = 0x06; /* EndObject (object) */
-    *size = prefix + len + 1;
+    content[own] = 0x06; /* EndObject (object) */
+    *size = prefix + own + 1;
     return start;
 }
 
 /* Writes a block object (frame_block_object) as a single sink write, after the staged blocks. */
 static int write_block_object(mantra_nettrace_writer *w, uint8_t *content, size_t len, const char *name) {
     size_t n;
-    uint8_t *start = frame_block_object(content, len, name, nw_offset(w), &n);
+    uint8_t *start = frame_block_object(content, len, len, name, nw_offset(w), &n);
     return nw_sink_write(w, start, n);
 }
 
@@ -121,7 +166,8 @@ static int write_block_object(mantra_nettrace_writer *w, uint8_t *content, size_
  * writing the staged ones) when a whole block would not fit after them. */
 static int place_events_block(mantra_nettrace_writer *w) {
     uint8_t *content = w->stage_buf + NW_HEADROOM;
-    if (w->stage_end) {
+    if (w->stage_end && nw_offset(w) - mantra_sink_bytes_written(w->sink) < NW_STAGE_BYTES) {
+        /* (in stream bytes, borrowed ones included: they hold the session's buffers) */
         uint8_t *after = w->stage_end + block_prefix(nw_offset(w), strlen("EventBlock"));
         if (after + w->events.cap + 1 <= w->stage_buf + w->stage_cap)
             content = after;
@@ -152,16 +198,19 @@ static int stage_events_block(mantra_nettrace_writer *w) {
         nw_stage_flush(w) != MANTRA_OK)
         return w->failed;
     size_t n;
-    uint8_t *start = frame_block_object(content, w->events.len, "EventBlock", offset, &n);
+    uint8_t *start = frame_block_object(content, w->events.len, w->events.len - w->events.ext, "EventBlock", offset, &n);
     if (!w->stage_end)
         w->stage_begin = start;
     w->stage_end = start + n;
+    w->staged_borrows = w->nborrows;
+    w->stage_ext += w->events.ext;
     w->st.bytes = nw_offset(w);
     return MANTRA_OK;
 }
 
 static void block_reset(nw_block *b) {
     b->len = b->header;
+    b->ext = 0;
     b->rows = 0;
     b->min_ts = UINT64_MAX;
     b->max_ts = 0;

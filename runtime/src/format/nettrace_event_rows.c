@@ -9,6 +9,7 @@
  * metadata rows with MetadataId 0 and IsSorted) and ep-buffer-manager.c
  * (ep_buffer_manager_write_all_buffers_to_file_v4: per-thread runs, IsSorted on the first row of a
  * run). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/varint-internal.h"
@@ -89,7 +90,7 @@ static int define(mantra_nettrace_writer *w, nw_event_def *d, uint32_t id, uint6
     memset(&mr, 0, sizeof mr);
     mr.timestamp = ts;
     mr.payload_size = (uint32_t)d->record_size;
-    uint8_t *p = w->meta.base + NW_HEADROOM + w->meta.len;
+    uint8_t *p = nw_block_end(&w->meta);
     size_t h = encode_row_header(&w->meta.prev, &mr, 1, p);
     memcpy(p + h, d->record, d->record_size);
     w->meta.len += h + d->record_size;
@@ -192,7 +193,7 @@ static int prepare_event(mantra_nettrace_writer *w, const mantra_nettrace_event 
     r->payload_size = (uint32_t)size;
     pe->sorted = sorted;
     pe->thread = t;
-    uint8_t *p = w->events.base + NW_HEADROOM + w->events.len;
+    uint8_t *p = nw_block_end(&w->events);
     size_t h = encode_row_header(&w->events.prev, r, sorted, p);
     *payload_at = p + h;
     pe->header_len = h;
@@ -264,8 +265,8 @@ int nw_plain_open(mantra_nettrace_writer *w, nw_plain *c) {
         (w->opts.sequence_point_bytes && nw_bytes_since_sp(w) >= w->opts.sequence_point_bytes))
         return 0;
     c->w = w;
-    c->start = c->out = b->base + NW_HEADROOM + b->len;
-    c->room = b->base + NW_HEADROOM + w->opts.block_bytes - NW_ROW_HEADER_MAX;
+    c->start = c->out = nw_block_end(b);
+    c->room = b->base + NW_HEADROOM + (w->opts.block_bytes - b->ext) - NW_ROW_HEADER_MAX; /* ext <= len <= block_bytes */
     c->t = NULL;
     c->tid = 0;
     c->fresh = 1;
@@ -405,6 +406,22 @@ int nw_plain_one(mantra_nettrace_writer *w, uint32_t mid, uint64_t tid, uint32_t
 
 /* ---- a session writer's chunk of rows ------------------------------------------------------------ */
 
+/* Records that n bytes at p go where the EventBlock's own bytes reach at; 0 when there is no room to
+ * record it (the caller copies them). */
+static int borrow(mantra_nettrace_writer *w, const uint8_t *at, const uint8_t *p, size_t n) {
+    if (w->nborrows == w->borrow_cap) {
+        size_t cap = w->borrow_cap ? 2 * w->borrow_cap : 64;
+        nw_borrow *a = realloc(w->borrows, cap * sizeof *a);
+        if (!a)
+            return 0;
+        w->borrows = a;
+        w->borrow_cap = cap;
+    }
+    w->borrows[w->nborrows++] = (nw_borrow){at, p, n};
+    w->borrows_taken++;
+    return 1;
+}
+
 int nw_write_rows(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint64_t tid, uint32_t *hint,
                   const nw_rows *r, uint64_t sorted_upto) {
     int rc = nw_check_usable(w);
@@ -437,7 +454,10 @@ int nw_write_rows(mantra_nettrace_writer *w, mantra_nettrace_event_key key, uint
     if (!t || b->prev.metadata_id != mid || b->prev.sequence != r->seq || b->prev.timestamp != r->ts ||
         b->prev.payload_size != r->size || b->prev.capture_thread_id != tid)
         return nw_fail(w, MANTRA_ESTATE, "a chunk's first row did not become the block's previous row");
-    memcpy(b->base + NW_HEADROOM + b->len, r->rest, r->rest_len);
+    if (r->rest_len < w->borrow_min || !borrow(w, nw_block_end(b), r->rest, r->rest_len))
+        memcpy(nw_block_end(b), r->rest, r->rest_len);
+    else
+        b->ext += r->rest_len;
     b->len += r->rest_len;
     b->rows += r->rest_rows;
     if (r->last_ts > b->max_ts)

@@ -53,7 +53,7 @@ uint32_t nw_stack_add(mantra_nettrace_writer *w, const uint64_t *ips, uint32_t f
     e->offset = (uint32_t)w->stack_ips_len;
     e->frames = frames;
     e->hash = h;
-    uint8_t *p = w->stacks.base + NW_HEADROOM + w->stacks.len;
+    uint8_t *p = nw_block_end(&w->stacks);
     p = cm_store_u32(p, (uint32_t)(frames * w->opts.pointer_size));
     for (uint32_t i = 0; i < frames; i++) {
         uint64_t ip = ips[i] & mask_ip;

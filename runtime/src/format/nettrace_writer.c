@@ -84,6 +84,7 @@ int mantra_nettrace_writer_new(mantra_nettrace_writer **out, mantra_sink *sink, 
         return MANTRA_ENOMEM;
     }
     w->stack_first_pending = 1;
+    w->borrow_min = NW_BORROW_MIN;
     w->next_metadata_id = 1;
     w->last_sp_offset = 0;
     rc = nw_write_trace_object(w);
@@ -97,6 +98,7 @@ void mantra_nettrace_writer_free(mantra_nettrace_writer *w) {
     if (!w)
         return;
     free(w->stage_buf);
+    free(w->borrows);
     free(w->meta.base);
     free(w->stacks.base);
     for (uint32_t i = 0; i < w->def_count; i++)

@@ -154,22 +154,39 @@ static void reserve_ahead(mantra_sink *s, size_t size) {
     s->reserved = end + step;
 }
 
-/* Everything, or a failure after the bytes the host took (counted in s->written). */
-static int fd_write_all(mantra_sink *s, const uint8_t *p, size_t size) {
+
+/* The parts to a descriptor, PARTS_BATCH at a time (the platform's part type is its own):
+ * everything, or a failure after the bytes the host took (counted in s->written). */
+#define PARTS_BATCH 64u
+static int fd_write_parts(mantra_sink *s, const mantra_sink_part *parts, size_t count, size_t total) {
     if (s->reserve)
-        reserve_ahead(s, size);
-    if (mantra_pal_write_all(s->fd, p, size, &s->written, s->err, sizeof s->err) != MANTRA_OK)
-        return MANTRA_EIO;
+        reserve_ahead(s, total);
+    mantra_pal_part batch[PARTS_BATCH];
+    for (size_t i = 0; i < count;) {
+        size_t n = 0;
+        for (; i < count && n < PARTS_BATCH; i++)
+            batch[n++] = (mantra_pal_part){parts[i].data, parts[i].size};
+        if (mantra_pal_writev_all(s->fd, batch, n, &s->written, s->err, sizeof s->err) != MANTRA_OK)
+            return MANTRA_EIO;
+    }
     return MANTRA_OK;
 }
 
-int mantra_sink_write(mantra_sink *s, const void *data, size_t size) {
+/* 0 when s takes writes, else why not (a failed sink's sticky code). */
+static int check_writable(mantra_sink *s) {
     if (!s)
         return MANTRA_EINVAL;
     if (s->failed)
         return s->failed;
     if (s->closed)
         return fail(s, MANTRA_ESTATE, "write after close");
+    return MANTRA_OK;
+}
+
+int mantra_sink_write(mantra_sink *s, const void *data, size_t size) {
+    int ok = check_writable(s);
+    if (ok != MANTRA_OK)
+        return ok;
     if (size == 0)
         return MANTRA_OK;
     if (!data)
@@ -177,7 +194,7 @@ int mantra_sink_write(mantra_sink *s, const void *data, size_t size) {
     int rc = MANTRA_OK;
     switch (s->kind) {
     case SINK_FD:
-        rc = fd_write_all(s, data, size);
+        rc = fd_write_parts(s, &(mantra_sink_part){data, size}, 1, size);
         break;
     case SINK_MEMORY:
         if (size > s->mem_cap - s->mem_size) {
@@ -226,6 +243,43 @@ int mantra_sink_write(mantra_sink *s, const void *data, size_t size) {
         s->errors++;
     }
     return rc;
+}
+
+int mantra_sink_write_parts(mantra_sink *s, const mantra_sink_part *parts, size_t count) {
+    int ok = check_writable(s);
+    if (ok != MANTRA_OK)
+        return ok;
+    if (count && !parts)
+        return fail(s, MANTRA_EINVAL, "write of %zu parts from NULL", count);
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (parts[i].size && !parts[i].data)
+            return fail(s, MANTRA_EINVAL, "write of %zu bytes from NULL (part %zu)", parts[i].size, i);
+        if (parts[i].size > SIZE_MAX - total)
+            return fail(s, MANTRA_EINVAL, "parts of more than SIZE_MAX bytes");
+        total += parts[i].size;
+    }
+    if (total == 0)
+        return MANTRA_OK;
+    if (s->kind == SINK_FD) {
+        int rc = fd_write_parts(s, parts, count, total);
+        if (rc != MANTRA_OK) {
+            s->failed = rc;
+            s->errors++;
+        }
+        return rc;
+    }
+    if (s->kind == SINK_BUFFER && total > s->mem_cap - s->mem_size) {
+        s->errors++; /* not sticky, as mantra_sink_write */
+        return fail(s, MANTRA_ENOSPC, "buffer sink full: %zu bytes do not fit in the %zu left", total,
+                    s->mem_cap - s->mem_size);
+    }
+    for (size_t i = 0; i < count; i++) {
+        int rc = parts[i].size ? mantra_sink_write(s, parts[i].data, parts[i].size) : MANTRA_OK;
+        if (rc != MANTRA_OK)
+            return rc;
+    }
+    return MANTRA_OK;
 }
 
 int mantra_sink_flush(mantra_sink *s) {

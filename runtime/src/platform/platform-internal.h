@@ -177,6 +177,15 @@ int mantra_pal_file_open_read(const char *path, char *err, size_t errlen);
 /* Writes size bytes: retries on EINTR, waits for the descriptor on EAGAIN, continues after short
  * writes. *done counts the bytes the host accepted, also when it fails. 0 or MANTRA_EIO. */
 int mantra_pal_write_all(int fd, const void *data, size_t size, uint64_t *done, char *err, size_t errlen);
+/* One piece of a gathered write (mantra_pal_writev_all). */
+typedef struct mantra_pal_part {
+    const void *data;
+    size_t size;
+} mantra_pal_part;
+/* Writes the parts in order as mantra_pal_write_all would their concatenation, in writev(2) calls:
+ * the same retries, waits and counting. 0 or MANTRA_EIO. */
+int mantra_pal_writev_all(int fd, const mantra_pal_part *parts, size_t count, uint64_t *done, char *err,
+                          size_t errlen);
 /* Reads up to size bytes (retries on EINTR): the count (0 at the end of the input) or MANTRA_EIO. */
 int64_t mantra_pal_read(int fd, void *buf, size_t size, char *err, size_t errlen);
 /* Closes fd. 0 or MANTRA_EIO (EINTR counts as closed). */

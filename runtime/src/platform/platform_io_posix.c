@@ -7,10 +7,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "mantra/status.h"
@@ -44,11 +46,31 @@ int mantra_pal_file_open_read(const char *path, char *err, size_t errlen) {
     return fd >= 0 ? fd : io_fail(MANTRA_EIO, err, errlen, "", errno);
 }
 
-int mantra_pal_write_all(int fd, const void *data, size_t size, uint64_t *done, char *err, size_t errlen) {
-    const unsigned char *p = data;
-    while (size > 0) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0) {
+/* The parts in writev(2) calls of at most PARTS_PER_CALL (IOV_MAX may be as small as 16), each
+ * continued after a short write from where the host stopped. */
+#if defined(IOV_MAX) && IOV_MAX >= 64
+#define PARTS_PER_CALL 64u
+#else
+#define PARTS_PER_CALL 16u
+#endif
+int mantra_pal_writev_all(int fd, const mantra_pal_part *parts, size_t count, uint64_t *done, char *err,
+                          size_t errlen) {
+    struct iovec iov[PARTS_PER_CALL];
+    size_t next = 0, skip = 0; /* the first part not in iov yet; bytes of it written already */
+    while (next < count) {
+        int n = 0;
+        for (size_t i = next; i < count && n < (int)PARTS_PER_CALL; i++) {
+            size_t off = i == next ? skip : 0;
+            if (parts[i].size > off) {
+                iov[n].iov_base = (void *)((const unsigned char *)parts[i].data + off);
+                iov[n].iov_len = parts[i].size - off;
+                n++;
+            }
+        }
+        if (n == 0)
+            break; /* only empty parts left */
+        ssize_t k = writev(fd, iov, n);
+        if (k < 0) {
             if (errno == EINTR)
                 continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -63,17 +85,30 @@ int mantra_pal_write_all(int fd, const void *data, size_t size, uint64_t *done, 
                          (unsigned long long)(done ? *done : 0));
             return MANTRA_EIO;
         }
-        if (n == 0) {
+        if (k == 0) {
             if (err && errlen)
                 snprintf(err, errlen, "write: no progress (after %llu bytes)", (unsigned long long)(done ? *done : 0));
             return MANTRA_EIO;
         }
-        p += n;
-        size -= (size_t)n;
         if (done)
-            *done += (uint64_t)n;
+            *done += (uint64_t)k;
+        for (size_t left = (size_t)k; next < count;) { /* past the parts the host took */
+            size_t rest = parts[next].size - skip;
+            if (left < rest) {
+                skip += left;
+                break;
+            }
+            left -= rest;
+            next++;
+            skip = 0;
+        }
     }
     return MANTRA_OK;
+}
+
+int mantra_pal_write_all(int fd, const void *data, size_t size, uint64_t *done, char *err, size_t errlen) {
+    mantra_pal_part part = {data, size};
+    return mantra_pal_writev_all(fd, &part, 1, done, err, errlen);
 }
 
 int64_t mantra_pal_read(int fd, void *buf, size_t size, char *err, size_t errlen) {

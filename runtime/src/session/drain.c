@@ -150,20 +150,57 @@ static void drain_merged(session *s, tss *first, uint64_t stop_ts, buf **drained
     }
 }
 
-/* A buffer the pass has written out: back to the spare list now (a writer waiting for a recycled
- * buffer takes it: ss_alloc_buffer), so that a long pass does not hold the whole pool until its
- * end; the final pass frees its buffers at its end (*drained). */
-static void give_back(session *s, buf *b, buf **drained) {
+/* Buffers the pass has written out (a list): back to the spare list now (a writer waiting for a
+ * recycled buffer takes them: ss_alloc_buffer), so that a long pass does not hold the whole pool
+ * until its end; the final pass frees its buffers at its end (*drained). */
+static void put_back(session *s, buf *list, buf **drained) {
     if (s->final_pass) {
-        b->next = *drained;
-        *drained = b;
+        while (list) {
+            buf *b = list;
+            list = b->next;
+            b->next = *drained;
+            *drained = b;
+        }
         return;
     }
-    b->next = NULL;
     mantra_pal_mutex_lock(&s->lock);
-    ss_recycle_buffers(s, b, 0);
+    ss_recycle_buffers(s, list, 0);
     mantra_pal_cond_broadcast(&s->space);
     mantra_pal_mutex_unlock(&s->lock);
+}
+
+/* The file's writer borrows long runs of rows from the buffers instead of copying them (nw_write_rows)
+ * and writes them from there with the staged blocks (writev): a buffer written out waits in s->held,
+ * in order, until the writer has written every borrow taken before it was (b->borrowed). */
+static void give_back(session *s, buf *b, buf **drained) {
+    b->next = NULL;
+    if (s->w && nw_borrows_done(s->w) != nw_borrows_taken(s->w)) {
+        b->borrowed = nw_borrows_taken(s->w);
+        if (s->held_last)
+            s->held_last->next = b;
+        else
+            s->held = b;
+        s->held_last = b;
+        return;
+    }
+    put_back(s, b, drained);
+}
+
+/* The held buffers whose borrowed bytes the writer has written: all of them with all (the writer
+ * was finished or settled, nw_borrows_settle) or without a writer. */
+static void release_held(session *s, buf **drained, int all) {
+    uint64_t done = s->w && !all ? nw_borrows_done(s->w) : UINT64_MAX;
+    buf *list = s->held, *last = NULL;
+    while (s->held && s->held->borrowed <= done) {
+        last = s->held;
+        s->held = s->held->next;
+    }
+    if (!last)
+        return;
+    last->next = NULL;
+    if (!s->held)
+        s->held_last = NULL;
+    put_back(s, list, drained);
 }
 
 /* t's next chunk (in t->view, with t->has_view), or NULL: none. Exhausted buffers go back. A
@@ -378,7 +415,8 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
             if (s->failed || !s->w)
                 continue;
             if (s->rotate && nw_bytes(s->w) >= s->rotate) {
-                ss_rotate_file(s);
+                ss_rotate_file(s); /* the old writer wrote its borrows or failed */
+                release_held(s, drained, 1);
                 introduce_pending(s, first, drained);
             } else if (mantra_nettrace_sequence_point(s->w) != 0) {
                 ss_drain_fail(s, mantra_nettrace_last_error(s->w));
@@ -388,6 +426,8 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
         if (limit == stop_ts && cut_due(s))
             limit = (best_ts > wmax ? best_ts : wmax) + 1u;
         write_chunk(s, best, limit, next, &wmax);
+        if (s->held)
+            release_held(s, drained, 0);
         if (limit == stop_ts && cut_due(s))
             limit = wmax + 1u;
     }
@@ -472,6 +512,9 @@ uint32_t ss_drain_pass(session *s, int final) {
         drain_runs(s, first, stop_ts, &drained);
     if (s->w && !final && !s->failed && mantra_nettrace_flush(s->w) != 0)
         ss_drain_fail(s, mantra_nettrace_last_error(s->w));
+    if (s->w)
+        nw_borrows_settle(s->w); /* the final pass's or a failed session's: before the buffers go */
+    release_held(s, &drained, 1);
     mantra_pal_mutex_lock(&s->lock);
     ss_recycle_buffers(s, drained, final);
     s->draining = 0;

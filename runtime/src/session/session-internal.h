@@ -52,6 +52,7 @@ typedef struct buf {
      * needs no lookup then) */
     uint32_t chunk, row_end;
     const mantra_event_desc *desc;
+    uint64_t borrowed; /* drain, in s->held: the writer's borrows until its bytes are written */
     _Alignas(8) uint8_t data[];
 } buf;
 #define CHUNK_NONE UINT32_MAX
@@ -226,6 +227,8 @@ typedef struct session {
     int recycle_missed; /* session lock: a writer's wait for a recycled buffer timed out since the
                          * drain last gave one back (ss_alloc_buffer) */
     int final_pass;     /* drain: the pass frees its buffers instead of giving them back */
+    buf *held, *held_last; /* drain: written out, but the file's writer still borrows their bytes
+                            * (nw_write_rows): given back once it has written them (drain.c) */
     uint32_t nthreads;
     uint64_t cap, allocated, buffers;
     int stopping; /* session lock: no more buffers; the drain thread ends */

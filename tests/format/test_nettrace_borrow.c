@@ -1,0 +1,285 @@
+/* The nettrace writer's borrowed rows (nw_write_rows in runtime/src/format/nettrace_event_rows.c,
+ * the gathered stage write in nettrace_blocks.c): a session writer's run of rows of at least
+ * NW_BORROW_MIN bytes is not copied into the block but written from where it is, with the staged
+ * blocks, in one gathered write. What is borrowed must come out byte for byte as when copied, and
+ * the writer must never need a borrowed byte once nw_borrows_done() has passed its borrow: the
+ * test overwrites every run as soon as the writer says it is done with it (a copied run at once). */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "format/nettrace-internal.h"
+#include "mantra/metadata.h"
+#include "mantra/nettrace_writer.h"
+#include "mantra/reader.h"
+
+#define RUNS 1000u
+#define PAYLOAD 12u
+#define ROW (2u + PAYLOAD) /* flags 0, a one-byte timestamp delta, the payload */
+#define TS_STEP 3u
+
+/* Run k: thread 101 or 202 (alternately), rows_of(k) rows 1000 ticks apart from the last run's,
+ * 3 apart within; its rest (the rows after the first) is 826..1932 bytes: some copied, most
+ * borrowed. */
+static uint32_t rows_of(uint32_t k) { return 60u + (k * 17u) % 80u; }
+static uint64_t run_ts(uint32_t k) { return 10000u + (uint64_t)k * 1000u; }
+static uint64_t run_tid(uint32_t k) { return k % 2u ? 202u : 101u; }
+
+static void put_payload(uint8_t *p, uint32_t k, uint32_t row) {
+    uint32_t a = k;
+    uint64_t b = (uint64_t)k << 32 | row;
+    memcpy(p, &a, 4);
+    memcpy(p + 4, &b, 8);
+}
+
+/* The rest of run k as a session writer encodes it (nw_rows): each row compressed against the one
+ * before it, the same event, sequence + 1, same size. */
+static uint8_t *make_rest(uint32_t k, size_t *len) {
+    uint32_t n = rows_of(k) - 1u;
+    uint8_t *r = malloc((size_t)n * ROW), *p = r;
+    for (uint32_t i = 1; i <= n; i++) {
+        *p++ = 0x00;
+        *p++ = TS_STEP;
+        put_payload(p, k, i);
+        p += PAYLOAD;
+    }
+    *len = (size_t)n * ROW;
+    return r;
+}
+
+typedef struct bw {
+    mantra_sink *sink;
+    mantra_nettrace_writer *w;
+    mantra_nettrace_event_key key;
+    uint8_t *rest[RUNS];
+    uint64_t ticket[RUNS]; /* the borrow count after run k (0: copied) */
+    uint32_t poisoned;     /* runs [0, poisoned) overwritten */
+} bw;
+
+static void bw_open(bw *b, mantra_sink *sink, size_t borrow_min) {
+    memset(b, 0, sizeof *b);
+    b->sink = sink;
+    mantra_nettrace_options o;
+    mantra_nettrace_options_init(&o);
+    o.sync_time_unix_ms = INT64_C(1709214330123);
+    o.process_id = 7;
+    o.processor_count = 2;
+    o.order = MANTRA_NETTRACE_CALLER_RUNS;
+    o.sequence_point_bytes = 150000; /* sequence points write the staged blocks in between */
+    ck_assert_int_eq(mantra_nettrace_writer_new(&b->w, sink, &o), 0);
+    b->w->borrow_min = borrow_min;
+    mantra_metadata_builder *mb;
+    const uint8_t *blob;
+    size_t n;
+    ck_assert_int_eq(mantra_metadata_builder_new(&mb), 0);
+    ck_assert_int_eq(mantra_metadata_begin(mb, 1, "Tick", 0, 0, 4, 0), 0);
+    ck_assert_int_eq(mantra_metadata_field(mb, "Run", MANTRA_TYPE_UINT32), 0);
+    ck_assert_int_eq(mantra_metadata_field(mb, "Row", MANTRA_TYPE_UINT64), 0);
+    ck_assert_int_eq(mantra_metadata_finish(mb, &blob, &n), 0);
+    ck_assert_int_eq(mantra_nettrace_add_event_raw(b->w, "Mantra-Test-Borrow", blob, n, &b->key), 0);
+    mantra_metadata_builder_free(mb);
+    /* each thread's first event the general way: the event's metadata id and both threads known */
+    uint8_t payload[PAYLOAD];
+    for (uint32_t t = 0; t < 2; t++) {
+        put_payload(payload, UINT32_MAX, t);
+        mantra_nettrace_event ev = {.key = b->key, .flags = MANTRA_NETTRACE_EVENT_SORTED, .timestamp = 5000u + t,
+                                    .thread_id = t ? 202u : 101u, .processor_number = 0xFFFFFFFFu, .sequence = 1};
+        ck_assert_int_eq(mantra_nettrace_write(b->w, &ev, payload, sizeof payload), 0);
+    }
+    for (uint32_t k = 0; k < RUNS; k++) {
+        size_t len;
+        b->rest[k] = make_rest(k, &len);
+    }
+}
+
+/* Run k as nw_write_rows takes it, its thread's last sequence number seq before it. */
+static nw_rows run_rows(const bw *b, uint32_t k, uint32_t mid, uint32_t seq, const uint8_t *first) {
+    uint32_t n = rows_of(k);
+    return (nw_rows){.seq = seq + 1u, .size = PAYLOAD, .ts = run_ts(k), .payload = first, .rest = b->rest[k],
+                     .rest_len = (size_t)(n - 1u) * ROW, .rest_rows = n - 1u, .last_mid = mid, .last_seq = seq + n,
+                     .last_size = PAYLOAD, .last_ts = run_ts(k) + (uint64_t)(n - 1u) * TS_STEP};
+}
+
+/* Overwrites the runs the writer no longer needs (in order: the borrows are written in order). */
+static void poison_done(bw *b) {
+    uint64_t done = nw_borrows_done(b->w);
+    while (b->poisoned < RUNS && b->ticket[b->poisoned] != UINT64_MAX && b->ticket[b->poisoned] <= done) {
+        memset(b->rest[b->poisoned], 0xEE, (size_t)(rows_of(b->poisoned) - 1u) * ROW);
+        b->poisoned++;
+    }
+}
+
+/* Writes every run; returns the most borrows the writer held at once. */
+static uint64_t bw_write(bw *b) {
+    uint32_t mid = nw_key_metadata_id(b->w, b->key), seq[2] = {1, 1}, hint[2] = {0, 0};
+    ck_assert_uint_ne(mid, 0);
+    uint64_t borrowed = 0, most = 0;
+    _Alignas(8) uint8_t first[16] = {0}; /* readable up to the next multiple of 8 */
+    for (uint32_t k = 0; k < RUNS; k++)
+        b->ticket[k] = UINT64_MAX;
+    for (uint32_t k = 0; k < RUNS; k++) {
+        uint32_t t = k % 2u;
+        put_payload(first, k, 0);
+        nw_rows r = run_rows(b, k, mid, seq[t], first);
+        ck_assert_int_eq(nw_write_rows(b->w, b->key, run_tid(k), &hint[t], &r, r.ts), 0);
+        seq[t] = r.last_seq;
+        if (r.rest_len >= b->w->borrow_min)
+            borrowed++;
+        ck_assert_uint_eq(nw_borrows_taken(b->w), borrowed);
+        ck_assert_uint_le(nw_borrows_done(b->w), borrowed);
+        b->ticket[k] = r.rest_len >= b->w->borrow_min ? borrowed : 0; /* copied: not needed now */
+        if (borrowed - nw_borrows_done(b->w) > most)
+            most = borrowed - nw_borrows_done(b->w);
+        poison_done(b);
+    }
+    ck_assert_int_eq(mantra_nettrace_finish(b->w), 0);
+    ck_assert_uint_eq(nw_borrows_done(b->w), borrowed);
+    poison_done(b);
+    ck_assert_uint_eq(b->poisoned, RUNS);
+    return most;
+}
+
+static void bw_free(bw *b) {
+    for (uint32_t k = 0; k < RUNS; k++)
+        free(b->rest[k]);
+    mantra_nettrace_writer_free(b->w);
+    mantra_sink_free(b->sink);
+}
+
+static uint8_t *read_all(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *d = malloc((size_t)len + 1);
+    ck_assert_uint_eq(fread(d, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    *n = (size_t)len;
+    return d;
+}
+
+/* Every event of the trace, in file order: the two first ones, then each run's rows. */
+static void check_events(const uint8_t *data, size_t size) {
+    mantra_reader *r = mantra_reader_new(NULL);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(mantra_reader_open_memory(r, data, size), 0);
+    const mantra_trace_event *ev;
+    uint32_t k = 0, row = 0, seq[2] = {1, 1}, n = 0;
+    ck_assert_int_eq(mantra_reader_next(r, &ev), 1);
+    ck_assert_int_eq(mantra_reader_next(r, &ev), 1);
+    while (mantra_reader_next(r, &ev) == 1) {
+        uint8_t want[PAYLOAD];
+        put_payload(want, k, row);
+        uint32_t t = k % 2u;
+        ck_assert_uint_eq(ev->payload_size, PAYLOAD);
+        ck_assert_mem_eq(ev->payload, want, PAYLOAD);
+        ck_assert_uint_eq(ev->capture_thread_id, run_tid(k));
+        ck_assert_uint_eq(ev->sequence, ++seq[t]);
+        ck_assert_int_eq(ev->timestamp, (int64_t)(run_ts(k) + (uint64_t)row * TS_STEP));
+        ck_assert_int_eq(ev->is_sorted, row == 0);
+        n++;
+        if (++row == rows_of(k)) {
+            row = 0;
+            k++;
+        }
+    }
+    ck_assert_uint_eq(k, RUNS);
+    ck_assert_int_eq(mantra_reader_complete(r), 1);
+    ck_assert_uint_eq(mantra_reader_get_stats(r)->events, n + 2u);
+    mantra_reader_free(r);
+}
+
+START_TEST(borrowed_rows_same_bytes_as_copied) {
+    /* copied (memory), borrowed into a file (writev) and into memory (a write per part) */
+    bw a, b, c;
+    mantra_sink *s;
+    ck_assert_int_eq(mantra_sink_open_memory(&s, 0), 0);
+    bw_open(&a, s, SIZE_MAX);
+    const char *dir = getenv("MANTRA_BINARY_DIR");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/format", dir ? dir : "/tmp");
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/format/test_nettrace_borrow.nettrace", dir ? dir : "/tmp");
+    ck_assert_int_eq(mantra_sink_open_file(&s, path), 0);
+    bw_open(&b, s, NW_BORROW_MIN);
+    ck_assert_int_eq(mantra_sink_open_memory(&s, 0), 0);
+    bw_open(&c, s, NW_BORROW_MIN);
+
+    ck_assert_uint_eq(bw_write(&a), 0);
+    ck_assert_uint_eq(nw_borrows_taken(a.w), 0);
+    /* runs of 75 rows or more are borrowed (1036 bytes of rest and up): 812 of the 1000; a
+     * sequence point's stage write takes about a hundred at a time */
+    uint64_t most_b = bw_write(&b), most_c = bw_write(&c);
+    ck_assert_uint_eq(nw_borrows_taken(b.w), 812);
+    ck_assert_uint_eq(nw_borrows_taken(c.w), 812);
+    ck_assert_uint_ge(most_b, 64);
+    ck_assert_uint_eq(most_b, most_c);
+    ck_assert_int_eq(mantra_sink_close(b.sink), 0);
+
+    size_t na, nb, nc;
+    const uint8_t *da = mantra_sink_memory(a.sink, &na), *dc = mantra_sink_memory(c.sink, &nc);
+    uint8_t *db = read_all(path, &nb);
+    ck_assert_uint_gt(na, 1400000);
+    ck_assert_uint_eq(nb, na);
+    ck_assert_uint_eq(nc, na);
+    ck_assert_int_eq(memcmp(db, da, na), 0);
+    ck_assert_int_eq(memcmp(dc, da, na), 0);
+    mantra_nettrace_stats st;
+    mantra_nettrace_get_stats(b.w, &st);
+    ck_assert_uint_eq(st.sequence_points, 7);
+    check_events(da, na);
+    free(db);
+    unlink(path);
+    bw_free(&a);
+    bw_free(&b);
+    bw_free(&c);
+}
+END_TEST
+
+START_TEST(failed_writer_gives_borrows_up) {
+    /* a fixed buffer that fills: the stage write fails, the writer with it, and every borrow is
+     * done (nothing will be written from the runs any more) */
+    static uint8_t out[200000];
+    mantra_sink *s;
+    ck_assert_int_eq(mantra_sink_open_buffer(&s, out, sizeof out), 0);
+    bw b;
+    bw_open(&b, s, NW_BORROW_MIN);
+    uint32_t mid = nw_key_metadata_id(b.w, b.key), seq[2] = {1, 1}, hint[2] = {0, 0}, k = 0;
+    _Alignas(8) uint8_t first[16] = {0};
+    int rc = 0;
+    for (; k < RUNS && rc == 0; k++) {
+        uint32_t t = k % 2u;
+        nw_rows r = run_rows(&b, k, mid, seq[t], first);
+        rc = nw_write_rows(b.w, b.key, run_tid(k), &hint[t], &r, r.ts);
+        seq[t] = r.last_seq;
+        if (rc == 0)
+            ck_assert_uint_le(nw_borrows_done(b.w), nw_borrows_taken(b.w));
+    }
+    ck_assert_int_eq(rc, MANTRA_ENOSPC);
+    ck_assert_uint_lt(k, 200); /* it failed at the first sequence point's stage write */
+    ck_assert_uint_gt(nw_borrows_taken(b.w), 0);
+    ck_assert_uint_eq(nw_borrows_done(b.w), nw_borrows_taken(b.w));
+    nw_borrows_settle(b.w); /* nothing to do */
+    ck_assert_uint_eq(nw_borrows_done(b.w), nw_borrows_taken(b.w));
+    bw_free(&b);
+}
+END_TEST
+
+static Suite *suite(void) {
+    Suite *s = suite_create("nettrace_borrow");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, borrowed_rows_same_bytes_as_copied);
+    tcase_add_test(tc, failed_writer_gives_borrows_up);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+MANTRA_CHECK_MAIN(suite)
