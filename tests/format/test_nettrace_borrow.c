@@ -1,11 +1,16 @@
 /* The nettrace writer's borrowed rows (nw_write_rows in runtime/src/format/nettrace_event_rows.c,
  * the gathered stage write in nettrace_blocks.c): a session writer's run of rows of at least
  * NW_BORROW_MIN bytes is not copied into the block but written from where it is, with the staged
- * blocks, in one gathered write. What is borrowed must come out byte for byte as when copied, and
- * the writer must never need a borrowed byte once nw_borrows_done() has passed its borrow: the
- * test overwrites every run as soon as the writer says it is done with it (a copied run at once). */
+ * blocks, in one gathered write, where the sink gathers (a descriptor). What is borrowed must come
+ * out byte for byte as when copied, the writer must never need a borrowed byte once
+ * nw_borrows_done() has passed its borrow (the test overwrites every run as soon as the writer
+ * says it is done with it, a copied run at once), and the stage must not hold more than about
+ * NW_STAGE_BYTES of the stream (borrowed bytes hold the session's buffers). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +67,8 @@ typedef struct bw {
     uint32_t poisoned;     /* runs [0, poisoned) overwritten */
 } bw;
 
-static void bw_open(bw *b, mantra_sink *sink, size_t borrow_min) {
+/* copy: every run copied whatever the sink; sp_bytes: a sequence point every so many bytes */
+static void bw_open(bw *b, mantra_sink *sink, int copy, uint32_t sp_bytes) {
     memset(b, 0, sizeof *b);
     b->sink = sink;
     mantra_nettrace_options o;
@@ -71,9 +77,10 @@ static void bw_open(bw *b, mantra_sink *sink, size_t borrow_min) {
     o.process_id = 7;
     o.processor_count = 2;
     o.order = MANTRA_NETTRACE_CALLER_RUNS;
-    o.sequence_point_bytes = 150000; /* sequence points write the staged blocks in between */
+    o.sequence_point_bytes = sp_bytes; /* sequence points write the staged blocks in between */
     ck_assert_int_eq(mantra_nettrace_writer_new(&b->w, sink, &o), 0);
-    b->w->borrow_min = borrow_min;
+    if (copy)
+        b->w->borrow_min = SIZE_MAX;
     mantra_metadata_builder *mb;
     const uint8_t *blob;
     size_t n;
@@ -136,6 +143,9 @@ static uint64_t bw_write(bw *b) {
         b->ticket[k] = r.rest_len >= b->w->borrow_min ? borrowed : 0; /* copied: not needed now */
         if (borrowed - nw_borrows_done(b->w) > most)
             most = borrowed - nw_borrows_done(b->w);
+        /* the staged blocks: at most NW_STAGE_BYTES of the stream and the block that passed it */
+        ck_assert_uint_le(nw_offset(b->w) - mantra_sink_bytes_written(b->sink),
+                          NW_STAGE_BYTES + NW_DEFAULT_BLOCK_BYTES + 2u * NW_HEADROOM);
         poison_done(b);
     }
     ck_assert_int_eq(mantra_nettrace_finish(b->w), 0);
@@ -196,74 +206,134 @@ static void check_events(const uint8_t *data, size_t size) {
     mantra_reader_free(r);
 }
 
-START_TEST(borrowed_rows_same_bytes_as_copied) {
-    /* copied (memory), borrowed into a file (writev) and into memory (a write per part) */
-    bw a, b, c;
+static const char *trace_path(const char *name, char *path, size_t size) {
+    const char *dir = getenv("MANTRA_BINARY_DIR");
+    snprintf(path, size, "%s/format", dir ? dir : "/tmp");
+    mkdir(path, 0777);
+    snprintf(path, size, "%s/format/%s", dir ? dir : "/tmp", name);
+    return path;
+}
+
+/* Writes the runs through a copying writer on a memory sink and a borrowing one on a file; the
+ * files must be equal. Returns the most borrows the file's writer held at once. */
+static uint64_t copied_and_borrowed(uint32_t sp_bytes, const uint8_t **copy, size_t *ncopy, bw *a) {
     mantra_sink *s;
     ck_assert_int_eq(mantra_sink_open_memory(&s, 0), 0);
-    bw_open(&a, s, SIZE_MAX);
-    const char *dir = getenv("MANTRA_BINARY_DIR");
+    bw_open(a, s, 1, sp_bytes);
+    ck_assert_uint_eq(a->w->borrow_min, SIZE_MAX);
+    ck_assert_uint_eq(bw_write(a), 0);
+    ck_assert_uint_eq(nw_borrows_taken(a->w), 0);
+    *copy = mantra_sink_memory(a->sink, ncopy);
+
     char path[4200];
-    snprintf(path, sizeof path, "%s/format", dir ? dir : "/tmp");
-    mkdir(path, 0777);
-    snprintf(path, sizeof path, "%s/format/test_nettrace_borrow.nettrace", dir ? dir : "/tmp");
+    trace_path("test_nettrace_borrow.nettrace", path, sizeof path);
+    bw b;
     ck_assert_int_eq(mantra_sink_open_file(&s, path), 0);
-    bw_open(&b, s, NW_BORROW_MIN);
-    ck_assert_int_eq(mantra_sink_open_memory(&s, 0), 0);
-    bw_open(&c, s, NW_BORROW_MIN);
-
-    ck_assert_uint_eq(bw_write(&a), 0);
-    ck_assert_uint_eq(nw_borrows_taken(a.w), 0);
-    /* runs of 75 rows or more are borrowed (1036 bytes of rest and up): 812 of the 1000; a
-     * sequence point's stage write takes about a hundred at a time */
-    uint64_t most_b = bw_write(&b), most_c = bw_write(&c);
+    bw_open(&b, s, 0, sp_bytes);
+    ck_assert_uint_eq(b.w->borrow_min, NW_BORROW_MIN); /* a descriptor gathers */
+    uint64_t most = bw_write(&b);
+    /* runs of 75 rows or more are borrowed (1036 bytes of rest and up): 812 of the 1000 */
     ck_assert_uint_eq(nw_borrows_taken(b.w), 812);
-    ck_assert_uint_eq(nw_borrows_taken(c.w), 812);
-    ck_assert_uint_ge(most_b, 64);
-    ck_assert_uint_eq(most_b, most_c);
     ck_assert_int_eq(mantra_sink_close(b.sink), 0);
-
-    size_t na, nb, nc;
-    const uint8_t *da = mantra_sink_memory(a.sink, &na), *dc = mantra_sink_memory(c.sink, &nc);
-    uint8_t *db = read_all(path, &nb);
-    ck_assert_uint_gt(na, 1400000);
-    ck_assert_uint_eq(nb, na);
-    ck_assert_uint_eq(nc, na);
-    ck_assert_int_eq(memcmp(db, da, na), 0);
-    ck_assert_int_eq(memcmp(dc, da, na), 0);
-    mantra_nettrace_stats st;
-    mantra_nettrace_get_stats(b.w, &st);
-    ck_assert_uint_eq(st.sequence_points, 7);
-    check_events(da, na);
-    free(db);
+    size_t n;
+    uint8_t *d = read_all(path, &n);
+    ck_assert_uint_gt(*ncopy, 1400000);
+    ck_assert_uint_eq(n, *ncopy);
+    ck_assert_int_eq(memcmp(d, *copy, n), 0);
+    free(d);
     unlink(path);
-    bw_free(&a);
     bw_free(&b);
-    bw_free(&c);
+    return most;
+}
+
+START_TEST(borrowed_rows_same_bytes_as_copied) {
+    /* a sequence point every 150000 bytes: each writes the stage, about a hundred borrows */
+    bw a;
+    const uint8_t *copy;
+    size_t n;
+    ck_assert_uint_ge(copied_and_borrowed(150000, &copy, &n, &a), 64);
+    mantra_nettrace_stats st;
+    mantra_nettrace_get_stats(a.w, &st);
+    ck_assert_uint_eq(st.sequence_points, 7);
+    check_events(copy, n);
+    bw_free(&a);
+    /* none: the stage is written when it passes NW_STAGE_BYTES of the stream (1 MiB here: about
+     * 600 borrows), as the bound checked after every run says */
+    ck_assert_uint_ge(copied_and_borrowed(0, &copy, &n, &a), 500);
+    check_events(copy, n);
+    bw_free(&a);
 }
 END_TEST
 
+START_TEST(sinks_that_take_parts_one_by_one_get_copies) {
+    /* memory, a fixed buffer and callbacks would take a gathered write part by part (a callback
+     * call each): the writer copies every run for them */
+    static uint8_t fixed[4096];
+    mantra_sink *sinks[2];
+    ck_assert_int_eq(mantra_sink_open_memory(&sinks[0], 0), 0);
+    ck_assert_int_eq(mantra_sink_open_buffer(&sinks[1], fixed, sizeof fixed), 0);
+    for (int i = 0; i < 2; i++) {
+        mantra_nettrace_writer *w;
+        ck_assert_int_eq(mantra_nettrace_writer_new(&w, sinks[i], NULL), 0);
+        ck_assert_uint_eq(w->borrow_min, SIZE_MAX);
+        mantra_nettrace_writer_free(w);
+        mantra_sink_free(sinks[i]);
+    }
+}
+END_TEST
+
+/* The read end of a pipe: takes `limit` bytes, then closes. */
+typedef struct short_reader {
+    int fd;
+    size_t limit, got;
+} short_reader;
+
+static void *short_reader_main(void *arg) {
+    short_reader *r = arg;
+    static uint8_t buf[65536];
+    while (r->got < r->limit) {
+        size_t want = r->limit - r->got < sizeof buf ? r->limit - r->got : sizeof buf;
+        ssize_t n = read(r->fd, buf, want);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        r->got += (size_t)n;
+    }
+    close(r->fd);
+    return NULL;
+}
+
 START_TEST(failed_writer_gives_borrows_up) {
-    /* a fixed buffer that fills: the stage write fails, the writer with it, and every borrow is
-     * done (nothing will be written from the runs any more) */
-    static uint8_t out[200000];
+    /* a pipe whose reader goes away after 200000 bytes: a stage write fails (EPIPE), the writer
+     * with it, and every borrow is done (nothing will be written from the runs any more) */
+    signal(SIGPIPE, SIG_IGN);
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    short_reader r = {p[0], 200000, 0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, short_reader_main, &r), 0);
     mantra_sink *s;
-    ck_assert_int_eq(mantra_sink_open_buffer(&s, out, sizeof out), 0);
+    ck_assert_int_eq(mantra_sink_open_fd(&s, p[1], 1), 0);
     bw b;
-    bw_open(&b, s, NW_BORROW_MIN);
+    bw_open(&b, s, 0, 150000);
+    ck_assert_uint_eq(b.w->borrow_min, NW_BORROW_MIN);
     uint32_t mid = nw_key_metadata_id(b.w, b.key), seq[2] = {1, 1}, hint[2] = {0, 0}, k = 0;
     _Alignas(8) uint8_t first[16] = {0};
     int rc = 0;
     for (; k < RUNS && rc == 0; k++) {
         uint32_t t = k % 2u;
-        nw_rows r = run_rows(&b, k, mid, seq[t], first);
-        rc = nw_write_rows(b.w, b.key, run_tid(k), &hint[t], &r, r.ts);
-        seq[t] = r.last_seq;
+        nw_rows rows = run_rows(&b, k, mid, seq[t], first);
+        rc = nw_write_rows(b.w, b.key, run_tid(k), &hint[t], &rows, rows.ts);
+        seq[t] = rows.last_seq;
         if (rc == 0)
             ck_assert_uint_le(nw_borrows_done(b.w), nw_borrows_taken(b.w));
     }
-    ck_assert_int_eq(rc, MANTRA_ENOSPC);
-    ck_assert_uint_lt(k, 200); /* it failed at the first sequence point's stage write */
+    pthread_join(th, NULL);
+    ck_assert_int_eq(rc, MANTRA_EIO);
+    ck_assert_uint_eq(r.got, 200000);
+    /* the second sequence point's stage write (the first one's stage fits the pipe and the reader) */
+    ck_assert_uint_lt(k, 300);
     ck_assert_uint_gt(nw_borrows_taken(b.w), 0);
     ck_assert_uint_eq(nw_borrows_done(b.w), nw_borrows_taken(b.w));
     nw_borrows_settle(b.w); /* nothing to do */
@@ -277,6 +347,7 @@ static Suite *suite(void) {
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, borrowed_rows_same_bytes_as_copied);
+    tcase_add_test(tc, sinks_that_take_parts_one_by_one_get_copies);
     tcase_add_test(tc, failed_writer_gives_borrows_up);
     suite_add_tcase(s, tc);
     return s;

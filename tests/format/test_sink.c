@@ -338,6 +338,14 @@ START_TEST(parts_write_as_one_write) {
     ck_assert_uint_eq(n, total + 1);
     ck_assert_uint_eq(mantra_sink_bytes_written(s), total + 1);
     ck_assert_int_eq(memcmp(m + 1, bytes, total), 0);
+    /* all or none: a memory sink that cannot grow enough takes none of the parts */
+    mantra_sink_part huge[2] = {{"cd", 2}, {bytes, SIZE_MAX / 2 + 1}};
+    ck_assert_int_eq(mantra_sink_write_parts(s, huge, 2), MANTRA_ENOMEM);
+    ck_assert_uint_eq(mantra_sink_bytes_written(s), total + 1);
+    ck_assert_int_eq(mantra_sink_write(s, "!", 1), 0); /* not sticky */
+    m = mantra_sink_memory(s, &n);
+    ck_assert_uint_eq(n, total + 2);
+    ck_assert_uint_eq(m[total + 1], '!');
     mantra_sink_free(s);
     /* a fixed buffer: all of the parts or none */
     uint8_t *fixed = malloc(total);

@@ -152,7 +152,8 @@ struct mantra_nettrace_writer {
      * writer began and those written out (or given up when the writer failed) */
     nw_borrow *borrows;
     size_t nborrows, borrow_cap, staged_borrows;
-    size_t borrow_min; /* NW_BORROW_MIN (tests: SIZE_MAX, every run copied) */
+    size_t borrow_min; /* NW_BORROW_MIN where the sink gathers parts (mantra_sink_gathers), else
+                        * SIZE_MAX: every run copied */
     uint64_t stage_ext, borrows_taken, borrows_done;
 
     uint64_t max_timestamp;
@@ -373,7 +374,8 @@ static inline uint64_t nw_borrows_done(const mantra_nettrace_writer *w) {
     return w->failed ? w->borrows_taken : w->borrows_done;
 }
 /* Writes out the pending EventBlock and the staged ones when they hold borrowed bytes, so that
- * none is needed any more (a writer that fails gives them up). */
+ * none is needed any more: afterwards nw_borrows_done() == nw_borrows_taken(), the writer failed
+ * when they could not be written. */
 void nw_borrows_settle(mantra_nettrace_writer *w);
 
 /* cm_varint_put() with the one- and two-byte cases first (timestamp deltas, sizes, ids). */

@@ -71,8 +71,14 @@ int nw_stage_flush(mantra_nettrace_writer *w) {
 void nw_borrows_settle(mantra_nettrace_writer *w) {
     if (w->failed || w->borrows_done == w->borrows_taken)
         return;
-    if (nw_flush_blocks(w) == MANTRA_OK)
-        (void)nw_stage_flush(w); /* an error fails the writer: the borrows are given up */
+    int rc = nw_flush_blocks(w);
+    if (rc == MANTRA_OK)
+        rc = nw_stage_flush(w);
+    if (w->borrows_done != w->borrows_taken && !w->failed) {
+        /* an error that left the writer usable (out of memory, say; its message stays): the
+         * bytes cannot be written any more, so the writer fails and gives them up */
+        w->failed = rc != MANTRA_OK ? rc : nw_fail(w, MANTRA_ESTATE, "borrowed rows could not be written out");
+    }
 }
 
 int nw_sink_write(mantra_nettrace_writer *w, const void *p, size_t n) {
@@ -198,7 +204,8 @@ static int stage_events_block(mantra_nettrace_writer *w) {
         nw_stage_flush(w) != MANTRA_OK)
         return w->failed;
     size_t n;
-    uint8_t *start = frame_block_object(content, w->events.len, w->events.len - w->events.ext, "EventBlock", offset, &n);
+    nw_block *b = &w->events;
+    uint8_t *start = frame_block_object(content, b->len, b->len - b->ext, "EventBlock", offset, &n);
     if (!w->stage_end)
         w->stage_begin = start;
     w->stage_end = start + n;

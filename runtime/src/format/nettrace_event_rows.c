@@ -266,7 +266,8 @@ int nw_plain_open(mantra_nettrace_writer *w, nw_plain *c) {
         return 0;
     c->w = w;
     c->start = c->out = nw_block_end(b);
-    c->room = b->base + NW_HEADROOM + (w->opts.block_bytes - b->ext) - NW_ROW_HEADER_MAX; /* ext <= len <= block_bytes */
+    /* the block's bytes end at block_bytes, the borrowed ones (ext <= len <= block_bytes) not here */
+    c->room = b->base + NW_HEADROOM + (w->opts.block_bytes - b->ext) - NW_ROW_HEADER_MAX;
     c->t = NULL;
     c->tid = 0;
     c->fresh = 1;

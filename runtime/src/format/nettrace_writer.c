@@ -8,11 +8,13 @@
  * Sources: dotnet/runtime, src/native/eventpipe/ep-file.c (file_write_end: the 0x01 NullReference
  * that ends the stream; the sequence point written before it). */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/nettrace-internal.h"
+#include "format/sink-internal.h"
 #include "platform/platform-internal.h"
 
 int nw_fail(mantra_nettrace_writer *w, int code, const char *fmt, ...) {
@@ -84,7 +86,11 @@ int mantra_nettrace_writer_new(mantra_nettrace_writer **out, mantra_sink *sink, 
         return MANTRA_ENOMEM;
     }
     w->stack_first_pending = 1;
-    w->borrow_min = NW_BORROW_MIN;
+    /* borrowed rows go out in one writev with the staged blocks; a sink that takes parts one by
+     * one (memory, a fixed buffer, callbacks) gets the stage in one write as before: as many
+     * calls as parts (the diagnostics stream: a send each), and a failed write could end inside
+     * an object where one write of the stage ends between objects */
+    w->borrow_min = mantra_sink_gathers(sink) ? NW_BORROW_MIN : SIZE_MAX;
     w->next_metadata_id = 1;
     w->last_sp_offset = 0;
     rc = nw_write_trace_object(w);

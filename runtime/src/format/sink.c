@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mantra/sink.h"
+#include "format/sink-internal.h"
 #include "platform/platform-internal.h"
 
 enum sink_kind { SINK_FD, SINK_MEMORY, SINK_BUFFER, SINK_CALLBACKS };
@@ -154,7 +155,6 @@ static void reserve_ahead(mantra_sink *s, size_t size) {
     s->reserved = end + step;
 }
 
-
 /* The parts to a descriptor, PARTS_BATCH at a time (the platform's part type is its own):
  * everything, or a failure after the bytes the host took (counted in s->written). */
 #define PARTS_BATCH 64u
@@ -171,6 +171,30 @@ static int fd_write_parts(mantra_sink *s, const mantra_sink_part *parts, size_t 
     }
     return MANTRA_OK;
 }
+
+/* A growable memory sink with room for size more bytes (not sticky when it cannot grow). */
+static int mem_room(mantra_sink *s, size_t size) {
+    if (size <= s->mem_cap - s->mem_size)
+        return MANTRA_OK;
+    size_t cap = s->mem_cap;
+    while (size > cap - s->mem_size) {
+        if (cap > SIZE_MAX / 2) {
+            s->errors++;
+            return fail(s, MANTRA_ENOMEM, "memory sink: %zu bytes do not fit", size);
+        }
+        cap *= 2;
+    }
+    uint8_t *m = realloc(s->mem, cap);
+    if (!m) {
+        s->errors++;
+        return fail(s, MANTRA_ENOMEM, "memory sink: cannot grow to %zu bytes", cap);
+    }
+    s->mem = m;
+    s->mem_cap = cap;
+    return MANTRA_OK;
+}
+
+int mantra_sink_gathers(const mantra_sink *s) { return s && s->kind == SINK_FD; }
 
 /* 0 when s takes writes, else why not (a failed sink's sticky code). */
 static int check_writable(mantra_sink *s) {
@@ -197,23 +221,8 @@ int mantra_sink_write(mantra_sink *s, const void *data, size_t size) {
         rc = fd_write_parts(s, &(mantra_sink_part){data, size}, 1, size);
         break;
     case SINK_MEMORY:
-        if (size > s->mem_cap - s->mem_size) {
-            size_t cap = s->mem_cap;
-            while (size > cap - s->mem_size) {
-                if (cap > SIZE_MAX / 2) {
-                    s->errors++;
-                    return fail(s, MANTRA_ENOMEM, "memory sink: %zu bytes do not fit", size);
-                }
-                cap *= 2;
-            }
-            uint8_t *m = realloc(s->mem, cap);
-            if (!m) {
-                s->errors++;
-                return fail(s, MANTRA_ENOMEM, "memory sink: cannot grow to %zu bytes", cap);
-            }
-            s->mem = m;
-            s->mem_cap = cap;
-        }
+        if ((rc = mem_room(s, size)) != MANTRA_OK)
+            return rc;
         memcpy(s->mem + s->mem_size, data, size);
         s->mem_size += size;
         s->written += size;
@@ -268,6 +277,11 @@ int mantra_sink_write_parts(mantra_sink *s, const mantra_sink_part *parts, size_
             s->errors++;
         }
         return rc;
+    }
+    if (s->kind == SINK_MEMORY) { /* all or nothing: room for all of it first */
+        int rc = mem_room(s, total);
+        if (rc != MANTRA_OK)
+            return rc;
     }
     if (s->kind == SINK_BUFFER && total > s->mem_cap - s->mem_size) {
         s->errors++; /* not sticky, as mantra_sink_write */

@@ -53,17 +53,23 @@ int mantra_pal_file_open_read(const char *path, char *err, size_t errlen) {
 #else
 #define PARTS_PER_CALL 16u
 #endif
+#define CALL_BYTES ((size_t)1 << 30)
 int mantra_pal_writev_all(int fd, const mantra_pal_part *parts, size_t count, uint64_t *done, char *err,
                           size_t errlen) {
     struct iovec iov[PARTS_PER_CALL];
     size_t next = 0, skip = 0; /* the first part not in iov yet; bytes of it written already */
     while (next < count) {
         int n = 0;
-        for (size_t i = next; i < count && n < (int)PARTS_PER_CALL; i++) {
+        size_t bytes = 0; /* at most CALL_BYTES a call: more than SSIZE_MAX is EINVAL */
+        for (size_t i = next; i < count && n < (int)PARTS_PER_CALL && bytes < CALL_BYTES; i++) {
             size_t off = i == next ? skip : 0;
             if (parts[i].size > off) {
+                size_t len = parts[i].size - off;
+                if (len > CALL_BYTES - bytes)
+                    len = CALL_BYTES - bytes;
                 iov[n].iov_base = (void *)((const unsigned char *)parts[i].data + off);
-                iov[n].iov_len = parts[i].size - off;
+                iov[n].iov_len = len;
+                bytes += len;
                 n++;
             }
         }

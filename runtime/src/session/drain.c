@@ -203,8 +203,9 @@ static void release_held(session *s, buf **drained, int all) {
     put_back(s, list, drained);
 }
 
-/* t's next chunk (in t->view, with t->has_view), or NULL: none. Exhausted buffers go back. A
- * buffer's last chunk may be open: it ends at the buffer's used bytes (dispatch.c). */
+/* t's next chunk (in t->view, with t->has_view), or NULL: none. Exhausted buffers go back, or
+ * wait in s->held while the writer borrows from them (give_back). A buffer's last chunk may be
+ * open: it ends at the buffer's used bytes (dispatch.c). */
 static chunk_view *head_chunk(session *s, tss *t, buf **drained) {
     if (t->has_view)
         return &t->view;
@@ -382,8 +383,8 @@ static void write_chunk(session *s, tss *t, uint64_t limit, uint64_t next, uint6
 /* File output in per-thread runs, as EventPipe writes them (ep_buffer_manager_write_all_buffers_to_file_v4,
  * dotnet/runtime, src/native/eventpipe/ep-buffer-manager.c). The writers encoded their rows already,
  * in chunks (session-internal.h, "row chunks"): the chunk whose first event is the oldest of all
- * threads' goes into the writer (write_chunk, nw_write_rows: one row re-encoded, the rest copied),
- * then the next such chunk. The writer is in CALLER_RUNS mode. What TraceEvent needs
+ * threads' goes into the writer (write_chunk, nw_write_rows: one row re-encoded, the rest copied
+ * or borrowed), then the next such chunk. The writer is in CALLER_RUNS mode. What TraceEvent needs
  * (microsoft/perfview, src/TraceEvent/EventPipe/EventCache.cs, ProcessEventBlock): it switches the
  * current capture thread only on an IsSorted row (or a block's first row), queues unsorted rows per
  * thread, and on an IsSorted row dispatches the queued events older than it, then the row itself;
@@ -415,8 +416,8 @@ static void drain_runs(session *s, tss *first, uint64_t stop_ts, buf **drained) 
             if (s->failed || !s->w)
                 continue;
             if (s->rotate && nw_bytes(s->w) >= s->rotate) {
-                ss_rotate_file(s); /* the old writer wrote its borrows or failed */
-                release_held(s, drained, 1);
+                if (ss_rotate_file(s) == 0) /* the old writer wrote everything it borrowed */
+                    release_held(s, drained, 1);
                 introduce_pending(s, first, drained);
             } else if (mantra_nettrace_sequence_point(s->w) != 0) {
                 ss_drain_fail(s, mantra_nettrace_last_error(s->w));

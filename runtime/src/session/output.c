@@ -111,7 +111,7 @@ int ss_open_output(session *s) {
 }
 
 /* Rotation: finish the current file (final sequence point, end tag), open the next. */
-void ss_rotate_file(session *s) {
+int ss_rotate_file(session *s) {
     int rc = mantra_nettrace_finish(s->w);
     mantra_nettrace_stats ns;
     mantra_nettrace_get_stats(s->w, &ns);
@@ -119,7 +119,7 @@ void ss_rotate_file(session *s) {
     int crc = mantra_sink_close(s->sink);
     if (rc || crc) {
         ss_drain_fail(s, rc ? mantra_nettrace_last_error(s->w) : mantra_sink_last_error(s->sink));
-        return;
+        return rc ? rc : crc;
     }
     mantra_nettrace_writer_free(s->w);
     mantra_sink_free(s->sink);
@@ -128,6 +128,7 @@ void ss_rotate_file(session *s) {
     s->file_no++;
     if ((rc = open_file_writer(s)) != 0)
         ss_drain_fail(s, mantra_session_last_error()); /* open_file_writer set it on this thread */
+    return 0;
 }
 
 void ss_write_process_info(session *s) {

@@ -443,8 +443,10 @@ int ss_ids_define(session *s);
 extern const char ss_pi_provider[];
 /* Opens s's output (sink and nettrace writer, or checks the listener). */
 int ss_open_output(session *s);
-/* Rotation: finishes the current file and opens the next. */
-void ss_rotate_file(session *s);
+/* Rotation: finishes the current file and opens the next (failures fail the session). 0 when the
+ * old file's writer finished and is gone (even if the next one could not be opened); else it is
+ * still s->w, which may still hold borrowed rows (nw_borrows_settle). */
+int ss_rotate_file(session *s);
 /* Writes the ProcessInfo event into s from the calling thread. */
 void ss_write_process_info(session *s);
 
