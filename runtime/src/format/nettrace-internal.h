@@ -189,9 +189,13 @@ static inline uint64_t nw_mix64(uint64_t x) {
 
 /* ---- stream framing and blocks (nettrace_blocks.c) -------------------------------------------------- */
 
+/* Stream bytes of the staged blocks, borrowed ones included. */
+static inline uint64_t nw_staged_bytes(const mantra_nettrace_writer *w) {
+    return (uint64_t)(w->stage_end - w->stage_begin) + w->stage_ext;
+}
 /* The stream offset of the next object: bytes written to the sink plus the staged ones. */
 static inline uint64_t nw_offset(const mantra_nettrace_writer *w) {
-    return mantra_sink_bytes_written(w->sink) + (uint64_t)(w->stage_end - w->stage_begin) + w->stage_ext;
+    return mantra_sink_bytes_written(w->sink) + nw_staged_bytes(w);
 }
 /* Where a block's next content byte goes in its buffer. */
 static inline uint8_t *nw_block_end(const nw_block *b) { return b->base + NW_HEADROOM + (b->len - b->ext); }

@@ -13,14 +13,18 @@
 #include "format/nettrace-internal.h"
 #include "platform/platform-internal.h"
 
-static int sink_write(mantra_nettrace_writer *w, const void *p, size_t n) {
-    int rc = mantra_sink_write(w->sink, p, n);
+/* The sink's result as the writer's: an error becomes its sticky error. */
+static int sink_result(mantra_nettrace_writer *w, int rc) {
     if (rc != MANTRA_OK) {
         w->failed = rc;
         w->st.io_errors++;
         nw_fail(w, rc, "output error: %s", mantra_sink_last_error(w->sink));
     }
     return rc;
+}
+
+static int sink_write(mantra_nettrace_writer *w, const void *p, size_t n) {
+    return sink_result(w, mantra_sink_write(w->sink, p, n));
 }
 
 /* The staged bytes with their borrowed ones in between, as one gathered write. */
@@ -48,14 +52,8 @@ static int sink_write_borrowed(mantra_nettrace_writer *w) {
 int nw_stage_flush(mantra_nettrace_writer *w) {
     if (w->stage_begin == w->stage_end)
         return MANTRA_OK;
-    int rc;
-    if (w->staged_borrows == 0) {
-        rc = sink_write(w, w->stage_begin, (size_t)(w->stage_end - w->stage_begin));
-    } else if ((rc = sink_write_borrowed(w)) != MANTRA_OK) {
-        w->failed = rc;
-        w->st.io_errors++;
-        nw_fail(w, rc, "output error: %s", mantra_sink_last_error(w->sink));
-    }
+    int rc = w->staged_borrows ? sink_result(w, sink_write_borrowed(w))
+                               : sink_write(w, w->stage_begin, (size_t)(w->stage_end - w->stage_begin));
     /* the pending block's borrows move to the front */
     w->borrows_done += w->staged_borrows;
     if (w->staged_borrows && w->nborrows > w->staged_borrows)
@@ -172,7 +170,7 @@ static int write_block_object(mantra_nettrace_writer *w, uint8_t *content, size_
  * writing the staged ones) when a whole block would not fit after them. */
 static int place_events_block(mantra_nettrace_writer *w) {
     uint8_t *content = w->stage_buf + NW_HEADROOM;
-    if (w->stage_end && nw_offset(w) - mantra_sink_bytes_written(w->sink) < NW_STAGE_BYTES) {
+    if (w->stage_end && nw_staged_bytes(w) < NW_STAGE_BYTES) {
         /* (in stream bytes, borrowed ones included: they hold the session's buffers) */
         uint8_t *after = w->stage_end + block_prefix(nw_offset(w), strlen("EventBlock"));
         if (after + w->events.cap + 1 <= w->stage_buf + w->stage_cap)

@@ -196,6 +196,15 @@ static int mem_room(mantra_sink *s, size_t size) {
 
 int mantra_sink_gathers(const mantra_sink *s) { return s && s->kind == SINK_FD; }
 
+/* A failed descriptor or callback write: its code stays (later writes return it). */
+static int sticky(mantra_sink *s, int rc) {
+    if (rc != MANTRA_OK) {
+        s->failed = rc;
+        s->errors++;
+    }
+    return rc;
+}
+
 /* 0 when s takes writes, else why not (a failed sink's sticky code). */
 static int check_writable(mantra_sink *s) {
     if (!s)
@@ -247,11 +256,7 @@ int mantra_sink_write(mantra_sink *s, const void *data, size_t size) {
             fail(s, rc, "write callback failed (%s)", mantra_status_name(rc));
         break;
     }
-    if (rc != MANTRA_OK) {
-        s->failed = rc;
-        s->errors++;
-    }
-    return rc;
+    return sticky(s, rc);
 }
 
 int mantra_sink_write_parts(mantra_sink *s, const mantra_sink_part *parts, size_t count) {
@@ -270,14 +275,8 @@ int mantra_sink_write_parts(mantra_sink *s, const mantra_sink_part *parts, size_
     }
     if (total == 0)
         return MANTRA_OK;
-    if (s->kind == SINK_FD) {
-        int rc = fd_write_parts(s, parts, count, total);
-        if (rc != MANTRA_OK) {
-            s->failed = rc;
-            s->errors++;
-        }
-        return rc;
-    }
+    if (s->kind == SINK_FD)
+        return sticky(s, fd_write_parts(s, parts, count, total));
     if (s->kind == SINK_MEMORY) { /* all or nothing: room for all of it first */
         int rc = mem_room(s, total);
         if (rc != MANTRA_OK)

@@ -316,9 +316,9 @@ static inline int takes_writes_of(session *s, const thread_rec *r) {
 }
 
 /* The running session of bit i that takes this write, announced in r->writing (the caller ends it
- * with leave_session either way), or NULL. The caller read the mask before announcing itself: the session that set bit i may
- * have stopped since and another taken the bit over, so the bit is checked again now that the
- * slot's session cannot go away (as ep_session_write_event does: dotnet/runtime,
+ * with leave_session either way), or NULL. The caller read the mask before announcing itself: the
+ * session that set bit i may have stopped since and another taken the bit over, so the bit is
+ * checked again now that the slot's session cannot go away (as ep_session_write_event does: dotnet/runtime,
  * src/native/eventpipe/ep-session.c). */
 static inline session *enter_session(thread_rec *r, const mantra_event_state *state, uint32_t i) {
     ss_announce_writing(r, i + 1); /* relaxed with membarrier on the other side: session-internal.h */
