@@ -175,9 +175,10 @@ test: deps interop
 	@$(call say,make test: all passed)
 
 test-gen:
-	@$(call say,generated/ is up to date with manifest/*.yaml)
+	@$(call say,generated/ is up to date with manifest/*.yaml and manifest/clr/readers.args)
 	@[ -n "$(MANIFESTS)" ] || { echo "no manifest/*.yaml"; exit 1; }
 	$(PYTHON) tools/mantra-gen --check -o generated $(MANIFESTS)
+	$(PYTHON) tools/mantra-gen --check -o generated @manifest/clr/readers.args
 	@$(call say,no breaking change against manifest/baseline/)
 	@for m in $(MANIFESTS); do \
 	  b=manifest/baseline/$$(basename $$m); \

@@ -175,4 +175,28 @@
 #define MANTRA_PGO_ValueHistogram 0x242
 #define MANTRA_PGO_ValueHistogram_SIZE (8)
 
+/* Every PGO kind as X(NAME, VALUE, SIZE), in the manifest's order: the table that libmantra's PGO
+ * codec and text format and the `mantra pgo` converter are built from (runtime/src/pgo/kinds.c). */
+#define MANTRA_PGO_KINDS(X) \
+    X(None, 0x0, 0) \
+    X(FourByte, 0x1, 4) \
+    X(EightByte, 0x2, 8) \
+    X(TypeHandle, 0x3, -1) \
+    X(MethodHandle, 0x4, -1) \
+    X(BasicBlockIntCount, 0x41, 4) \
+    X(BasicBlockLongCount, 0x42, 8) \
+    X(HandleHistogramIntCount, 0xb1, 4) \
+    X(HandleHistogramLongCount, 0x82, 8) \
+    X(HandleHistogramTypes, 0xc3, -1) \
+    X(HandleHistogramMethods, 0xc4, -1) \
+    X(Version, 0x100, 0) \
+    X(NumRuns, 0x140, 0) \
+    X(EdgeIntCount, 0x181, 4) \
+    X(EdgeLongCount, 0x182, 8) \
+    X(GetLikelyClass, 0x1c3, -1) \
+    X(GetLikelyMethod, 0x1c4, -1) \
+    X(ValueHistogramIntCount, 0x231, 4) \
+    X(ValueHistogramLongCount, 0x202, 8) \
+    X(ValueHistogram, 0x242, 8)
+
 #endif

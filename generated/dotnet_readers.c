@@ -227,6 +227,155 @@ int mantra_DotNETRuntime_tpl_MethodJittingStarted_V1_decode(const uint8_t *paylo
     return mantra_cursor_finish(&c);
 }
 
+int mantra_DotNETRuntime_MethodLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntime_MethodLoad_any *out) {
+    switch (version) {
+    case 0: {
+        mantra_DotNETRuntime_MethodLoad_fields v_;
+        int rc_ = mantra_DotNETRuntime_MethodLoad_decode(payload, size, pointer_size, &v_);
+        memset(out, 0, sizeof *out);
+        out->MethodID = v_.MethodID;
+        out->ModuleID = v_.ModuleID;
+        out->MethodStartAddress = v_.MethodStartAddress;
+        out->MethodSize = v_.MethodSize;
+        out->MethodToken = v_.MethodToken;
+        out->MethodFlags = v_.MethodFlags;
+        return rc_;
+    }
+    case 1: {
+        mantra_DotNETRuntime_MethodLoad_V1_fields v_;
+        int rc_ = mantra_DotNETRuntime_MethodLoad_V1_decode(payload, size, pointer_size, &v_);
+        memset(out, 0, sizeof *out);
+        out->MethodID = v_.MethodID;
+        out->ModuleID = v_.ModuleID;
+        out->MethodStartAddress = v_.MethodStartAddress;
+        out->MethodSize = v_.MethodSize;
+        out->MethodToken = v_.MethodToken;
+        out->MethodFlags = v_.MethodFlags;
+        out->ClrInstanceID = v_.ClrInstanceID;
+        return rc_;
+    }
+    default:
+        return mantra_DotNETRuntime_MethodLoad_V2_decode(payload, size, pointer_size, out);
+    }
+}
+
+int mantra_DotNETRuntime_MethodLoadVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntime_MethodLoadVerbose_any *out) {
+    switch (version) {
+    case 0: {
+        mantra_DotNETRuntime_MethodLoadVerbose_fields v_;
+        int rc_ = mantra_DotNETRuntime_MethodLoadVerbose_decode(payload, size, pointer_size, &v_);
+        memset(out, 0, sizeof *out);
+        out->MethodID = v_.MethodID;
+        out->ModuleID = v_.ModuleID;
+        out->MethodStartAddress = v_.MethodStartAddress;
+        out->MethodSize = v_.MethodSize;
+        out->MethodToken = v_.MethodToken;
+        out->MethodFlags = v_.MethodFlags;
+        out->MethodNamespace = v_.MethodNamespace;
+        out->MethodName = v_.MethodName;
+        out->MethodSignature = v_.MethodSignature;
+        return rc_;
+    }
+    case 1: {
+        mantra_DotNETRuntime_MethodLoadVerbose_V1_fields v_;
+        int rc_ = mantra_DotNETRuntime_MethodLoadVerbose_V1_decode(payload, size, pointer_size, &v_);
+        memset(out, 0, sizeof *out);
+        out->MethodID = v_.MethodID;
+        out->ModuleID = v_.ModuleID;
+        out->MethodStartAddress = v_.MethodStartAddress;
+        out->MethodSize = v_.MethodSize;
+        out->MethodToken = v_.MethodToken;
+        out->MethodFlags = v_.MethodFlags;
+        out->MethodNamespace = v_.MethodNamespace;
+        out->MethodName = v_.MethodName;
+        out->MethodSignature = v_.MethodSignature;
+        out->ClrInstanceID = v_.ClrInstanceID;
+        return rc_;
+    }
+    default:
+        return mantra_DotNETRuntime_MethodLoadVerbose_V2_decode(payload, size, pointer_size, out);
+    }
+}
+
+int mantra_DotNETRuntime_MethodJittingStarted_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntime_MethodJittingStarted_any *out) {
+    switch (version) {
+    case 0: {
+        mantra_DotNETRuntime_MethodJittingStarted_fields v_;
+        int rc_ = mantra_DotNETRuntime_MethodJittingStarted_decode(payload, size, pointer_size, &v_);
+        memset(out, 0, sizeof *out);
+        out->MethodID = v_.MethodID;
+        out->ModuleID = v_.ModuleID;
+        out->MethodToken = v_.MethodToken;
+        out->MethodILSize = v_.MethodILSize;
+        out->MethodNamespace = v_.MethodNamespace;
+        out->MethodName = v_.MethodName;
+        out->MethodSignature = v_.MethodSignature;
+        return rc_;
+    }
+    default:
+        return mantra_DotNETRuntime_MethodJittingStarted_V1_decode(payload, size, pointer_size, out);
+    }
+}
+
+int mantra_DotNETRuntime_ModuleLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntime_ModuleLoad_any *out) {
+    (void)version;
+    return mantra_DotNETRuntime_ModuleLoad_V2_decode(payload, size, pointer_size, out);
+}
+
+int mantra_DotNETRuntime_ModuleUnload_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntime_ModuleUnload_any *out) {
+    (void)version;
+    return mantra_DotNETRuntime_ModuleUnload_V2_decode(payload, size, pointer_size, out);
+}
+
+int mantra_DotNETRuntime_R2RGetEntryPoint_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntime_R2RGetEntryPoint_any *out) {
+    switch (version) {
+    case 0: {
+        mantra_DotNETRuntime_R2RGetEntryPoint_fields v_;
+        int rc_ = mantra_DotNETRuntime_R2RGetEntryPoint_decode(payload, size, pointer_size, &v_);
+        memset(out, 0, sizeof *out);
+        out->MethodID = v_.MethodID;
+        out->MethodNamespace = v_.MethodNamespace;
+        out->MethodName = v_.MethodName;
+        out->MethodSignature = v_.MethodSignature;
+        out->EntryPoint = v_.EntryPoint;
+        out->ClrInstanceID = v_.ClrInstanceID;
+        return rc_;
+    }
+    default:
+        return mantra_DotNETRuntime_R2RGetEntryPoint_V1_decode(payload, size, pointer_size, out);
+    }
+}
+
+int mantra_DotNETRuntime_R2RGetEntryPointStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntime_R2RGetEntryPointStart_any *out) {
+    (void)version;
+    return mantra_DotNETRuntime_R2RGetEntryPointStart_decode(payload, size, pointer_size, out);
+}
+
+int mantra_DotNETRuntime_JitInstrumentationData_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntime_JitInstrumentationData_any *out) {
+    (void)version;
+    return mantra_DotNETRuntime_JitInstrumentationData_decode(payload, size, pointer_size, out);
+}
+
+int mantra_DotNETRuntime_JitInstrumentationDataVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntime_JitInstrumentationDataVerbose_any *out) {
+    (void)version;
+    return mantra_DotNETRuntime_JitInstrumentationDataVerbose_decode(payload, size, pointer_size, out);
+}
+
+int mantra_DotNETRuntime_R2RMethodLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntime_R2RMethodLoad_any *out) {
+    (void)version;
+    return mantra_DotNETRuntime_R2RMethodLoad_decode(payload, size, pointer_size, out);
+}
+
 const char *mantra_DotNETRuntime_ModuleFlagsMap_name(uint64_t value) {
     switch (value) {
     case UINT64_C(0x1):
@@ -329,6 +478,96 @@ int mantra_DotNETRuntimeRundown_tpl_R2RMethodLoadRundown_decode(const uint8_t *p
     return mantra_cursor_finish(&c);
 }
 
+int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntimeRundown_MethodDCStartVerbose_any *out) {
+    (void)version;
+    return mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_decode(payload, size, pointer_size, out);
+}
+
+int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntimeRundown_MethodDCEndVerbose_any *out) {
+    (void)version;
+    return mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_decode(payload, size, pointer_size, out);
+}
+
+int mantra_DotNETRuntimeRundown_DCStartComplete_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntimeRundown_DCStartComplete_any *out) {
+    switch (version) {
+    case 0: {
+        mantra_DotNETRuntimeRundown_DCStartComplete_fields v_;
+        int rc_ = mantra_DotNETRuntimeRundown_DCStartComplete_decode(payload, size, pointer_size, &v_);
+        memset(out, 0, sizeof *out);
+        (void)v_;
+        return rc_;
+    }
+    default:
+        return mantra_DotNETRuntimeRundown_DCStartComplete_V1_decode(payload, size, pointer_size, out);
+    }
+}
+
+int mantra_DotNETRuntimeRundown_DCEndComplete_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntimeRundown_DCEndComplete_any *out) {
+    switch (version) {
+    case 0: {
+        mantra_DotNETRuntimeRundown_DCEndComplete_fields v_;
+        int rc_ = mantra_DotNETRuntimeRundown_DCEndComplete_decode(payload, size, pointer_size, &v_);
+        memset(out, 0, sizeof *out);
+        (void)v_;
+        return rc_;
+    }
+    default:
+        return mantra_DotNETRuntimeRundown_DCEndComplete_V1_decode(payload, size, pointer_size, out);
+    }
+}
+
+int mantra_DotNETRuntimeRundown_DCStartInit_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntimeRundown_DCStartInit_any *out) {
+    switch (version) {
+    case 0: {
+        mantra_DotNETRuntimeRundown_DCStartInit_fields v_;
+        int rc_ = mantra_DotNETRuntimeRundown_DCStartInit_decode(payload, size, pointer_size, &v_);
+        memset(out, 0, sizeof *out);
+        (void)v_;
+        return rc_;
+    }
+    default:
+        return mantra_DotNETRuntimeRundown_DCStartInit_V1_decode(payload, size, pointer_size, out);
+    }
+}
+
+int mantra_DotNETRuntimeRundown_DCEndInit_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntimeRundown_DCEndInit_any *out) {
+    switch (version) {
+    case 0: {
+        mantra_DotNETRuntimeRundown_DCEndInit_fields v_;
+        int rc_ = mantra_DotNETRuntimeRundown_DCEndInit_decode(payload, size, pointer_size, &v_);
+        memset(out, 0, sizeof *out);
+        (void)v_;
+        return rc_;
+    }
+    default:
+        return mantra_DotNETRuntimeRundown_DCEndInit_V1_decode(payload, size, pointer_size, out);
+    }
+}
+
+int mantra_DotNETRuntimeRundown_ModuleDCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntimeRundown_ModuleDCStart_any *out) {
+    (void)version;
+    return mantra_DotNETRuntimeRundown_ModuleDCStart_V2_decode(payload, size, pointer_size, out);
+}
+
+int mantra_DotNETRuntimeRundown_ModuleDCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntimeRundown_ModuleDCEnd_any *out) {
+    (void)version;
+    return mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_decode(payload, size, pointer_size, out);
+}
+
+int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_DotNETRuntimeRundown_R2RMethodDCEnd_any *out) {
+    (void)version;
+    return mantra_DotNETRuntimeRundown_R2RMethodDCEnd_decode(payload, size, pointer_size, out);
+}
+
 const char *mantra_DotNETRuntimeRundown_ModuleFlagsMap_name(uint64_t value) {
     switch (value) {
     case UINT64_C(0x1):
@@ -384,6 +623,12 @@ int mantra_SampleProfiler_tpl_ThreadSample_decode(const uint8_t *payload, size_t
     return mantra_cursor_finish(&c);
 }
 
+int mantra_SampleProfiler_ThreadSample_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_SampleProfiler_ThreadSample_any *out) {
+    (void)version;
+    return mantra_SampleProfiler_ThreadSample_decode(payload, size, pointer_size, out);
+}
+
 const char *mantra_SampleProfiler_ThreadSampleTypeMap_name(uint64_t value) {
     switch (value) {
     case UINT64_C(0x0):
@@ -406,6 +651,12 @@ int mantra_EventPipe_tpl_ProcessInfo_decode(const uint8_t *payload, size_t size,
     MANTRA_TRY(mantra_cursor_str16(&c, &out->OSInformation));
     MANTRA_TRY(mantra_cursor_str16(&c, &out->ArchInformation));
     return mantra_cursor_finish(&c);
+}
+
+int mantra_EventPipe_ProcessInfo_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_EventPipe_ProcessInfo_any *out) {
+    (void)version;
+    return mantra_EventPipe_ProcessInfo_decode(payload, size, pointer_size, out);
 }
 
 /* ---- Mantra-Demo ---- */
@@ -505,6 +756,30 @@ int mantra_Demo_tpl_Arrays_decode(const uint8_t *payload, size_t size, unsigned 
         out->Items.count = (size_t)n_;
     }
     return mantra_cursor_finish(&c);
+}
+
+int mantra_Demo_Tick_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_Demo_Tick_any *out) {
+    (void)version;
+    return mantra_Demo_Tick_decode(payload, size, pointer_size, out);
+}
+
+int mantra_Demo_Scalars_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_Demo_Scalars_any *out) {
+    (void)version;
+    return mantra_Demo_Scalars_decode(payload, size, pointer_size, out);
+}
+
+int mantra_Demo_Strings_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_Demo_Strings_any *out) {
+    (void)version;
+    return mantra_Demo_Strings_decode(payload, size, pointer_size, out);
+}
+
+int mantra_Demo_Arrays_decode_any(unsigned version, const uint8_t *payload, size_t size,
+        unsigned pointer_size, mantra_Demo_Arrays_any *out) {
+    (void)version;
+    return mantra_Demo_Arrays_decode(payload, size, pointer_size, out);
 }
 
 const char *mantra_Demo_Phase_name(uint64_t value) {

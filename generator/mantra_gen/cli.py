@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import List, Optional, TextIO
 
@@ -18,14 +19,20 @@ class _Parser(argparse.ArgumentParser):
         sys.stderr.write(f"mantra-gen: error: {message}\n")
         sys.exit(USAGE_EXIT)
 
+    def convert_arg_line_to_args(self, arg_line: str) -> List[str]:
+        """@FILE arguments: words separated by white space, '#' to the end of a line a comment."""
+        return arg_line.split("#", 1)[0].split()
+
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
-        prog="mantra-gen",
+        prog="mantra-gen", fromfile_prefix_chars="@",
         description="Turn event manifests (YAML, or ETW instrumentation-manifest XML such as "
                     "ClrEtwAll.man) into C event writers, typed readers, nettrace metadata, "
                     "registration tables and an events reference.",
-        epilog="Exit status: 0 ok, 1 invalid manifest / stale output / breaking change, 2 usage. "
+        epilog="@FILE reads more arguments from FILE (white-space separated, # comments), e.g. "
+               "manifest/clr/readers.args. "
+               "Exit status: 0 ok, 1 invalid manifest / stale output / breaking change, 2 usage. "
                "Diagnostics are FILE:LINE:COL: error: MESSAGE on stderr.")
     p.add_argument("manifests", nargs="*", metavar="MANIFEST", help="manifest files (.yaml/.yml or .man/.xml)")
     p.add_argument("-o", "--output", default="generated", metavar="DIR",
@@ -42,6 +49,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--layouts-only", action="store_true",
                    help="with --emit-yaml/--emit-xml: leave out event and provider messages (what "
                         "manifest/clr/ holds; docs/manifest.md)")
+    p.add_argument("--readers-only", action="store_true",
+                   help="generate only BASE_defs.h and the typed readers BASE_readers.{h,c} (for a "
+                        "manifest one reads but does not write, such as the .NET runtime's)")
+    p.add_argument("--base", metavar="NAME",
+                   help="base name of the generated files (default: the manifest file's name without "
+                        "its extension); one manifest only")
+    p.add_argument("--prefix", action="append", metavar="PROVIDER=PREFIX",
+                   help="C prefix of a provider's generated names (mantra_PREFIX_...), instead of the "
+                        "manifest's or the one derived from its name (repeatable)")
     p.add_argument("--compat", nargs=2, metavar=("OLD", "NEW"),
                    help="report changes from OLD to NEW that break readers or writers of existing events")
     p.add_argument("--version", action="version", version=f"mantra-gen {__version__}")
@@ -70,7 +86,6 @@ def _write_if_changed(path: str, content: str) -> bool:
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = _parser().parse_args(argv)
-    from .load import load_manifest
 
     if args.compat:
         if args.manifests:
@@ -83,16 +98,41 @@ def main(argv: Optional[List[str]] = None) -> int:
     if (args.emit_yaml or args.emit_xml) and len(args.manifests) != 1:
         _parser().error("--emit-yaml/--emit-xml take exactly one manifest")
 
+    if (args.readers_only or args.base is not None) and (args.emit_yaml or args.emit_xml or args.validate):
+        _parser().error("--readers-only/--base go with generating files, not with --emit-yaml, --emit-xml "
+                        "or --validate")
+    if args.base is not None:
+        if len(args.manifests) != 1:
+            _parser().error("--base takes exactly one manifest")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args.base):
+            _parser().error(f"--base '{args.base}' is not a C identifier")
+    prefixes = {}
+    for spec in args.prefix or []:
+        name, eq, prefix = spec.partition("=")
+        if not eq or not name or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", prefix):
+            _parser().error(f"--prefix '{spec}': expected PROVIDER=PREFIX with a C identifier as PREFIX")
+        prefixes[name] = prefix
+
+    from .load import load_unvalidated
+    from .validate import validate
     manifests = []
     failed = False
     for path in args.manifests:
         try:
-            manifests.append(load_manifest(path))
+            m = load_unvalidated(path)
+            for p in m.providers:
+                if p.name in prefixes:
+                    p.prefix = prefixes[p.name]
+            validate(m)
+            manifests.append(m)
         except ManifestError as e:
             _report(e, sys.stderr)
             failed = True
     if failed:
         return 1
+    unknown = sorted(set(prefixes) - {p.name for m in manifests for p in m.providers})
+    if unknown:
+        _parser().error(f"--prefix names provider '{unknown[0]}', which no manifest given has")
     if args.validate:
         return 0
     if (args.provider or args.layouts_only) and not (args.emit_yaml or args.emit_xml):
@@ -120,7 +160,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     docs_dir = args.docs or args.output
     stale = []
     for m in manifests:
-        for name, content in render_manifest(m).items():
+        for name, content in render_manifest(m, args.base, args.readers_only).items():
             directory = docs_dir if name.endswith(".md") else args.output
             path = os.path.join(directory, name)
             if args.list_outputs:
@@ -137,7 +177,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                 os.makedirs(directory, exist_ok=True)
                 if _write_if_changed(path, content):
                     print(f"mantra-gen: wrote {path}")
+    extra = (" --readers-only" if args.readers_only else "") + \
+        (f" --base {args.base}" if args.base else "") + \
+        "".join(f" --prefix {spec}" for spec in args.prefix or [])
     for path, why in stale:
-        sys.stderr.write(f"mantra-gen: {path}: {why} (regenerate with tools/mantra-gen -o {args.output} "
+        sys.stderr.write(f"mantra-gen: {path}: {why} (regenerate with tools/mantra-gen -o {args.output}{extra} "
                          f"{' '.join(args.manifests)})\n")
     return 1 if stale else 0

@@ -136,6 +136,27 @@ class EventView:
 
 
 @dataclass
+class VersionCase:
+    """One older version of an event in its every-version reader: decoded by its own reader, then
+    the fields it shares with the newest version copied over (direct: the same template)."""
+    version: int
+    symbol: str
+    direct: bool
+    copies: List[str]
+
+
+@dataclass
+class EventGroupView:
+    """Every version of one event id: the every-version reader (mantra_<P>_<Name>_decode_any)."""
+    name: str                      # the newest version's event name
+    id: int
+    latest: int                    # the newest version declared
+    latest_symbol: str
+    versions: List[int]
+    cases: List[VersionCase]       # the older versions, oldest first
+
+
+@dataclass
 class GuidView:
     data1: int
     data2: int
@@ -156,6 +177,7 @@ class ProviderView:
     maps: list
     templates: List[TemplateView]
     events: List[EventView]
+    groups: List[EventGroupView]
     has_utf16: bool = False
 
 
@@ -300,6 +322,45 @@ class _Renderer:
         items = [None if i in pointer_positions else b for i, b in enumerate(out)]
         return items, len(described), complete
 
+    # ---- every-version readers ---------------------------------------------------------
+    @staticmethod
+    def _same_shape(a: Optional[FieldView], b: Optional[FieldView], ta: TemplateView, tb: TemplateView) -> bool:
+        """Whether a field of an older template can be copied into the newest template's member of
+        the same name: the same type and shape (and, for a struct array, the same element fields, so
+        that the newest template's element reader walks it)."""
+        if a is None or b is None:
+            return False
+        if (a.type, a.kind, a.ctype, a.count, a.length) != (b.type, b.kind, b.ctype, b.count, b.length):
+            return False
+        if a.kind != "struct":
+            return True
+        sa = next(s for s in ta.structs if s.name == a.name)
+        sb = next(s for s in tb.structs if s.name == b.name)
+        return [(f.name, f.type, f.count, f.length) for f in sa.fields] == \
+               [(f.name, f.type, f.count, f.length) for f in sb.fields]
+
+    def _groups(self, events: List[EventView]) -> List[EventGroupView]:
+        by_id: Dict[int, List[EventView]] = {}
+        for e in events:
+            by_id.setdefault(e.id, []).append(e)
+        groups = []
+        for eid in sorted(by_id):
+            versions = sorted(by_id[eid], key=lambda e: e.version)
+            newest = versions[-1]
+            cases = []
+            for e in versions[:-1]:
+                direct = e.template is not None and newest.template is not None and \
+                    e.template.c_type == newest.template.c_type
+                copies: List[str] = []
+                if not direct and e.template is not None and newest.template is not None:
+                    theirs = {f.name: f for f in newest.template.fields}
+                    copies = [f.name for f in e.template.fields
+                              if self._same_shape(f, theirs.get(f.name), e.template, newest.template)]
+                cases.append(VersionCase(e.version, e.symbol, direct, copies))
+            groups.append(EventGroupView(newest.name, eid, newest.version, newest.symbol,
+                                         [e.version for e in versions], cases))
+        return groups
+
     # ---- providers ----------------------------------------------------------------------
     def provider(self, p: Provider) -> ProviderView:
         pre = resolve.provider_prefix(p)
@@ -327,20 +388,25 @@ class _Renderer:
         return ProviderView(
             name=p.name, prefix=pre, guid=guid, guid_c=_guid_view(guid), message=p.message,
             keywords=p.keywords, tasks=p.tasks, opcodes=p.opcodes, maps=p.maps,
-            templates=list(tviews.values()), events=events,
+            templates=list(tviews.values()), events=events, groups=self._groups(events),
             has_utf16=any(e.template and e.template.has_utf16 for e in events))
 
-    def render(self) -> Dict[str, str]:
+    def render(self, readers_only: bool = False) -> Dict[str, str]:
         from .emit_yaml import emit_yaml
         digest = hashlib.sha256(emit_yaml(self.m).encode("utf-8")).hexdigest()[:16]
         providers = [self.provider(p) for p in self.m.providers]
         ctx = dict(base=self.base, guard=self.base.upper(), digest=digest, providers=providers,
-                   pgo_kinds=self.m.pgo_kinds)
+                   pgo_kinds=self.m.pgo_kinds, readers_only=readers_only)
         out = {}
-        for kind in ("defs.h", "registry.h", "registry.c", "writers.h", "writers.c",
-                     "readers.h", "readers.c", "events.md"):
+        kinds = READERS_ONLY_OUTPUTS if readers_only else OUTPUTS
+        for kind in kinds:
             out[f"{self.base}_{kind}"] = self.env.get_template(f"{kind}.j2").render(**ctx)
         return out
+
+
+# What each manifest generates, and what --readers-only keeps of it.
+OUTPUTS = ("defs.h", "registry.h", "registry.c", "writers.h", "writers.c", "readers.h", "readers.c", "events.md")
+READERS_ONLY_OUTPUTS = ("defs.h", "readers.h", "readers.c")
 
 
 def output_base(path: str) -> str:
@@ -349,5 +415,8 @@ def output_base(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", stem)
 
 
-def render_manifest(m: Manifest, base: Optional[str] = None) -> Dict[str, str]:
-    return _Renderer(m, base or output_base(m.path)).render()
+def render_manifest(m: Manifest, base: Optional[str] = None, readers_only: bool = False) -> Dict[str, str]:
+    """Every generated file of m by name: all of OUTPUTS, or only READERS_ONLY_OUTPUTS (the keyword,
+    task and opcode definitions and the typed readers, for manifests one only reads, such as the
+    .NET runtime's own: docs/manifest.md)."""
+    return _Renderer(m, base or output_base(m.path)).render(readers_only)

@@ -149,8 +149,20 @@ def generated_names(m: Manifest) -> Dict[str, List[object]]:
                 add(f"mantra_{pre}_{sym}_{suffix}", e)
             add(f"MANTRA_{pre}_{sym}_enabled", e)
             add(f"MANTRA_{pre}_EVENT_{sym}", e)
+        # the every-version reader of each event id, named after its newest version
+        newest: Dict[int, Event] = {}
+        for e in p.events:
+            if e.id not in newest or e.version > newest[e.id].version:
+                newest[e.id] = e
+        for e in newest.values():
+            for name in (f"mantra_{pre}_{e.name}_any", f"mantra_{pre}_{e.name}_decode_any",
+                         f"MANTRA_{pre}_{e.name}_LATEST_VERSION"):
+                add(name, e)
     for k in m.pgo_kinds:
         add(f"MANTRA_PGO_{k.name}", k)
+        add(f"MANTRA_PGO_{k.name}_SIZE", k)
+    if m.pgo_kinds:
+        add("MANTRA_PGO_KINDS", m.pgo_kinds[0])
     return names
 
 

@@ -384,7 +384,7 @@ START_TEST(empty_event_and_descriptors) {
     ck_assert_uint_eq(mantra_AllTypes_events[MANTRA_AllTypes_EVENT_Structs].flags, MANTRA_EVENT_PARTIAL_METADATA);
     ck_assert_uint_eq(mantra_AllTypes_events[MANTRA_AllTypes_EVENT_RenamedEvent].level, MANTRA_LEVEL_ERROR);
     ck_assert_str_eq(mantra_AllTypes_events[MANTRA_AllTypes_EVENT_RenamedEvent].name, "Renamed");
-    ck_assert_uint_eq(mantra_AllTypes_provider.event_count, 7);
+    ck_assert_uint_eq(mantra_AllTypes_provider.event_count, 10);
     ck_assert_str_eq(mantra_AllTypes_provider.name, "Mantra-Test-AllTypes");
     ck_assert_int_eq(MANTRA_PGO_BasicBlockIntCount, 0x41);
     ck_assert_int_eq(MANTRA_PGO_TypeHandle_SIZE, -1);
@@ -442,6 +442,62 @@ START_TEST(unterminated_string_is_bad) {
 }
 END_TEST
 
+/* The every-version reader of Grown (V0, V1, V3; tests/golden/alltypes.yaml): each version's payload
+ * decodes by its own reader into V3's fields, shared fields copied (not V0's AnsiString Label, whose
+ * type V1 changed), the rest zero; a skipped or newer version reads with V3's reader. */
+START_TEST(every_version_reader) {
+    ck_assert_int_eq(MANTRA_AllTypes_Grown_LATEST_VERSION, 3);
+    mantra_AllTypes_Grown_any f;
+    uint8_t v0[64], v1[64], v3[64];
+    size_t n0, n1, n3;
+    ck_assert_int_eq(mantra_AllTypes_Grown_write(7, "ab"), MANTRA_WRITE_OK);
+    memcpy(v0, g_payload, n0 = g_size);
+    ck_assert_int_eq(mantra_AllTypes_Grown_V1_write(8, "cd", UINT64_C(0x1122334455667788)), MANTRA_WRITE_OK);
+    memcpy(v1, g_payload, n1 = g_size);
+    ck_assert_int_eq(mantra_AllTypes_Grown_V3_write(9, "e", 5, 0xBEEF), MANTRA_WRITE_OK);
+    memcpy(v3, g_payload, n3 = g_size);
+    ck_assert_uint_eq(n0, 4 + 3);
+    ck_assert_uint_eq(n1, 4 + 6 + 8);
+    ck_assert_uint_eq(n3, 4 + 4 + 8 + 2);
+
+    memset(&f, 0xAB, sizeof f);
+    ck_assert_int_eq(mantra_AllTypes_Grown_decode_any(0, v0, n0, 8, &f), MANTRA_DECODE_OK);
+    ck_assert_uint_eq(f.A, 7);
+    ck_assert_ptr_null(f.Label.data);
+    ck_assert_uint_eq(f.Label.units, 0);
+    ck_assert_uint_eq(f.B, 0);
+    ck_assert_uint_eq(f.C, 0);
+
+    ck_assert_int_eq(mantra_AllTypes_Grown_decode_any(1, v1, n1, 8, &f), MANTRA_DECODE_OK);
+    ck_assert_uint_eq(f.A, 8);
+    ck_assert(mantra_str16_equals_utf8(f.Label, "cd"));
+    ck_assert_uint_eq(f.B, UINT64_C(0x1122334455667788));
+    ck_assert_uint_eq(f.C, 0);
+
+    ck_assert_int_eq(mantra_AllTypes_Grown_decode_any(3, v3, n3, 8, &f), MANTRA_DECODE_OK);
+    ck_assert_uint_eq(f.A, 9);
+    ck_assert(mantra_str16_equals_utf8(f.Label, "e"));
+    ck_assert_uint_eq(f.B, 5);
+    ck_assert_uint_eq(f.C, 0xBEEF);
+
+    /* version 2 (not declared) reads with V3's reader: a V1-shaped payload ends before C, and the
+     * fields before C keep their values */
+    ck_assert_int_eq(mantra_AllTypes_Grown_decode_any(2, v1, n1, 8, &f), MANTRA_DECODE_SHORT);
+    ck_assert_uint_eq(f.A, 8);
+    ck_assert_uint_eq(f.B, UINT64_C(0x1122334455667788));
+    ck_assert_uint_eq(f.C, 0);
+    /* a newer version that appended a field: V3's fields, and TRAILING */
+    v3[n3] = 0x42;
+    ck_assert_int_eq(mantra_AllTypes_Grown_decode_any(4, v3, n3 + 1, 8, &f), MANTRA_DECODE_TRAILING);
+    ck_assert_uint_eq(f.C, 0xBEEF);
+    /* an older version's payload that does not fit its own template */
+    ck_assert_int_eq(mantra_AllTypes_Grown_decode_any(0, v0, 3, 8, &f), MANTRA_DECODE_SHORT);
+    ck_assert_int_eq(mantra_AllTypes_Grown_decode_any(1, v1, n1 + 0, 8, &f), MANTRA_DECODE_OK);
+    v1[n1] = 1;
+    ck_assert_int_eq(mantra_AllTypes_Grown_decode_any(1, v1, n1 + 1, 8, &f), MANTRA_DECODE_TRAILING);
+}
+END_TEST
+
 START_TEST(pointer_size_4_traces) {
     /* A 32-bit writer's Scalars payload: pointer field is 4 bytes. */
     uint8_t p[75] = {0};
@@ -477,6 +533,7 @@ static Suite *suite(void) {
     tcase_add_test(t, truncated_payloads_are_reported);
     tcase_add_test(t, unterminated_string_is_bad);
     tcase_add_test(t, pointer_size_4_traces);
+    tcase_add_test(t, every_version_reader);
     suite_add_tcase(s, t);
     return s;
 }

@@ -156,7 +156,7 @@ END_TEST
 START_TEST(alltypes_yaml) {
     mantra_manifest *m = mt_load_file(mt_source_path("tests/golden/alltypes.yaml"));
     ck_assert_uint_eq(mantra_manifest_provider_count(m), 1);
-    ck_assert_uint_eq(mantra_manifest_event_count(m), 7);
+    ck_assert_uint_eq(mantra_manifest_event_count(m), 10);
     const mantra_manifest_provider *p = mantra_manifest_provider_at(m, 0);
     ck_assert_str_eq(p->name, "Mantra-Test-AllTypes");
     ck_assert_str_eq(guid_text(&p->guid), "0a7ca70b-5551-5fdf-d974-7080bcdc47e8");
@@ -164,7 +164,7 @@ START_TEST(alltypes_yaml) {
     ck_assert_uint_eq(p->keyword_count, 4);
     ck_assert_str_eq(p->keywords[3].name, "High");
     ck_assert_uint_eq(p->keywords[3].mask, 0x8000000000000000ull);
-    ck_assert_uint_eq(p->template_count, 5); /* 4 named + RenamedEvent (inline) */
+    ck_assert_uint_eq(p->template_count, 8); /* 7 named + RenamedEvent (inline) */
     ck_assert_uint_eq(p->map_count, 2);
 
     char *text = mt_describe_events(m);
@@ -184,7 +184,13 @@ START_TEST(alltypes_yaml) {
         "Count:UInt32, Items:struct[Count]{Id:UInt64, Name:UnicodeString, K:UInt8, Sub:UInt32[K]}, After:UInt16\n"
         "Mantra-Test-AllTypes/5/v0 Empty Empty level=1 keywords=0x0 task=0 opcode=0 stack=1 tpl=-: \n"
         "Mantra-Test-AllTypes/6/v0 Renamed RenamedEvent level=2 keywords=0x0 task=0 opcode=0 stack=1 "
-        "tpl=RenamedEvent: X:UInt8\n");
+        "tpl=RenamedEvent: X:UInt8\n"
+        "Mantra-Test-AllTypes/7/v0 Grown Grown level=4 keywords=0x0 task=0 opcode=0 stack=1 tpl=Grown: A:UInt32, "
+        "Label:AnsiString\n"
+        "Mantra-Test-AllTypes/7/v1 Grown Grown_V1 level=4 keywords=0x0 task=0 opcode=0 stack=1 tpl=Grown_V1: A:UInt32, "
+        "Label:UnicodeString, B:UInt64\n"
+        "Mantra-Test-AllTypes/7/v3 Grown Grown_V3 level=4 keywords=0x0 task=0 opcode=0 stack=1 tpl=Grown_V3: A:UInt32, "
+        "Label:UnicodeString, B:UInt64, C:UInt16\n");
     free(text);
 
     /* field details the decoder relies on */
@@ -215,7 +221,7 @@ START_TEST(alltypes_yaml) {
     ck_assert_uint_eq(items->members[3].count, 2);
     ck_assert_uint_eq(items->members[2].slot, 0);
     ck_assert_uint_eq(structs->tpl->struct_slot_count, 1);
-    ck_assert_uint_eq(structs->line, 82);
+    ck_assert_uint_eq(structs->line, 97);
     ck_assert_uint_eq(structs->column, 9);
 
     ck_assert_uint_eq(mantra_manifest_pgo_kind_count(m), 2);
