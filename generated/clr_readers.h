@@ -14,7 +14,10 @@
  * the fields it shares with the newest (same name, same type) are copied, the others stay zero; the
  * newest version, a newer one than the manifest knows and a version the manifest skips are decoded
  * by the newest version's reader. MANTRA_<Prefix>_<Name>_LATEST_VERSION tells a caller whether
- * MANTRA_DECODE_TRAILING means a newer version (above it) or a payload that does not fit. */
+ * MANTRA_DECODE_TRAILING means a newer version (above it) or a payload that does not fit, and
+ * mantra_<Prefix>_<Name>_declares(version) whether the manifest declares a version. A struct
+ * array F of the newest version is walked with mantra_<Prefix>_<Name>_any_F_next() into
+ * mantra_<Prefix>_<Name>_any_F_elem, so that a caller names no template. */
 #ifndef MANTRA_GEN_CLR_READERS_H
 #define MANTRA_GEN_CLR_READERS_H
 
@@ -3125,930 +3128,1465 @@ static inline int mantra_Clr_ExecutionCheckpoint_decode(const uint8_t *payload, 
 
 /* GCStart (id 1), every version (0, 1, 2) */
 #define MANTRA_Clr_GCStart_LATEST_VERSION 2
+static inline int mantra_Clr_GCStart_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_Clr_GCStart_V2_fields mantra_Clr_GCStart_any;
 int mantra_Clr_GCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCStart_any *out);
 
 /* GCEnd (id 2), every version (0, 1) */
 #define MANTRA_Clr_GCEnd_LATEST_VERSION 1
+static inline int mantra_Clr_GCEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_GCEnd_V1_fields mantra_Clr_GCEnd_any;
 int mantra_Clr_GCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCEnd_any *out);
 
 /* GCRestartEEEnd (id 3), every version (0, 1) */
 #define MANTRA_Clr_GCRestartEEEnd_LATEST_VERSION 1
+static inline int mantra_Clr_GCRestartEEEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_GCRestartEEEnd_V1_fields mantra_Clr_GCRestartEEEnd_any;
 int mantra_Clr_GCRestartEEEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCRestartEEEnd_any *out);
 
 /* GCHeapStats (id 4), every version (0, 1, 2) */
 #define MANTRA_Clr_GCHeapStats_LATEST_VERSION 2
+static inline int mantra_Clr_GCHeapStats_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_Clr_GCHeapStats_V2_fields mantra_Clr_GCHeapStats_any;
 int mantra_Clr_GCHeapStats_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCHeapStats_any *out);
 
 /* GCCreateSegment (id 5), every version (0, 1) */
 #define MANTRA_Clr_GCCreateSegment_LATEST_VERSION 1
+static inline int mantra_Clr_GCCreateSegment_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_GCCreateSegment_V1_fields mantra_Clr_GCCreateSegment_any;
 int mantra_Clr_GCCreateSegment_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCCreateSegment_any *out);
 
 /* GCFreeSegment (id 6), every version (0, 1) */
 #define MANTRA_Clr_GCFreeSegment_LATEST_VERSION 1
+static inline int mantra_Clr_GCFreeSegment_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_GCFreeSegment_V1_fields mantra_Clr_GCFreeSegment_any;
 int mantra_Clr_GCFreeSegment_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCFreeSegment_any *out);
 
 /* GCRestartEEBegin (id 7), every version (0, 1) */
 #define MANTRA_Clr_GCRestartEEBegin_LATEST_VERSION 1
+static inline int mantra_Clr_GCRestartEEBegin_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_GCRestartEEBegin_V1_fields mantra_Clr_GCRestartEEBegin_any;
 int mantra_Clr_GCRestartEEBegin_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCRestartEEBegin_any *out);
 
 /* GCSuspendEEEnd (id 8), every version (0, 1) */
 #define MANTRA_Clr_GCSuspendEEEnd_LATEST_VERSION 1
+static inline int mantra_Clr_GCSuspendEEEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_GCSuspendEEEnd_V1_fields mantra_Clr_GCSuspendEEEnd_any;
 int mantra_Clr_GCSuspendEEEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCSuspendEEEnd_any *out);
 
 /* GCSuspendEEBegin (id 9), every version (0, 1) */
 #define MANTRA_Clr_GCSuspendEEBegin_LATEST_VERSION 1
+static inline int mantra_Clr_GCSuspendEEBegin_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_GCSuspendEEBegin_V1_fields mantra_Clr_GCSuspendEEBegin_any;
 int mantra_Clr_GCSuspendEEBegin_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCSuspendEEBegin_any *out);
 
 /* GCAllocationTick (id 10), every version (0, 1, 2, 3, 4) */
 #define MANTRA_Clr_GCAllocationTick_LATEST_VERSION 4
+static inline int mantra_Clr_GCAllocationTick_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u || version == 3u || version == 4u;
+}
 typedef mantra_Clr_GCAllocationTick_V4_fields mantra_Clr_GCAllocationTick_any;
 int mantra_Clr_GCAllocationTick_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCAllocationTick_any *out);
 
 /* GCCreateConcurrentThread (id 11), every version (0, 1) */
 #define MANTRA_Clr_GCCreateConcurrentThread_LATEST_VERSION 1
+static inline int mantra_Clr_GCCreateConcurrentThread_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_GCCreateConcurrentThread_V1_fields mantra_Clr_GCCreateConcurrentThread_any;
 int mantra_Clr_GCCreateConcurrentThread_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCCreateConcurrentThread_any *out);
 
 /* GCTerminateConcurrentThread (id 12), every version (0, 1) */
 #define MANTRA_Clr_GCTerminateConcurrentThread_LATEST_VERSION 1
+static inline int mantra_Clr_GCTerminateConcurrentThread_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_GCTerminateConcurrentThread_V1_fields mantra_Clr_GCTerminateConcurrentThread_any;
 int mantra_Clr_GCTerminateConcurrentThread_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCTerminateConcurrentThread_any *out);
 
 /* GCFinalizersEnd (id 13), every version (0, 1) */
 #define MANTRA_Clr_GCFinalizersEnd_LATEST_VERSION 1
+static inline int mantra_Clr_GCFinalizersEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_GCFinalizersEnd_V1_fields mantra_Clr_GCFinalizersEnd_any;
 int mantra_Clr_GCFinalizersEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCFinalizersEnd_any *out);
 
 /* GCFinalizersBegin (id 14), every version (0, 1) */
 #define MANTRA_Clr_GCFinalizersBegin_LATEST_VERSION 1
+static inline int mantra_Clr_GCFinalizersBegin_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_GCFinalizersBegin_V1_fields mantra_Clr_GCFinalizersBegin_any;
 int mantra_Clr_GCFinalizersBegin_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCFinalizersBegin_any *out);
 
 /* BulkType (id 15), every version (0) */
 #define MANTRA_Clr_BulkType_LATEST_VERSION 0
+static inline int mantra_Clr_BulkType_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_BulkType_fields mantra_Clr_BulkType_any;
 int mantra_Clr_BulkType_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_BulkType_any *out);
+typedef mantra_Clr_tpl_BulkType_Values_elem mantra_Clr_BulkType_any_Values_elem;
+static inline int mantra_Clr_BulkType_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_BulkType_any_Values_elem *out) {
+    return mantra_Clr_tpl_BulkType_Values_next(cursor, out);
+}
 
 /* GCBulkRootEdge (id 16), every version (0) */
 #define MANTRA_Clr_GCBulkRootEdge_LATEST_VERSION 0
+static inline int mantra_Clr_GCBulkRootEdge_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCBulkRootEdge_fields mantra_Clr_GCBulkRootEdge_any;
 int mantra_Clr_GCBulkRootEdge_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCBulkRootEdge_any *out);
+typedef mantra_Clr_tpl_GCBulkRootEdge_Values_elem mantra_Clr_GCBulkRootEdge_any_Values_elem;
+static inline int mantra_Clr_GCBulkRootEdge_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCBulkRootEdge_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCBulkRootEdge_Values_next(cursor, out);
+}
 
 /* GCBulkRootConditionalWeakTableElementEdge (id 17), every version (0) */
 #define MANTRA_Clr_GCBulkRootConditionalWeakTableElementEdge_LATEST_VERSION 0
+static inline int mantra_Clr_GCBulkRootConditionalWeakTableElementEdge_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCBulkRootConditionalWeakTableElementEdge_fields mantra_Clr_GCBulkRootConditionalWeakTableElementEdge_any;
 int mantra_Clr_GCBulkRootConditionalWeakTableElementEdge_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCBulkRootConditionalWeakTableElementEdge_any *out);
+typedef mantra_Clr_tpl_GCBulkRootConditionalWeakTableElementEdge_Values_elem mantra_Clr_GCBulkRootConditionalWeakTableElementEdge_any_Values_elem;
+static inline int mantra_Clr_GCBulkRootConditionalWeakTableElementEdge_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCBulkRootConditionalWeakTableElementEdge_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCBulkRootConditionalWeakTableElementEdge_Values_next(cursor, out);
+}
 
 /* GCBulkNode (id 18), every version (0) */
 #define MANTRA_Clr_GCBulkNode_LATEST_VERSION 0
+static inline int mantra_Clr_GCBulkNode_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCBulkNode_fields mantra_Clr_GCBulkNode_any;
 int mantra_Clr_GCBulkNode_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCBulkNode_any *out);
+typedef mantra_Clr_tpl_GCBulkNode_Values_elem mantra_Clr_GCBulkNode_any_Values_elem;
+static inline int mantra_Clr_GCBulkNode_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCBulkNode_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCBulkNode_Values_next(cursor, out);
+}
 
 /* GCBulkEdge (id 19), every version (0) */
 #define MANTRA_Clr_GCBulkEdge_LATEST_VERSION 0
+static inline int mantra_Clr_GCBulkEdge_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCBulkEdge_fields mantra_Clr_GCBulkEdge_any;
 int mantra_Clr_GCBulkEdge_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCBulkEdge_any *out);
+typedef mantra_Clr_tpl_GCBulkEdge_Values_elem mantra_Clr_GCBulkEdge_any_Values_elem;
+static inline int mantra_Clr_GCBulkEdge_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCBulkEdge_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCBulkEdge_Values_next(cursor, out);
+}
 
 /* GCSampledObjectAllocationHigh (id 20), every version (0) */
 #define MANTRA_Clr_GCSampledObjectAllocationHigh_LATEST_VERSION 0
+static inline int mantra_Clr_GCSampledObjectAllocationHigh_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCSampledObjectAllocationHigh_fields mantra_Clr_GCSampledObjectAllocationHigh_any;
 int mantra_Clr_GCSampledObjectAllocationHigh_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCSampledObjectAllocationHigh_any *out);
 
 /* GCBulkSurvivingObjectRanges (id 21), every version (0) */
 #define MANTRA_Clr_GCBulkSurvivingObjectRanges_LATEST_VERSION 0
+static inline int mantra_Clr_GCBulkSurvivingObjectRanges_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCBulkSurvivingObjectRanges_fields mantra_Clr_GCBulkSurvivingObjectRanges_any;
 int mantra_Clr_GCBulkSurvivingObjectRanges_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCBulkSurvivingObjectRanges_any *out);
+typedef mantra_Clr_tpl_GCBulkSurvivingObjectRanges_Values_elem mantra_Clr_GCBulkSurvivingObjectRanges_any_Values_elem;
+static inline int mantra_Clr_GCBulkSurvivingObjectRanges_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCBulkSurvivingObjectRanges_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCBulkSurvivingObjectRanges_Values_next(cursor, out);
+}
 
 /* GCBulkMovedObjectRanges (id 22), every version (0) */
 #define MANTRA_Clr_GCBulkMovedObjectRanges_LATEST_VERSION 0
+static inline int mantra_Clr_GCBulkMovedObjectRanges_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCBulkMovedObjectRanges_fields mantra_Clr_GCBulkMovedObjectRanges_any;
 int mantra_Clr_GCBulkMovedObjectRanges_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCBulkMovedObjectRanges_any *out);
+typedef mantra_Clr_tpl_GCBulkMovedObjectRanges_Values_elem mantra_Clr_GCBulkMovedObjectRanges_any_Values_elem;
+static inline int mantra_Clr_GCBulkMovedObjectRanges_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCBulkMovedObjectRanges_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCBulkMovedObjectRanges_Values_next(cursor, out);
+}
 
 /* GCGenerationRange (id 23), every version (0) */
 #define MANTRA_Clr_GCGenerationRange_LATEST_VERSION 0
+static inline int mantra_Clr_GCGenerationRange_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCGenerationRange_fields mantra_Clr_GCGenerationRange_any;
 int mantra_Clr_GCGenerationRange_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCGenerationRange_any *out);
 
 /* GCMarkStackRoots (id 25), every version (0) */
 #define MANTRA_Clr_GCMarkStackRoots_LATEST_VERSION 0
+static inline int mantra_Clr_GCMarkStackRoots_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCMarkStackRoots_fields mantra_Clr_GCMarkStackRoots_any;
 int mantra_Clr_GCMarkStackRoots_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCMarkStackRoots_any *out);
 
 /* GCMarkFinalizeQueueRoots (id 26), every version (0) */
 #define MANTRA_Clr_GCMarkFinalizeQueueRoots_LATEST_VERSION 0
+static inline int mantra_Clr_GCMarkFinalizeQueueRoots_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCMarkFinalizeQueueRoots_fields mantra_Clr_GCMarkFinalizeQueueRoots_any;
 int mantra_Clr_GCMarkFinalizeQueueRoots_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCMarkFinalizeQueueRoots_any *out);
 
 /* GCMarkHandles (id 27), every version (0) */
 #define MANTRA_Clr_GCMarkHandles_LATEST_VERSION 0
+static inline int mantra_Clr_GCMarkHandles_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCMarkHandles_fields mantra_Clr_GCMarkHandles_any;
 int mantra_Clr_GCMarkHandles_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCMarkHandles_any *out);
 
 /* GCMarkOlderGenerationRoots (id 28), every version (0) */
 #define MANTRA_Clr_GCMarkOlderGenerationRoots_LATEST_VERSION 0
+static inline int mantra_Clr_GCMarkOlderGenerationRoots_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCMarkOlderGenerationRoots_fields mantra_Clr_GCMarkOlderGenerationRoots_any;
 int mantra_Clr_GCMarkOlderGenerationRoots_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCMarkOlderGenerationRoots_any *out);
 
 /* FinalizeObject (id 29), every version (0) */
 #define MANTRA_Clr_FinalizeObject_LATEST_VERSION 0
+static inline int mantra_Clr_FinalizeObject_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_FinalizeObject_fields mantra_Clr_FinalizeObject_any;
 int mantra_Clr_FinalizeObject_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_FinalizeObject_any *out);
 
 /* SetGCHandle (id 30), every version (0) */
 #define MANTRA_Clr_SetGCHandle_LATEST_VERSION 0
+static inline int mantra_Clr_SetGCHandle_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_SetGCHandle_fields mantra_Clr_SetGCHandle_any;
 int mantra_Clr_SetGCHandle_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_SetGCHandle_any *out);
 
 /* DestroyGCHandle (id 31), every version (0) */
 #define MANTRA_Clr_DestroyGCHandle_LATEST_VERSION 0
+static inline int mantra_Clr_DestroyGCHandle_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_DestroyGCHandle_fields mantra_Clr_DestroyGCHandle_any;
 int mantra_Clr_DestroyGCHandle_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_DestroyGCHandle_any *out);
 
 /* GCSampledObjectAllocationLow (id 32), every version (0) */
 #define MANTRA_Clr_GCSampledObjectAllocationLow_LATEST_VERSION 0
+static inline int mantra_Clr_GCSampledObjectAllocationLow_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCSampledObjectAllocationLow_fields mantra_Clr_GCSampledObjectAllocationLow_any;
 int mantra_Clr_GCSampledObjectAllocationLow_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCSampledObjectAllocationLow_any *out);
 
 /* PinObjectAtGCTime (id 33), every version (0) */
 #define MANTRA_Clr_PinObjectAtGCTime_LATEST_VERSION 0
+static inline int mantra_Clr_PinObjectAtGCTime_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_PinObjectAtGCTime_fields mantra_Clr_PinObjectAtGCTime_any;
 int mantra_Clr_PinObjectAtGCTime_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_PinObjectAtGCTime_any *out);
 
 /* GCTriggered (id 35), every version (0) */
 #define MANTRA_Clr_GCTriggered_LATEST_VERSION 0
+static inline int mantra_Clr_GCTriggered_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCTriggered_fields mantra_Clr_GCTriggered_any;
 int mantra_Clr_GCTriggered_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCTriggered_any *out);
 
 /* GCBulkRootCCW (id 36), every version (0) */
 #define MANTRA_Clr_GCBulkRootCCW_LATEST_VERSION 0
+static inline int mantra_Clr_GCBulkRootCCW_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCBulkRootCCW_fields mantra_Clr_GCBulkRootCCW_any;
 int mantra_Clr_GCBulkRootCCW_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCBulkRootCCW_any *out);
+typedef mantra_Clr_tpl_GCBulkRootCCW_Values_elem mantra_Clr_GCBulkRootCCW_any_Values_elem;
+static inline int mantra_Clr_GCBulkRootCCW_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCBulkRootCCW_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCBulkRootCCW_Values_next(cursor, out);
+}
 
 /* GCBulkRCW (id 37), every version (0) */
 #define MANTRA_Clr_GCBulkRCW_LATEST_VERSION 0
+static inline int mantra_Clr_GCBulkRCW_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCBulkRCW_fields mantra_Clr_GCBulkRCW_any;
 int mantra_Clr_GCBulkRCW_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCBulkRCW_any *out);
+typedef mantra_Clr_tpl_GCBulkRCW_Values_elem mantra_Clr_GCBulkRCW_any_Values_elem;
+static inline int mantra_Clr_GCBulkRCW_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCBulkRCW_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCBulkRCW_Values_next(cursor, out);
+}
 
 /* GCBulkRootStaticVar (id 38), every version (0) */
 #define MANTRA_Clr_GCBulkRootStaticVar_LATEST_VERSION 0
+static inline int mantra_Clr_GCBulkRootStaticVar_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCBulkRootStaticVar_fields mantra_Clr_GCBulkRootStaticVar_any;
 int mantra_Clr_GCBulkRootStaticVar_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCBulkRootStaticVar_any *out);
+typedef mantra_Clr_tpl_GCBulkRootStaticVar_Values_elem mantra_Clr_GCBulkRootStaticVar_any_Values_elem;
+static inline int mantra_Clr_GCBulkRootStaticVar_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCBulkRootStaticVar_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCBulkRootStaticVar_Values_next(cursor, out);
+}
 
 /* GCDynamicEvent (id 39), every version (0) */
 #define MANTRA_Clr_GCDynamicEvent_LATEST_VERSION 0
+static inline int mantra_Clr_GCDynamicEvent_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCDynamicEvent_fields mantra_Clr_GCDynamicEvent_any;
 int mantra_Clr_GCDynamicEvent_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCDynamicEvent_any *out);
 
 /* WorkerThreadCreate (id 40), every version (0) */
 #define MANTRA_Clr_WorkerThreadCreate_LATEST_VERSION 0
+static inline int mantra_Clr_WorkerThreadCreate_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_WorkerThreadCreate_fields mantra_Clr_WorkerThreadCreate_any;
 int mantra_Clr_WorkerThreadCreate_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_WorkerThreadCreate_any *out);
 
 /* WorkerThreadTerminate (id 41), every version (0) */
 #define MANTRA_Clr_WorkerThreadTerminate_LATEST_VERSION 0
+static inline int mantra_Clr_WorkerThreadTerminate_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_WorkerThreadTerminate_fields mantra_Clr_WorkerThreadTerminate_any;
 int mantra_Clr_WorkerThreadTerminate_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_WorkerThreadTerminate_any *out);
 
 /* WorkerThreadRetire (id 42), every version (0) */
 #define MANTRA_Clr_WorkerThreadRetire_LATEST_VERSION 0
+static inline int mantra_Clr_WorkerThreadRetire_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_WorkerThreadRetire_fields mantra_Clr_WorkerThreadRetire_any;
 int mantra_Clr_WorkerThreadRetire_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_WorkerThreadRetire_any *out);
 
 /* WorkerThreadUnretire (id 43), every version (0) */
 #define MANTRA_Clr_WorkerThreadUnretire_LATEST_VERSION 0
+static inline int mantra_Clr_WorkerThreadUnretire_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_WorkerThreadUnretire_fields mantra_Clr_WorkerThreadUnretire_any;
 int mantra_Clr_WorkerThreadUnretire_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_WorkerThreadUnretire_any *out);
 
 /* IOThreadCreate (id 44), every version (0, 1) */
 #define MANTRA_Clr_IOThreadCreate_LATEST_VERSION 1
+static inline int mantra_Clr_IOThreadCreate_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_IOThreadCreate_V1_fields mantra_Clr_IOThreadCreate_any;
 int mantra_Clr_IOThreadCreate_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_IOThreadCreate_any *out);
 
 /* IOThreadTerminate (id 45), every version (0, 1) */
 #define MANTRA_Clr_IOThreadTerminate_LATEST_VERSION 1
+static inline int mantra_Clr_IOThreadTerminate_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_IOThreadTerminate_V1_fields mantra_Clr_IOThreadTerminate_any;
 int mantra_Clr_IOThreadTerminate_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_IOThreadTerminate_any *out);
 
 /* IOThreadRetire (id 46), every version (0, 1) */
 #define MANTRA_Clr_IOThreadRetire_LATEST_VERSION 1
+static inline int mantra_Clr_IOThreadRetire_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_IOThreadRetire_V1_fields mantra_Clr_IOThreadRetire_any;
 int mantra_Clr_IOThreadRetire_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_IOThreadRetire_any *out);
 
 /* IOThreadUnretire (id 47), every version (0, 1) */
 #define MANTRA_Clr_IOThreadUnretire_LATEST_VERSION 1
+static inline int mantra_Clr_IOThreadUnretire_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_IOThreadUnretire_V1_fields mantra_Clr_IOThreadUnretire_any;
 int mantra_Clr_IOThreadUnretire_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_IOThreadUnretire_any *out);
 
 /* ThreadpoolSuspensionSuspendThread (id 48), every version (0) */
 #define MANTRA_Clr_ThreadpoolSuspensionSuspendThread_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadpoolSuspensionSuspendThread_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadpoolSuspensionSuspendThread_fields mantra_Clr_ThreadpoolSuspensionSuspendThread_any;
 int mantra_Clr_ThreadpoolSuspensionSuspendThread_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadpoolSuspensionSuspendThread_any *out);
 
 /* ThreadpoolSuspensionResumeThread (id 49), every version (0) */
 #define MANTRA_Clr_ThreadpoolSuspensionResumeThread_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadpoolSuspensionResumeThread_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadpoolSuspensionResumeThread_fields mantra_Clr_ThreadpoolSuspensionResumeThread_any;
 int mantra_Clr_ThreadpoolSuspensionResumeThread_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadpoolSuspensionResumeThread_any *out);
 
 /* ThreadPoolWorkerThreadStart (id 50), every version (0) */
 #define MANTRA_Clr_ThreadPoolWorkerThreadStart_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolWorkerThreadStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolWorkerThreadStart_fields mantra_Clr_ThreadPoolWorkerThreadStart_any;
 int mantra_Clr_ThreadPoolWorkerThreadStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolWorkerThreadStart_any *out);
 
 /* ThreadPoolWorkerThreadStop (id 51), every version (0) */
 #define MANTRA_Clr_ThreadPoolWorkerThreadStop_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolWorkerThreadStop_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolWorkerThreadStop_fields mantra_Clr_ThreadPoolWorkerThreadStop_any;
 int mantra_Clr_ThreadPoolWorkerThreadStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolWorkerThreadStop_any *out);
 
 /* ThreadPoolWorkerThreadRetirementStart (id 52), every version (0) */
 #define MANTRA_Clr_ThreadPoolWorkerThreadRetirementStart_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolWorkerThreadRetirementStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolWorkerThreadRetirementStart_fields mantra_Clr_ThreadPoolWorkerThreadRetirementStart_any;
 int mantra_Clr_ThreadPoolWorkerThreadRetirementStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolWorkerThreadRetirementStart_any *out);
 
 /* ThreadPoolWorkerThreadRetirementStop (id 53), every version (0) */
 #define MANTRA_Clr_ThreadPoolWorkerThreadRetirementStop_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolWorkerThreadRetirementStop_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolWorkerThreadRetirementStop_fields mantra_Clr_ThreadPoolWorkerThreadRetirementStop_any;
 int mantra_Clr_ThreadPoolWorkerThreadRetirementStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolWorkerThreadRetirementStop_any *out);
 
 /* ThreadPoolWorkerThreadAdjustmentSample (id 54), every version (0) */
 #define MANTRA_Clr_ThreadPoolWorkerThreadAdjustmentSample_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolWorkerThreadAdjustmentSample_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolWorkerThreadAdjustmentSample_fields mantra_Clr_ThreadPoolWorkerThreadAdjustmentSample_any;
 int mantra_Clr_ThreadPoolWorkerThreadAdjustmentSample_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolWorkerThreadAdjustmentSample_any *out);
 
 /* ThreadPoolWorkerThreadAdjustmentAdjustment (id 55), every version (0) */
 #define MANTRA_Clr_ThreadPoolWorkerThreadAdjustmentAdjustment_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolWorkerThreadAdjustmentAdjustment_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolWorkerThreadAdjustmentAdjustment_fields mantra_Clr_ThreadPoolWorkerThreadAdjustmentAdjustment_any;
 int mantra_Clr_ThreadPoolWorkerThreadAdjustmentAdjustment_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolWorkerThreadAdjustmentAdjustment_any *out);
 
 /* ThreadPoolWorkerThreadAdjustmentStats (id 56), every version (0) */
 #define MANTRA_Clr_ThreadPoolWorkerThreadAdjustmentStats_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolWorkerThreadAdjustmentStats_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolWorkerThreadAdjustmentStats_fields mantra_Clr_ThreadPoolWorkerThreadAdjustmentStats_any;
 int mantra_Clr_ThreadPoolWorkerThreadAdjustmentStats_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolWorkerThreadAdjustmentStats_any *out);
 
 /* ThreadPoolWorkerThreadWait (id 57), every version (0) */
 #define MANTRA_Clr_ThreadPoolWorkerThreadWait_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolWorkerThreadWait_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolWorkerThreadWait_fields mantra_Clr_ThreadPoolWorkerThreadWait_any;
 int mantra_Clr_ThreadPoolWorkerThreadWait_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolWorkerThreadWait_any *out);
 
 /* YieldProcessorMeasurement (id 58), every version (0) */
 #define MANTRA_Clr_YieldProcessorMeasurement_LATEST_VERSION 0
+static inline int mantra_Clr_YieldProcessorMeasurement_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_YieldProcessorMeasurement_fields mantra_Clr_YieldProcessorMeasurement_any;
 int mantra_Clr_YieldProcessorMeasurement_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_YieldProcessorMeasurement_any *out);
 
 /* ThreadPoolMinMaxThreads (id 59), every version (0) */
 #define MANTRA_Clr_ThreadPoolMinMaxThreads_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolMinMaxThreads_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolMinMaxThreads_fields mantra_Clr_ThreadPoolMinMaxThreads_any;
 int mantra_Clr_ThreadPoolMinMaxThreads_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolMinMaxThreads_any *out);
 
 /* ThreadPoolWorkingThreadCount (id 60), every version (0) */
 #define MANTRA_Clr_ThreadPoolWorkingThreadCount_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolWorkingThreadCount_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolWorkingThreadCount_fields mantra_Clr_ThreadPoolWorkingThreadCount_any;
 int mantra_Clr_ThreadPoolWorkingThreadCount_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolWorkingThreadCount_any *out);
 
 /* ThreadPoolEnqueue (id 61), every version (0) */
 #define MANTRA_Clr_ThreadPoolEnqueue_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolEnqueue_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolEnqueue_fields mantra_Clr_ThreadPoolEnqueue_any;
 int mantra_Clr_ThreadPoolEnqueue_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolEnqueue_any *out);
 
 /* ThreadPoolDequeue (id 62), every version (0) */
 #define MANTRA_Clr_ThreadPoolDequeue_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolDequeue_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolDequeue_fields mantra_Clr_ThreadPoolDequeue_any;
 int mantra_Clr_ThreadPoolDequeue_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolDequeue_any *out);
 
 /* ThreadPoolIOEnqueue (id 63), every version (0) */
 #define MANTRA_Clr_ThreadPoolIOEnqueue_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolIOEnqueue_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolIOEnqueue_fields mantra_Clr_ThreadPoolIOEnqueue_any;
 int mantra_Clr_ThreadPoolIOEnqueue_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolIOEnqueue_any *out);
 
 /* ThreadPoolIODequeue (id 64), every version (0) */
 #define MANTRA_Clr_ThreadPoolIODequeue_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolIODequeue_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolIODequeue_fields mantra_Clr_ThreadPoolIODequeue_any;
 int mantra_Clr_ThreadPoolIODequeue_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolIODequeue_any *out);
 
 /* ThreadPoolIOPack (id 65), every version (0) */
 #define MANTRA_Clr_ThreadPoolIOPack_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadPoolIOPack_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadPoolIOPack_fields mantra_Clr_ThreadPoolIOPack_any;
 int mantra_Clr_ThreadPoolIOPack_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadPoolIOPack_any *out);
 
 /* ThreadCreating (id 70), every version (0) */
 #define MANTRA_Clr_ThreadCreating_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadCreating_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadCreating_fields mantra_Clr_ThreadCreating_any;
 int mantra_Clr_ThreadCreating_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadCreating_any *out);
 
 /* ThreadRunning (id 71), every version (0) */
 #define MANTRA_Clr_ThreadRunning_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadRunning_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadRunning_fields mantra_Clr_ThreadRunning_any;
 int mantra_Clr_ThreadRunning_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadRunning_any *out);
 
 /* MethodDetails (id 72), every version (0) */
 #define MANTRA_Clr_MethodDetails_LATEST_VERSION 0
+static inline int mantra_Clr_MethodDetails_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodDetails_fields mantra_Clr_MethodDetails_any;
 int mantra_Clr_MethodDetails_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodDetails_any *out);
 
 /* TypeLoadStart (id 73), every version (0) */
 #define MANTRA_Clr_TypeLoadStart_LATEST_VERSION 0
+static inline int mantra_Clr_TypeLoadStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_TypeLoadStart_fields mantra_Clr_TypeLoadStart_any;
 int mantra_Clr_TypeLoadStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_TypeLoadStart_any *out);
 
 /* TypeLoadStop (id 74), every version (0) */
 #define MANTRA_Clr_TypeLoadStop_LATEST_VERSION 0
+static inline int mantra_Clr_TypeLoadStop_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_TypeLoadStop_fields mantra_Clr_TypeLoadStop_any;
 int mantra_Clr_TypeLoadStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_TypeLoadStop_any *out);
 
 /* ExceptionThrown (id 80), every version (0, 1) */
 #define MANTRA_Clr_ExceptionThrown_LATEST_VERSION 1
+static inline int mantra_Clr_ExceptionThrown_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_ExceptionThrown_V1_fields mantra_Clr_ExceptionThrown_any;
 int mantra_Clr_ExceptionThrown_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ExceptionThrown_any *out);
 
 /* ContentionStart (id 81), every version (0, 1, 2) */
 #define MANTRA_Clr_ContentionStart_LATEST_VERSION 2
+static inline int mantra_Clr_ContentionStart_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_Clr_ContentionStart_V2_fields mantra_Clr_ContentionStart_any;
 int mantra_Clr_ContentionStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ContentionStart_any *out);
 
 /* CLRStackWalk (id 82), every version (0) */
 #define MANTRA_Clr_CLRStackWalk_LATEST_VERSION 0
+static inline int mantra_Clr_CLRStackWalk_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_CLRStackWalk_fields mantra_Clr_CLRStackWalk_any;
 int mantra_Clr_CLRStackWalk_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_CLRStackWalk_any *out);
 
 /* AppDomainMemAllocated (id 83), every version (0) */
 #define MANTRA_Clr_AppDomainMemAllocated_LATEST_VERSION 0
+static inline int mantra_Clr_AppDomainMemAllocated_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_AppDomainMemAllocated_fields mantra_Clr_AppDomainMemAllocated_any;
 int mantra_Clr_AppDomainMemAllocated_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AppDomainMemAllocated_any *out);
 
 /* AppDomainMemSurvived (id 84), every version (0) */
 #define MANTRA_Clr_AppDomainMemSurvived_LATEST_VERSION 0
+static inline int mantra_Clr_AppDomainMemSurvived_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_AppDomainMemSurvived_fields mantra_Clr_AppDomainMemSurvived_any;
 int mantra_Clr_AppDomainMemSurvived_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AppDomainMemSurvived_any *out);
 
 /* ThreadCreated (id 85), every version (0) */
 #define MANTRA_Clr_ThreadCreated_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadCreated_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadCreated_fields mantra_Clr_ThreadCreated_any;
 int mantra_Clr_ThreadCreated_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadCreated_any *out);
 
 /* ThreadTerminated (id 86), every version (0) */
 #define MANTRA_Clr_ThreadTerminated_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadTerminated_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadTerminated_fields mantra_Clr_ThreadTerminated_any;
 int mantra_Clr_ThreadTerminated_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadTerminated_any *out);
 
 /* ThreadDomainEnter (id 87), every version (0) */
 #define MANTRA_Clr_ThreadDomainEnter_LATEST_VERSION 0
+static inline int mantra_Clr_ThreadDomainEnter_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ThreadDomainEnter_fields mantra_Clr_ThreadDomainEnter_any;
 int mantra_Clr_ThreadDomainEnter_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ThreadDomainEnter_any *out);
 
 /* ILStubGenerated (id 88), every version (0) */
 #define MANTRA_Clr_ILStubGenerated_LATEST_VERSION 0
+static inline int mantra_Clr_ILStubGenerated_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ILStubGenerated_fields mantra_Clr_ILStubGenerated_any;
 int mantra_Clr_ILStubGenerated_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ILStubGenerated_any *out);
 
 /* ILStubCacheHit (id 89), every version (0) */
 #define MANTRA_Clr_ILStubCacheHit_LATEST_VERSION 0
+static inline int mantra_Clr_ILStubCacheHit_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ILStubCacheHit_fields mantra_Clr_ILStubCacheHit_any;
 int mantra_Clr_ILStubCacheHit_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ILStubCacheHit_any *out);
 
 /* LockCreated (id 90), every version (0) */
 #define MANTRA_Clr_LockCreated_LATEST_VERSION 0
+static inline int mantra_Clr_LockCreated_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_LockCreated_fields mantra_Clr_LockCreated_any;
 int mantra_Clr_LockCreated_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_LockCreated_any *out);
 
 /* ContentionStop (id 91), every version (0, 1) */
 #define MANTRA_Clr_ContentionStop_LATEST_VERSION 1
+static inline int mantra_Clr_ContentionStop_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_ContentionStop_V1_fields mantra_Clr_ContentionStop_any;
 int mantra_Clr_ContentionStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ContentionStop_any *out);
 
 /* DCStartCompleteV2 (id 135), every version (0) */
 #define MANTRA_Clr_DCStartCompleteV2_LATEST_VERSION 0
+static inline int mantra_Clr_DCStartCompleteV2_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_DCStartCompleteV2_fields mantra_Clr_DCStartCompleteV2_any;
 int mantra_Clr_DCStartCompleteV2_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_DCStartCompleteV2_any *out);
 
 /* DCEndCompleteV2 (id 136), every version (0) */
 #define MANTRA_Clr_DCEndCompleteV2_LATEST_VERSION 0
+static inline int mantra_Clr_DCEndCompleteV2_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_DCEndCompleteV2_fields mantra_Clr_DCEndCompleteV2_any;
 int mantra_Clr_DCEndCompleteV2_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_DCEndCompleteV2_any *out);
 
 /* MethodDCStartV2 (id 137), every version (0) */
 #define MANTRA_Clr_MethodDCStartV2_LATEST_VERSION 0
+static inline int mantra_Clr_MethodDCStartV2_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodDCStartV2_fields mantra_Clr_MethodDCStartV2_any;
 int mantra_Clr_MethodDCStartV2_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodDCStartV2_any *out);
 
 /* MethodDCEndV2 (id 138), every version (0) */
 #define MANTRA_Clr_MethodDCEndV2_LATEST_VERSION 0
+static inline int mantra_Clr_MethodDCEndV2_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodDCEndV2_fields mantra_Clr_MethodDCEndV2_any;
 int mantra_Clr_MethodDCEndV2_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodDCEndV2_any *out);
 
 /* MethodDCStartVerboseV2 (id 139), every version (0) */
 #define MANTRA_Clr_MethodDCStartVerboseV2_LATEST_VERSION 0
+static inline int mantra_Clr_MethodDCStartVerboseV2_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodDCStartVerboseV2_fields mantra_Clr_MethodDCStartVerboseV2_any;
 int mantra_Clr_MethodDCStartVerboseV2_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodDCStartVerboseV2_any *out);
 
 /* MethodDCEndVerboseV2 (id 140), every version (0) */
 #define MANTRA_Clr_MethodDCEndVerboseV2_LATEST_VERSION 0
+static inline int mantra_Clr_MethodDCEndVerboseV2_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodDCEndVerboseV2_fields mantra_Clr_MethodDCEndVerboseV2_any;
 int mantra_Clr_MethodDCEndVerboseV2_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodDCEndVerboseV2_any *out);
 
 /* MethodLoad (id 141), every version (0, 1, 2) */
 #define MANTRA_Clr_MethodLoad_LATEST_VERSION 2
+static inline int mantra_Clr_MethodLoad_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_Clr_MethodLoad_V2_fields mantra_Clr_MethodLoad_any;
 int mantra_Clr_MethodLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodLoad_any *out);
 
 /* MethodUnload (id 142), every version (0, 1, 2) */
 #define MANTRA_Clr_MethodUnload_LATEST_VERSION 2
+static inline int mantra_Clr_MethodUnload_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_Clr_MethodUnload_V2_fields mantra_Clr_MethodUnload_any;
 int mantra_Clr_MethodUnload_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodUnload_any *out);
 
 /* MethodLoadVerbose (id 143), every version (0, 1, 2) */
 #define MANTRA_Clr_MethodLoadVerbose_LATEST_VERSION 2
+static inline int mantra_Clr_MethodLoadVerbose_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_Clr_MethodLoadVerbose_V2_fields mantra_Clr_MethodLoadVerbose_any;
 int mantra_Clr_MethodLoadVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodLoadVerbose_any *out);
 
 /* MethodUnloadVerbose (id 144), every version (0, 1, 2) */
 #define MANTRA_Clr_MethodUnloadVerbose_LATEST_VERSION 2
+static inline int mantra_Clr_MethodUnloadVerbose_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_Clr_MethodUnloadVerbose_V2_fields mantra_Clr_MethodUnloadVerbose_any;
 int mantra_Clr_MethodUnloadVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodUnloadVerbose_any *out);
 
 /* MethodJittingStarted (id 145), every version (0, 1) */
 #define MANTRA_Clr_MethodJittingStarted_LATEST_VERSION 1
+static inline int mantra_Clr_MethodJittingStarted_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_MethodJittingStarted_V1_fields mantra_Clr_MethodJittingStarted_any;
 int mantra_Clr_MethodJittingStarted_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodJittingStarted_any *out);
 
 /* MethodJitMemoryAllocatedForCode (id 146), every version (0) */
 #define MANTRA_Clr_MethodJitMemoryAllocatedForCode_LATEST_VERSION 0
+static inline int mantra_Clr_MethodJitMemoryAllocatedForCode_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodJitMemoryAllocatedForCode_fields mantra_Clr_MethodJitMemoryAllocatedForCode_any;
 int mantra_Clr_MethodJitMemoryAllocatedForCode_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodJitMemoryAllocatedForCode_any *out);
 
 /* ModuleDCStartV2 (id 149), every version (0) */
 #define MANTRA_Clr_ModuleDCStartV2_LATEST_VERSION 0
+static inline int mantra_Clr_ModuleDCStartV2_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ModuleDCStartV2_fields mantra_Clr_ModuleDCStartV2_any;
 int mantra_Clr_ModuleDCStartV2_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ModuleDCStartV2_any *out);
 
 /* ModuleDCEndV2 (id 150), every version (0) */
 #define MANTRA_Clr_ModuleDCEndV2_LATEST_VERSION 0
+static inline int mantra_Clr_ModuleDCEndV2_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ModuleDCEndV2_fields mantra_Clr_ModuleDCEndV2_any;
 int mantra_Clr_ModuleDCEndV2_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ModuleDCEndV2_any *out);
 
 /* DomainModuleLoad (id 151), every version (0, 1) */
 #define MANTRA_Clr_DomainModuleLoad_LATEST_VERSION 1
+static inline int mantra_Clr_DomainModuleLoad_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_DomainModuleLoad_V1_fields mantra_Clr_DomainModuleLoad_any;
 int mantra_Clr_DomainModuleLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_DomainModuleLoad_any *out);
 
 /* ModuleLoad (id 152), every version (0, 1, 2) */
 #define MANTRA_Clr_ModuleLoad_LATEST_VERSION 2
+static inline int mantra_Clr_ModuleLoad_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_Clr_ModuleLoad_V2_fields mantra_Clr_ModuleLoad_any;
 int mantra_Clr_ModuleLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ModuleLoad_any *out);
 
 /* ModuleUnload (id 153), every version (0, 1, 2) */
 #define MANTRA_Clr_ModuleUnload_LATEST_VERSION 2
+static inline int mantra_Clr_ModuleUnload_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_Clr_ModuleUnload_V2_fields mantra_Clr_ModuleUnload_any;
 int mantra_Clr_ModuleUnload_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ModuleUnload_any *out);
 
 /* AssemblyLoad (id 154), every version (0, 1) */
 #define MANTRA_Clr_AssemblyLoad_LATEST_VERSION 1
+static inline int mantra_Clr_AssemblyLoad_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_AssemblyLoad_V1_fields mantra_Clr_AssemblyLoad_any;
 int mantra_Clr_AssemblyLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AssemblyLoad_any *out);
 
 /* AssemblyUnload (id 155), every version (0, 1) */
 #define MANTRA_Clr_AssemblyUnload_LATEST_VERSION 1
+static inline int mantra_Clr_AssemblyUnload_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_AssemblyUnload_V1_fields mantra_Clr_AssemblyUnload_any;
 int mantra_Clr_AssemblyUnload_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AssemblyUnload_any *out);
 
 /* AppDomainLoad (id 156), every version (0, 1) */
 #define MANTRA_Clr_AppDomainLoad_LATEST_VERSION 1
+static inline int mantra_Clr_AppDomainLoad_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_AppDomainLoad_V1_fields mantra_Clr_AppDomainLoad_any;
 int mantra_Clr_AppDomainLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AppDomainLoad_any *out);
 
 /* AppDomainUnload (id 157), every version (0, 1) */
 #define MANTRA_Clr_AppDomainUnload_LATEST_VERSION 1
+static inline int mantra_Clr_AppDomainUnload_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_AppDomainUnload_V1_fields mantra_Clr_AppDomainUnload_any;
 int mantra_Clr_AppDomainUnload_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AppDomainUnload_any *out);
 
 /* ModuleRangeLoad (id 158), every version (0) */
 #define MANTRA_Clr_ModuleRangeLoad_LATEST_VERSION 0
+static inline int mantra_Clr_ModuleRangeLoad_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ModuleRangeLoad_fields mantra_Clr_ModuleRangeLoad_any;
 int mantra_Clr_ModuleRangeLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ModuleRangeLoad_any *out);
 
 /* R2RGetEntryPoint (id 159), every version (0) */
 #define MANTRA_Clr_R2RGetEntryPoint_LATEST_VERSION 0
+static inline int mantra_Clr_R2RGetEntryPoint_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_R2RGetEntryPoint_fields mantra_Clr_R2RGetEntryPoint_any;
 int mantra_Clr_R2RGetEntryPoint_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_R2RGetEntryPoint_any *out);
 
 /* R2RGetEntryPointStart (id 160), every version (0) */
 #define MANTRA_Clr_R2RGetEntryPointStart_LATEST_VERSION 0
+static inline int mantra_Clr_R2RGetEntryPointStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_R2RGetEntryPointStart_fields mantra_Clr_R2RGetEntryPointStart_any;
 int mantra_Clr_R2RGetEntryPointStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_R2RGetEntryPointStart_any *out);
 
 /* StrongNameVerificationStart (id 181), every version (0, 1) */
 #define MANTRA_Clr_StrongNameVerificationStart_LATEST_VERSION 1
+static inline int mantra_Clr_StrongNameVerificationStart_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_StrongNameVerificationStart_V1_fields mantra_Clr_StrongNameVerificationStart_any;
 int mantra_Clr_StrongNameVerificationStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_StrongNameVerificationStart_any *out);
 
 /* StrongNameVerificationStop (id 182), every version (0, 1) */
 #define MANTRA_Clr_StrongNameVerificationStop_LATEST_VERSION 1
+static inline int mantra_Clr_StrongNameVerificationStop_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_StrongNameVerificationStop_V1_fields mantra_Clr_StrongNameVerificationStop_any;
 int mantra_Clr_StrongNameVerificationStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_StrongNameVerificationStop_any *out);
 
 /* AuthenticodeVerificationStart (id 183), every version (0, 1) */
 #define MANTRA_Clr_AuthenticodeVerificationStart_LATEST_VERSION 1
+static inline int mantra_Clr_AuthenticodeVerificationStart_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_AuthenticodeVerificationStart_V1_fields mantra_Clr_AuthenticodeVerificationStart_any;
 int mantra_Clr_AuthenticodeVerificationStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AuthenticodeVerificationStart_any *out);
 
 /* AuthenticodeVerificationStop (id 184), every version (0, 1) */
 #define MANTRA_Clr_AuthenticodeVerificationStop_LATEST_VERSION 1
+static inline int mantra_Clr_AuthenticodeVerificationStop_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_AuthenticodeVerificationStop_V1_fields mantra_Clr_AuthenticodeVerificationStop_any;
 int mantra_Clr_AuthenticodeVerificationStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AuthenticodeVerificationStop_any *out);
 
 /* MethodJitInliningSucceeded (id 185), every version (0) */
 #define MANTRA_Clr_MethodJitInliningSucceeded_LATEST_VERSION 0
+static inline int mantra_Clr_MethodJitInliningSucceeded_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodJitInliningSucceeded_fields mantra_Clr_MethodJitInliningSucceeded_any;
 int mantra_Clr_MethodJitInliningSucceeded_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodJitInliningSucceeded_any *out);
 
 /* MethodJitInliningFailedAnsi (id 186), every version (0) */
 #define MANTRA_Clr_MethodJitInliningFailedAnsi_LATEST_VERSION 0
+static inline int mantra_Clr_MethodJitInliningFailedAnsi_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodJitInliningFailedAnsi_fields mantra_Clr_MethodJitInliningFailedAnsi_any;
 int mantra_Clr_MethodJitInliningFailedAnsi_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodJitInliningFailedAnsi_any *out);
 
 /* RuntimeInformationStart (id 187), every version (0) */
 #define MANTRA_Clr_RuntimeInformationStart_LATEST_VERSION 0
+static inline int mantra_Clr_RuntimeInformationStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_RuntimeInformationStart_fields mantra_Clr_RuntimeInformationStart_any;
 int mantra_Clr_RuntimeInformationStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_RuntimeInformationStart_any *out);
 
 /* MethodJitTailCallSucceeded (id 188), every version (0) */
 #define MANTRA_Clr_MethodJitTailCallSucceeded_LATEST_VERSION 0
+static inline int mantra_Clr_MethodJitTailCallSucceeded_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodJitTailCallSucceeded_fields mantra_Clr_MethodJitTailCallSucceeded_any;
 int mantra_Clr_MethodJitTailCallSucceeded_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodJitTailCallSucceeded_any *out);
 
 /* MethodJitTailCallFailedAnsi (id 189), every version (0) */
 #define MANTRA_Clr_MethodJitTailCallFailedAnsi_LATEST_VERSION 0
+static inline int mantra_Clr_MethodJitTailCallFailedAnsi_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodJitTailCallFailedAnsi_fields mantra_Clr_MethodJitTailCallFailedAnsi_any;
 int mantra_Clr_MethodJitTailCallFailedAnsi_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodJitTailCallFailedAnsi_any *out);
 
 /* MethodILToNativeMap (id 190), every version (0, 1) */
 #define MANTRA_Clr_MethodILToNativeMap_LATEST_VERSION 1
+static inline int mantra_Clr_MethodILToNativeMap_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_Clr_MethodILToNativeMap_V1_fields mantra_Clr_MethodILToNativeMap_any;
 int mantra_Clr_MethodILToNativeMap_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodILToNativeMap_any *out);
 
 /* MethodJitTailCallFailed (id 191), every version (0) */
 #define MANTRA_Clr_MethodJitTailCallFailed_LATEST_VERSION 0
+static inline int mantra_Clr_MethodJitTailCallFailed_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodJitTailCallFailed_fields mantra_Clr_MethodJitTailCallFailed_any;
 int mantra_Clr_MethodJitTailCallFailed_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodJitTailCallFailed_any *out);
 
 /* MethodJitInliningFailed (id 192), every version (0) */
 #define MANTRA_Clr_MethodJitInliningFailed_LATEST_VERSION 0
+static inline int mantra_Clr_MethodJitInliningFailed_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_MethodJitInliningFailed_fields mantra_Clr_MethodJitInliningFailed_any;
 int mantra_Clr_MethodJitInliningFailed_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_MethodJitInliningFailed_any *out);
 
 /* IncreaseMemoryPressure (id 200), every version (0) */
 #define MANTRA_Clr_IncreaseMemoryPressure_LATEST_VERSION 0
+static inline int mantra_Clr_IncreaseMemoryPressure_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_IncreaseMemoryPressure_fields mantra_Clr_IncreaseMemoryPressure_any;
 int mantra_Clr_IncreaseMemoryPressure_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_IncreaseMemoryPressure_any *out);
 
 /* DecreaseMemoryPressure (id 201), every version (0) */
 #define MANTRA_Clr_DecreaseMemoryPressure_LATEST_VERSION 0
+static inline int mantra_Clr_DecreaseMemoryPressure_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_DecreaseMemoryPressure_fields mantra_Clr_DecreaseMemoryPressure_any;
 int mantra_Clr_DecreaseMemoryPressure_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_DecreaseMemoryPressure_any *out);
 
 /* GCMarkWithType (id 202), every version (0) */
 #define MANTRA_Clr_GCMarkWithType_LATEST_VERSION 0
+static inline int mantra_Clr_GCMarkWithType_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCMarkWithType_fields mantra_Clr_GCMarkWithType_any;
 int mantra_Clr_GCMarkWithType_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCMarkWithType_any *out);
 
 /* GCJoin (id 203), every version (2) */
 #define MANTRA_Clr_GCJoin_LATEST_VERSION 2
+static inline int mantra_Clr_GCJoin_declares(unsigned version) {
+    return version == 2u;
+}
 typedef mantra_Clr_GCJoin_V2_fields mantra_Clr_GCJoin_any;
 int mantra_Clr_GCJoin_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCJoin_any *out);
 
 /* GCPerHeapHistory (id 204), every version (3) */
 #define MANTRA_Clr_GCPerHeapHistory_LATEST_VERSION 3
+static inline int mantra_Clr_GCPerHeapHistory_declares(unsigned version) {
+    return version == 3u;
+}
 typedef mantra_Clr_GCPerHeapHistory_V3_fields mantra_Clr_GCPerHeapHistory_any;
 int mantra_Clr_GCPerHeapHistory_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCPerHeapHistory_any *out);
+typedef mantra_Clr_tpl_GCPerHeapHistory_V3_Values_elem mantra_Clr_GCPerHeapHistory_any_Values_elem;
+static inline int mantra_Clr_GCPerHeapHistory_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCPerHeapHistory_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCPerHeapHistory_V3_Values_next(cursor, out);
+}
 
 /* GCGlobalHeapHistory (id 205), every version (2, 3, 4) */
 #define MANTRA_Clr_GCGlobalHeapHistory_LATEST_VERSION 4
+static inline int mantra_Clr_GCGlobalHeapHistory_declares(unsigned version) {
+    return version == 2u || version == 3u || version == 4u;
+}
 typedef mantra_Clr_GCGlobalHeapHistory_V4_fields mantra_Clr_GCGlobalHeapHistory_any;
 int mantra_Clr_GCGlobalHeapHistory_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCGlobalHeapHistory_any *out);
+typedef mantra_Clr_tpl_GCGlobalHeap_V4_Values_elem mantra_Clr_GCGlobalHeapHistory_any_Values_elem;
+static inline int mantra_Clr_GCGlobalHeapHistory_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCGlobalHeapHistory_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCGlobalHeap_V4_Values_next(cursor, out);
+}
 
 /* GenAwareBegin (id 206), every version (0) */
 #define MANTRA_Clr_GenAwareBegin_LATEST_VERSION 0
+static inline int mantra_Clr_GenAwareBegin_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GenAwareBegin_fields mantra_Clr_GenAwareBegin_any;
 int mantra_Clr_GenAwareBegin_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GenAwareBegin_any *out);
 
 /* GenAwareEnd (id 207), every version (0) */
 #define MANTRA_Clr_GenAwareEnd_LATEST_VERSION 0
+static inline int mantra_Clr_GenAwareEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GenAwareEnd_fields mantra_Clr_GenAwareEnd_any;
 int mantra_Clr_GenAwareEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GenAwareEnd_any *out);
 
 /* GCLOHCompact (id 208), every version (0) */
 #define MANTRA_Clr_GCLOHCompact_LATEST_VERSION 0
+static inline int mantra_Clr_GCLOHCompact_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCLOHCompact_fields mantra_Clr_GCLOHCompact_any;
 int mantra_Clr_GCLOHCompact_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCLOHCompact_any *out);
+typedef mantra_Clr_tpl_GCLOHCompact_Values_elem mantra_Clr_GCLOHCompact_any_Values_elem;
+static inline int mantra_Clr_GCLOHCompact_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCLOHCompact_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCLOHCompact_Values_next(cursor, out);
+}
 
 /* GCFitBucketInfo (id 209), every version (0) */
 #define MANTRA_Clr_GCFitBucketInfo_LATEST_VERSION 0
+static inline int mantra_Clr_GCFitBucketInfo_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_GCFitBucketInfo_fields mantra_Clr_GCFitBucketInfo_any;
 int mantra_Clr_GCFitBucketInfo_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_GCFitBucketInfo_any *out);
+typedef mantra_Clr_tpl_GCFitBucketInfo_Values_elem mantra_Clr_GCFitBucketInfo_any_Values_elem;
+static inline int mantra_Clr_GCFitBucketInfo_any_Values_next(mantra_cursor *cursor,
+        mantra_Clr_GCFitBucketInfo_any_Values_elem *out) {
+    return mantra_Clr_tpl_GCFitBucketInfo_Values_next(cursor, out);
+}
 
 /* DebugIPCEventStart (id 240), every version (0) */
 #define MANTRA_Clr_DebugIPCEventStart_LATEST_VERSION 0
+static inline int mantra_Clr_DebugIPCEventStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_DebugIPCEventStart_fields mantra_Clr_DebugIPCEventStart_any;
 int mantra_Clr_DebugIPCEventStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_DebugIPCEventStart_any *out);
 
 /* DebugIPCEventEnd (id 241), every version (0) */
 #define MANTRA_Clr_DebugIPCEventEnd_LATEST_VERSION 0
+static inline int mantra_Clr_DebugIPCEventEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_DebugIPCEventEnd_fields mantra_Clr_DebugIPCEventEnd_any;
 int mantra_Clr_DebugIPCEventEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_DebugIPCEventEnd_any *out);
 
 /* DebugExceptionProcessingStart (id 242), every version (0) */
 #define MANTRA_Clr_DebugExceptionProcessingStart_LATEST_VERSION 0
+static inline int mantra_Clr_DebugExceptionProcessingStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_DebugExceptionProcessingStart_fields mantra_Clr_DebugExceptionProcessingStart_any;
 int mantra_Clr_DebugExceptionProcessingStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_DebugExceptionProcessingStart_any *out);
 
 /* DebugExceptionProcessingEnd (id 243), every version (0) */
 #define MANTRA_Clr_DebugExceptionProcessingEnd_LATEST_VERSION 0
+static inline int mantra_Clr_DebugExceptionProcessingEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_DebugExceptionProcessingEnd_fields mantra_Clr_DebugExceptionProcessingEnd_any;
 int mantra_Clr_DebugExceptionProcessingEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_DebugExceptionProcessingEnd_any *out);
 
 /* ExceptionCatchStart (id 250), every version (0) */
 #define MANTRA_Clr_ExceptionCatchStart_LATEST_VERSION 0
+static inline int mantra_Clr_ExceptionCatchStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ExceptionCatchStart_fields mantra_Clr_ExceptionCatchStart_any;
 int mantra_Clr_ExceptionCatchStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ExceptionCatchStart_any *out);
 
 /* ExceptionCatchStop (id 251), every version (0) */
 #define MANTRA_Clr_ExceptionCatchStop_LATEST_VERSION 0
+static inline int mantra_Clr_ExceptionCatchStop_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ExceptionCatchStop_fields mantra_Clr_ExceptionCatchStop_any;
 int mantra_Clr_ExceptionCatchStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ExceptionCatchStop_any *out);
 
 /* ExceptionFinallyStart (id 252), every version (0) */
 #define MANTRA_Clr_ExceptionFinallyStart_LATEST_VERSION 0
+static inline int mantra_Clr_ExceptionFinallyStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ExceptionFinallyStart_fields mantra_Clr_ExceptionFinallyStart_any;
 int mantra_Clr_ExceptionFinallyStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ExceptionFinallyStart_any *out);
 
 /* ExceptionFinallyStop (id 253), every version (0) */
 #define MANTRA_Clr_ExceptionFinallyStop_LATEST_VERSION 0
+static inline int mantra_Clr_ExceptionFinallyStop_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ExceptionFinallyStop_fields mantra_Clr_ExceptionFinallyStop_any;
 int mantra_Clr_ExceptionFinallyStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ExceptionFinallyStop_any *out);
 
 /* ExceptionFilterStart (id 254), every version (0) */
 #define MANTRA_Clr_ExceptionFilterStart_LATEST_VERSION 0
+static inline int mantra_Clr_ExceptionFilterStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ExceptionFilterStart_fields mantra_Clr_ExceptionFilterStart_any;
 int mantra_Clr_ExceptionFilterStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ExceptionFilterStart_any *out);
 
 /* ExceptionFilterStop (id 255), every version (0) */
 #define MANTRA_Clr_ExceptionFilterStop_LATEST_VERSION 0
+static inline int mantra_Clr_ExceptionFilterStop_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ExceptionFilterStop_fields mantra_Clr_ExceptionFilterStop_any;
 int mantra_Clr_ExceptionFilterStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ExceptionFilterStop_any *out);
 
 /* ExceptionThrownStop (id 256), every version (0) */
 #define MANTRA_Clr_ExceptionThrownStop_LATEST_VERSION 0
+static inline int mantra_Clr_ExceptionThrownStop_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ExceptionThrownStop_fields mantra_Clr_ExceptionThrownStop_any;
 int mantra_Clr_ExceptionThrownStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ExceptionThrownStop_any *out);
 
 /* CodeSymbols (id 260), every version (0) */
 #define MANTRA_Clr_CodeSymbols_LATEST_VERSION 0
+static inline int mantra_Clr_CodeSymbols_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_CodeSymbols_fields mantra_Clr_CodeSymbols_any;
 int mantra_Clr_CodeSymbols_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_CodeSymbols_any *out);
 
 /* EventSource (id 270), every version (0) */
 #define MANTRA_Clr_EventSource_LATEST_VERSION 0
+static inline int mantra_Clr_EventSource_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_EventSource_fields mantra_Clr_EventSource_any;
 int mantra_Clr_EventSource_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_EventSource_any *out);
 
 /* TieredCompilationSettings (id 280), every version (0) */
 #define MANTRA_Clr_TieredCompilationSettings_LATEST_VERSION 0
+static inline int mantra_Clr_TieredCompilationSettings_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_TieredCompilationSettings_fields mantra_Clr_TieredCompilationSettings_any;
 int mantra_Clr_TieredCompilationSettings_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_TieredCompilationSettings_any *out);
 
 /* TieredCompilationPause (id 281), every version (0) */
 #define MANTRA_Clr_TieredCompilationPause_LATEST_VERSION 0
+static inline int mantra_Clr_TieredCompilationPause_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_TieredCompilationPause_fields mantra_Clr_TieredCompilationPause_any;
 int mantra_Clr_TieredCompilationPause_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_TieredCompilationPause_any *out);
 
 /* TieredCompilationResume (id 282), every version (0) */
 #define MANTRA_Clr_TieredCompilationResume_LATEST_VERSION 0
+static inline int mantra_Clr_TieredCompilationResume_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_TieredCompilationResume_fields mantra_Clr_TieredCompilationResume_any;
 int mantra_Clr_TieredCompilationResume_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_TieredCompilationResume_any *out);
 
 /* TieredCompilationBackgroundJitStart (id 283), every version (0) */
 #define MANTRA_Clr_TieredCompilationBackgroundJitStart_LATEST_VERSION 0
+static inline int mantra_Clr_TieredCompilationBackgroundJitStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_TieredCompilationBackgroundJitStart_fields mantra_Clr_TieredCompilationBackgroundJitStart_any;
 int mantra_Clr_TieredCompilationBackgroundJitStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_TieredCompilationBackgroundJitStart_any *out);
 
 /* TieredCompilationBackgroundJitStop (id 284), every version (0) */
 #define MANTRA_Clr_TieredCompilationBackgroundJitStop_LATEST_VERSION 0
+static inline int mantra_Clr_TieredCompilationBackgroundJitStop_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_TieredCompilationBackgroundJitStop_fields mantra_Clr_TieredCompilationBackgroundJitStop_any;
 int mantra_Clr_TieredCompilationBackgroundJitStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_TieredCompilationBackgroundJitStop_any *out);
 
 /* AssemblyLoadStart (id 290), every version (0) */
 #define MANTRA_Clr_AssemblyLoadStart_LATEST_VERSION 0
+static inline int mantra_Clr_AssemblyLoadStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_AssemblyLoadStart_fields mantra_Clr_AssemblyLoadStart_any;
 int mantra_Clr_AssemblyLoadStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AssemblyLoadStart_any *out);
 
 /* AssemblyLoadStop (id 291), every version (0) */
 #define MANTRA_Clr_AssemblyLoadStop_LATEST_VERSION 0
+static inline int mantra_Clr_AssemblyLoadStop_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_AssemblyLoadStop_fields mantra_Clr_AssemblyLoadStop_any;
 int mantra_Clr_AssemblyLoadStop_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AssemblyLoadStop_any *out);
 
 /* ResolutionAttempted (id 292), every version (0) */
 #define MANTRA_Clr_ResolutionAttempted_LATEST_VERSION 0
+static inline int mantra_Clr_ResolutionAttempted_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ResolutionAttempted_fields mantra_Clr_ResolutionAttempted_any;
 int mantra_Clr_ResolutionAttempted_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ResolutionAttempted_any *out);
 
 /* AssemblyLoadContextResolvingHandlerInvoked (id 293), every version (0) */
 #define MANTRA_Clr_AssemblyLoadContextResolvingHandlerInvoked_LATEST_VERSION 0
+static inline int mantra_Clr_AssemblyLoadContextResolvingHandlerInvoked_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_AssemblyLoadContextResolvingHandlerInvoked_fields mantra_Clr_AssemblyLoadContextResolvingHandlerInvoked_any;
 int mantra_Clr_AssemblyLoadContextResolvingHandlerInvoked_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AssemblyLoadContextResolvingHandlerInvoked_any *out);
 
 /* AppDomainAssemblyResolveHandlerInvoked (id 294), every version (0) */
 #define MANTRA_Clr_AppDomainAssemblyResolveHandlerInvoked_LATEST_VERSION 0
+static inline int mantra_Clr_AppDomainAssemblyResolveHandlerInvoked_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_AppDomainAssemblyResolveHandlerInvoked_fields mantra_Clr_AppDomainAssemblyResolveHandlerInvoked_any;
 int mantra_Clr_AppDomainAssemblyResolveHandlerInvoked_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AppDomainAssemblyResolveHandlerInvoked_any *out);
 
 /* AssemblyLoadFromResolveHandlerInvoked (id 295), every version (0) */
 #define MANTRA_Clr_AssemblyLoadFromResolveHandlerInvoked_LATEST_VERSION 0
+static inline int mantra_Clr_AssemblyLoadFromResolveHandlerInvoked_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_AssemblyLoadFromResolveHandlerInvoked_fields mantra_Clr_AssemblyLoadFromResolveHandlerInvoked_any;
 int mantra_Clr_AssemblyLoadFromResolveHandlerInvoked_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_AssemblyLoadFromResolveHandlerInvoked_any *out);
 
 /* KnownPathProbed (id 296), every version (0) */
 #define MANTRA_Clr_KnownPathProbed_LATEST_VERSION 0
+static inline int mantra_Clr_KnownPathProbed_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_KnownPathProbed_fields mantra_Clr_KnownPathProbed_any;
 int mantra_Clr_KnownPathProbed_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_KnownPathProbed_any *out);
 
 /* JitInstrumentationData (id 297), every version (0) */
 #define MANTRA_Clr_JitInstrumentationData_LATEST_VERSION 0
+static inline int mantra_Clr_JitInstrumentationData_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_JitInstrumentationData_fields mantra_Clr_JitInstrumentationData_any;
 int mantra_Clr_JitInstrumentationData_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_JitInstrumentationData_any *out);
 
 /* JitInstrumentationDataVerbose (id 298), every version (0) */
 #define MANTRA_Clr_JitInstrumentationDataVerbose_LATEST_VERSION 0
+static inline int mantra_Clr_JitInstrumentationDataVerbose_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_JitInstrumentationDataVerbose_fields mantra_Clr_JitInstrumentationDataVerbose_any;
 int mantra_Clr_JitInstrumentationDataVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_JitInstrumentationDataVerbose_any *out);
 
 /* ProfilerMessage (id 299), every version (0) */
 #define MANTRA_Clr_ProfilerMessage_LATEST_VERSION 0
+static inline int mantra_Clr_ProfilerMessage_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ProfilerMessage_fields mantra_Clr_ProfilerMessage_any;
 int mantra_Clr_ProfilerMessage_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ProfilerMessage_any *out);
 
 /* ExecutionCheckpoint (id 300), every version (0) */
 #define MANTRA_Clr_ExecutionCheckpoint_LATEST_VERSION 0
+static inline int mantra_Clr_ExecutionCheckpoint_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Clr_ExecutionCheckpoint_fields mantra_Clr_ExecutionCheckpoint_any;
 int mantra_Clr_ExecutionCheckpoint_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Clr_ExecutionCheckpoint_any *out);
@@ -4812,156 +5350,234 @@ static inline int mantra_ClrRundown_ExecutionCheckpointDCEnd_decode(const uint8_
 
 /* CLRStackWalkDCStart (id 0), every version (0) */
 #define MANTRA_ClrRundown_CLRStackWalkDCStart_LATEST_VERSION 0
+static inline int mantra_ClrRundown_CLRStackWalkDCStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrRundown_CLRStackWalkDCStart_fields mantra_ClrRundown_CLRStackWalkDCStart_any;
 int mantra_ClrRundown_CLRStackWalkDCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_CLRStackWalkDCStart_any *out);
 
 /* GCSettingsRundown (id 10), every version (0) */
 #define MANTRA_ClrRundown_GCSettingsRundown_LATEST_VERSION 0
+static inline int mantra_ClrRundown_GCSettingsRundown_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrRundown_GCSettingsRundown_fields mantra_ClrRundown_GCSettingsRundown_any;
 int mantra_ClrRundown_GCSettingsRundown_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_GCSettingsRundown_any *out);
 
 /* MethodDCStart (id 141), every version (0, 1, 2) */
 #define MANTRA_ClrRundown_MethodDCStart_LATEST_VERSION 2
+static inline int mantra_ClrRundown_MethodDCStart_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_ClrRundown_MethodDCStart_V2_fields mantra_ClrRundown_MethodDCStart_any;
 int mantra_ClrRundown_MethodDCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_MethodDCStart_any *out);
 
 /* MethodDCEnd (id 142), every version (0, 1, 2) */
 #define MANTRA_ClrRundown_MethodDCEnd_LATEST_VERSION 2
+static inline int mantra_ClrRundown_MethodDCEnd_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_ClrRundown_MethodDCEnd_V2_fields mantra_ClrRundown_MethodDCEnd_any;
 int mantra_ClrRundown_MethodDCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_MethodDCEnd_any *out);
 
 /* MethodDCStartVerbose (id 143), every version (0, 1, 2) */
 #define MANTRA_ClrRundown_MethodDCStartVerbose_LATEST_VERSION 2
+static inline int mantra_ClrRundown_MethodDCStartVerbose_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_ClrRundown_MethodDCStartVerbose_V2_fields mantra_ClrRundown_MethodDCStartVerbose_any;
 int mantra_ClrRundown_MethodDCStartVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_MethodDCStartVerbose_any *out);
 
 /* MethodDCEndVerbose (id 144), every version (0, 1, 2) */
 #define MANTRA_ClrRundown_MethodDCEndVerbose_LATEST_VERSION 2
+static inline int mantra_ClrRundown_MethodDCEndVerbose_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_ClrRundown_MethodDCEndVerbose_V2_fields mantra_ClrRundown_MethodDCEndVerbose_any;
 int mantra_ClrRundown_MethodDCEndVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_MethodDCEndVerbose_any *out);
 
 /* DCStartComplete (id 145), every version (0, 1) */
 #define MANTRA_ClrRundown_DCStartComplete_LATEST_VERSION 1
+static inline int mantra_ClrRundown_DCStartComplete_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_DCStartComplete_V1_fields mantra_ClrRundown_DCStartComplete_any;
 int mantra_ClrRundown_DCStartComplete_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_DCStartComplete_any *out);
 
 /* DCEndComplete (id 146), every version (0, 1) */
 #define MANTRA_ClrRundown_DCEndComplete_LATEST_VERSION 1
+static inline int mantra_ClrRundown_DCEndComplete_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_DCEndComplete_V1_fields mantra_ClrRundown_DCEndComplete_any;
 int mantra_ClrRundown_DCEndComplete_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_DCEndComplete_any *out);
 
 /* DCStartInit (id 147), every version (0, 1) */
 #define MANTRA_ClrRundown_DCStartInit_LATEST_VERSION 1
+static inline int mantra_ClrRundown_DCStartInit_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_DCStartInit_V1_fields mantra_ClrRundown_DCStartInit_any;
 int mantra_ClrRundown_DCStartInit_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_DCStartInit_any *out);
 
 /* DCEndInit (id 148), every version (0, 1) */
 #define MANTRA_ClrRundown_DCEndInit_LATEST_VERSION 1
+static inline int mantra_ClrRundown_DCEndInit_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_DCEndInit_V1_fields mantra_ClrRundown_DCEndInit_any;
 int mantra_ClrRundown_DCEndInit_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_DCEndInit_any *out);
 
 /* MethodDCStartILToNativeMap (id 149), every version (0, 1) */
 #define MANTRA_ClrRundown_MethodDCStartILToNativeMap_LATEST_VERSION 1
+static inline int mantra_ClrRundown_MethodDCStartILToNativeMap_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_MethodDCStartILToNativeMap_V1_fields mantra_ClrRundown_MethodDCStartILToNativeMap_any;
 int mantra_ClrRundown_MethodDCStartILToNativeMap_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_MethodDCStartILToNativeMap_any *out);
 
 /* MethodDCEndILToNativeMap (id 150), every version (0, 1) */
 #define MANTRA_ClrRundown_MethodDCEndILToNativeMap_LATEST_VERSION 1
+static inline int mantra_ClrRundown_MethodDCEndILToNativeMap_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_MethodDCEndILToNativeMap_V1_fields mantra_ClrRundown_MethodDCEndILToNativeMap_any;
 int mantra_ClrRundown_MethodDCEndILToNativeMap_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_MethodDCEndILToNativeMap_any *out);
 
 /* DomainModuleDCStart (id 151), every version (0, 1) */
 #define MANTRA_ClrRundown_DomainModuleDCStart_LATEST_VERSION 1
+static inline int mantra_ClrRundown_DomainModuleDCStart_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_DomainModuleDCStart_V1_fields mantra_ClrRundown_DomainModuleDCStart_any;
 int mantra_ClrRundown_DomainModuleDCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_DomainModuleDCStart_any *out);
 
 /* DomainModuleDCEnd (id 152), every version (0, 1) */
 #define MANTRA_ClrRundown_DomainModuleDCEnd_LATEST_VERSION 1
+static inline int mantra_ClrRundown_DomainModuleDCEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_DomainModuleDCEnd_V1_fields mantra_ClrRundown_DomainModuleDCEnd_any;
 int mantra_ClrRundown_DomainModuleDCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_DomainModuleDCEnd_any *out);
 
 /* ModuleDCStart (id 153), every version (0, 1, 2) */
 #define MANTRA_ClrRundown_ModuleDCStart_LATEST_VERSION 2
+static inline int mantra_ClrRundown_ModuleDCStart_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_ClrRundown_ModuleDCStart_V2_fields mantra_ClrRundown_ModuleDCStart_any;
 int mantra_ClrRundown_ModuleDCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_ModuleDCStart_any *out);
 
 /* ModuleDCEnd (id 154), every version (0, 1, 2) */
 #define MANTRA_ClrRundown_ModuleDCEnd_LATEST_VERSION 2
+static inline int mantra_ClrRundown_ModuleDCEnd_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_ClrRundown_ModuleDCEnd_V2_fields mantra_ClrRundown_ModuleDCEnd_any;
 int mantra_ClrRundown_ModuleDCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_ModuleDCEnd_any *out);
 
 /* AssemblyDCStart (id 155), every version (0, 1) */
 #define MANTRA_ClrRundown_AssemblyDCStart_LATEST_VERSION 1
+static inline int mantra_ClrRundown_AssemblyDCStart_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_AssemblyDCStart_V1_fields mantra_ClrRundown_AssemblyDCStart_any;
 int mantra_ClrRundown_AssemblyDCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_AssemblyDCStart_any *out);
 
 /* AssemblyDCEnd (id 156), every version (0, 1) */
 #define MANTRA_ClrRundown_AssemblyDCEnd_LATEST_VERSION 1
+static inline int mantra_ClrRundown_AssemblyDCEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_AssemblyDCEnd_V1_fields mantra_ClrRundown_AssemblyDCEnd_any;
 int mantra_ClrRundown_AssemblyDCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_AssemblyDCEnd_any *out);
 
 /* AppDomainDCStart (id 157), every version (0, 1) */
 #define MANTRA_ClrRundown_AppDomainDCStart_LATEST_VERSION 1
+static inline int mantra_ClrRundown_AppDomainDCStart_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_AppDomainDCStart_V1_fields mantra_ClrRundown_AppDomainDCStart_any;
 int mantra_ClrRundown_AppDomainDCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_AppDomainDCStart_any *out);
 
 /* AppDomainDCEnd (id 158), every version (0, 1) */
 #define MANTRA_ClrRundown_AppDomainDCEnd_LATEST_VERSION 1
+static inline int mantra_ClrRundown_AppDomainDCEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrRundown_AppDomainDCEnd_V1_fields mantra_ClrRundown_AppDomainDCEnd_any;
 int mantra_ClrRundown_AppDomainDCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_AppDomainDCEnd_any *out);
 
 /* ThreadDC (id 159), every version (0) */
 #define MANTRA_ClrRundown_ThreadDC_LATEST_VERSION 0
+static inline int mantra_ClrRundown_ThreadDC_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrRundown_ThreadDC_fields mantra_ClrRundown_ThreadDC_any;
 int mantra_ClrRundown_ThreadDC_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_ThreadDC_any *out);
 
 /* ModuleRangeDCStart (id 160), every version (0) */
 #define MANTRA_ClrRundown_ModuleRangeDCStart_LATEST_VERSION 0
+static inline int mantra_ClrRundown_ModuleRangeDCStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrRundown_ModuleRangeDCStart_fields mantra_ClrRundown_ModuleRangeDCStart_any;
 int mantra_ClrRundown_ModuleRangeDCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_ModuleRangeDCStart_any *out);
 
 /* ModuleRangeDCEnd (id 161), every version (0) */
 #define MANTRA_ClrRundown_ModuleRangeDCEnd_LATEST_VERSION 0
+static inline int mantra_ClrRundown_ModuleRangeDCEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrRundown_ModuleRangeDCEnd_fields mantra_ClrRundown_ModuleRangeDCEnd_any;
 int mantra_ClrRundown_ModuleRangeDCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_ModuleRangeDCEnd_any *out);
 
 /* RuntimeInformationDCStart (id 187), every version (0) */
 #define MANTRA_ClrRundown_RuntimeInformationDCStart_LATEST_VERSION 0
+static inline int mantra_ClrRundown_RuntimeInformationDCStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrRundown_RuntimeInformationDCStart_fields mantra_ClrRundown_RuntimeInformationDCStart_any;
 int mantra_ClrRundown_RuntimeInformationDCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_RuntimeInformationDCStart_any *out);
 
 /* TieredCompilationSettingsDCStart (id 280), every version (0) */
 #define MANTRA_ClrRundown_TieredCompilationSettingsDCStart_LATEST_VERSION 0
+static inline int mantra_ClrRundown_TieredCompilationSettingsDCStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrRundown_TieredCompilationSettingsDCStart_fields mantra_ClrRundown_TieredCompilationSettingsDCStart_any;
 int mantra_ClrRundown_TieredCompilationSettingsDCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_TieredCompilationSettingsDCStart_any *out);
 
 /* ExecutionCheckpointDCEnd (id 300), every version (0) */
 #define MANTRA_ClrRundown_ExecutionCheckpointDCEnd_LATEST_VERSION 0
+static inline int mantra_ClrRundown_ExecutionCheckpointDCEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrRundown_ExecutionCheckpointDCEnd_fields mantra_ClrRundown_ExecutionCheckpointDCEnd_any;
 int mantra_ClrRundown_ExecutionCheckpointDCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrRundown_ExecutionCheckpointDCEnd_any *out);
@@ -5048,12 +5664,18 @@ static inline int mantra_ClrStress_CLRStackWalkStress_decode(const uint8_t *payl
 
 /* StressLogEvent (id 0), every version (0, 1) */
 #define MANTRA_ClrStress_StressLogEvent_LATEST_VERSION 1
+static inline int mantra_ClrStress_StressLogEvent_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrStress_StressLogEvent_V1_fields mantra_ClrStress_StressLogEvent_any;
 int mantra_ClrStress_StressLogEvent_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrStress_StressLogEvent_any *out);
 
 /* CLRStackWalkStress (id 1), every version (0) */
 #define MANTRA_ClrStress_CLRStackWalkStress_LATEST_VERSION 0
+static inline int mantra_ClrStress_CLRStackWalkStress_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrStress_CLRStackWalkStress_fields mantra_ClrStress_CLRStackWalkStress_any;
 int mantra_ClrStress_CLRStackWalkStress_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrStress_CLRStackWalkStress_any *out);
@@ -6878,774 +7500,1161 @@ static inline int mantra_ClrPrivate_ObjectVariantMarshallingToManaged_decode(con
 
 /* GCDecision (id 1), every version (0, 1) */
 #define MANTRA_ClrPrivate_GCDecision_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_GCDecision_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_GCDecision_V1_fields mantra_ClrPrivate_GCDecision_any;
 int mantra_ClrPrivate_GCDecision_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_GCDecision_any *out);
 
 /* GCSettings (id 2), every version (0, 1) */
 #define MANTRA_ClrPrivate_GCSettings_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_GCSettings_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_GCSettings_V1_fields mantra_ClrPrivate_GCSettings_any;
 int mantra_ClrPrivate_GCSettings_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_GCSettings_any *out);
 
 /* GCOptimized (id 3), every version (0, 1) */
 #define MANTRA_ClrPrivate_GCOptimized_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_GCOptimized_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_GCOptimized_V1_fields mantra_ClrPrivate_GCOptimized_any;
 int mantra_ClrPrivate_GCOptimized_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_GCOptimized_any *out);
 
 /* GCPerHeapHistory (id 4), every version (1, 2) */
 #define MANTRA_ClrPrivate_GCPerHeapHistory_LATEST_VERSION 2
+static inline int mantra_ClrPrivate_GCPerHeapHistory_declares(unsigned version) {
+    return version == 1u || version == 2u;
+}
 typedef mantra_ClrPrivate_GCPerHeapHistory_fields mantra_ClrPrivate_GCPerHeapHistory_any;
 int mantra_ClrPrivate_GCPerHeapHistory_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_GCPerHeapHistory_any *out);
 
 /* GCGlobalHeapHistory (id 5), every version (0, 1) */
 #define MANTRA_ClrPrivate_GCGlobalHeapHistory_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_GCGlobalHeapHistory_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_GCGlobalHeapHistory_V1_fields mantra_ClrPrivate_GCGlobalHeapHistory_any;
 int mantra_ClrPrivate_GCGlobalHeapHistory_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_GCGlobalHeapHistory_any *out);
 
 /* GCJoin (id 6), every version (0, 1) */
 #define MANTRA_ClrPrivate_GCJoin_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_GCJoin_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_GCJoin_V1_fields mantra_ClrPrivate_GCJoin_any;
 int mantra_ClrPrivate_GCJoin_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_GCJoin_any *out);
 
 /* PrvGCMarkStackRoots (id 7), every version (0, 1) */
 #define MANTRA_ClrPrivate_PrvGCMarkStackRoots_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_PrvGCMarkStackRoots_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_PrvGCMarkStackRoots_V1_fields mantra_ClrPrivate_PrvGCMarkStackRoots_any;
 int mantra_ClrPrivate_PrvGCMarkStackRoots_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_PrvGCMarkStackRoots_any *out);
 
 /* PrvGCMarkFinalizeQueueRoots (id 8), every version (0, 1) */
 #define MANTRA_ClrPrivate_PrvGCMarkFinalizeQueueRoots_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_PrvGCMarkFinalizeQueueRoots_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_PrvGCMarkFinalizeQueueRoots_V1_fields mantra_ClrPrivate_PrvGCMarkFinalizeQueueRoots_any;
 int mantra_ClrPrivate_PrvGCMarkFinalizeQueueRoots_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_PrvGCMarkFinalizeQueueRoots_any *out);
 
 /* PrvGCMarkHandles (id 9), every version (0, 1) */
 #define MANTRA_ClrPrivate_PrvGCMarkHandles_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_PrvGCMarkHandles_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_PrvGCMarkHandles_V1_fields mantra_ClrPrivate_PrvGCMarkHandles_any;
 int mantra_ClrPrivate_PrvGCMarkHandles_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_PrvGCMarkHandles_any *out);
 
 /* PrvGCMarkCards (id 10), every version (0, 1) */
 #define MANTRA_ClrPrivate_PrvGCMarkCards_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_PrvGCMarkCards_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_PrvGCMarkCards_V1_fields mantra_ClrPrivate_PrvGCMarkCards_any;
 int mantra_ClrPrivate_PrvGCMarkCards_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_PrvGCMarkCards_any *out);
 
 /* BGCBegin (id 11), every version (0) */
 #define MANTRA_ClrPrivate_BGCBegin_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGCBegin_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGCBegin_fields mantra_ClrPrivate_BGCBegin_any;
 int mantra_ClrPrivate_BGCBegin_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGCBegin_any *out);
 
 /* BGC1stNonConEnd (id 12), every version (0) */
 #define MANTRA_ClrPrivate_BGC1stNonConEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGC1stNonConEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGC1stNonConEnd_fields mantra_ClrPrivate_BGC1stNonConEnd_any;
 int mantra_ClrPrivate_BGC1stNonConEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGC1stNonConEnd_any *out);
 
 /* BGC1stConEnd (id 13), every version (0) */
 #define MANTRA_ClrPrivate_BGC1stConEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGC1stConEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGC1stConEnd_fields mantra_ClrPrivate_BGC1stConEnd_any;
 int mantra_ClrPrivate_BGC1stConEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGC1stConEnd_any *out);
 
 /* BGC2ndNonConBegin (id 14), every version (0) */
 #define MANTRA_ClrPrivate_BGC2ndNonConBegin_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGC2ndNonConBegin_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGC2ndNonConBegin_fields mantra_ClrPrivate_BGC2ndNonConBegin_any;
 int mantra_ClrPrivate_BGC2ndNonConBegin_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGC2ndNonConBegin_any *out);
 
 /* BGC2ndNonConEnd (id 15), every version (0) */
 #define MANTRA_ClrPrivate_BGC2ndNonConEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGC2ndNonConEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGC2ndNonConEnd_fields mantra_ClrPrivate_BGC2ndNonConEnd_any;
 int mantra_ClrPrivate_BGC2ndNonConEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGC2ndNonConEnd_any *out);
 
 /* BGC2ndConBegin (id 16), every version (0) */
 #define MANTRA_ClrPrivate_BGC2ndConBegin_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGC2ndConBegin_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGC2ndConBegin_fields mantra_ClrPrivate_BGC2ndConBegin_any;
 int mantra_ClrPrivate_BGC2ndConBegin_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGC2ndConBegin_any *out);
 
 /* BGC2ndConEnd (id 17), every version (0) */
 #define MANTRA_ClrPrivate_BGC2ndConEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGC2ndConEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGC2ndConEnd_fields mantra_ClrPrivate_BGC2ndConEnd_any;
 int mantra_ClrPrivate_BGC2ndConEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGC2ndConEnd_any *out);
 
 /* BGCPlanEnd (id 18), every version (0) */
 #define MANTRA_ClrPrivate_BGCPlanEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGCPlanEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGCPlanEnd_fields mantra_ClrPrivate_BGCPlanEnd_any;
 int mantra_ClrPrivate_BGCPlanEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGCPlanEnd_any *out);
 
 /* BGCSweepEnd (id 19), every version (0) */
 #define MANTRA_ClrPrivate_BGCSweepEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGCSweepEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGCSweepEnd_fields mantra_ClrPrivate_BGCSweepEnd_any;
 int mantra_ClrPrivate_BGCSweepEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGCSweepEnd_any *out);
 
 /* BGCDrainMark (id 20), every version (0) */
 #define MANTRA_ClrPrivate_BGCDrainMark_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGCDrainMark_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGCDrainMark_fields mantra_ClrPrivate_BGCDrainMark_any;
 int mantra_ClrPrivate_BGCDrainMark_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGCDrainMark_any *out);
 
 /* BGCRevisit (id 21), every version (0) */
 #define MANTRA_ClrPrivate_BGCRevisit_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGCRevisit_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGCRevisit_fields mantra_ClrPrivate_BGCRevisit_any;
 int mantra_ClrPrivate_BGCRevisit_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGCRevisit_any *out);
 
 /* BGCOverflow (id 22), every version (0, 1) */
 #define MANTRA_ClrPrivate_BGCOverflow_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_BGCOverflow_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_BGCOverflow_V1_fields mantra_ClrPrivate_BGCOverflow_any;
 int mantra_ClrPrivate_BGCOverflow_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGCOverflow_any *out);
 
 /* BGCAllocWaitBegin (id 23), every version (0) */
 #define MANTRA_ClrPrivate_BGCAllocWaitBegin_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGCAllocWaitBegin_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGCAllocWaitBegin_fields mantra_ClrPrivate_BGCAllocWaitBegin_any;
 int mantra_ClrPrivate_BGCAllocWaitBegin_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGCAllocWaitBegin_any *out);
 
 /* BGCAllocWaitEnd (id 24), every version (0) */
 #define MANTRA_ClrPrivate_BGCAllocWaitEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGCAllocWaitEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGCAllocWaitEnd_fields mantra_ClrPrivate_BGCAllocWaitEnd_any;
 int mantra_ClrPrivate_BGCAllocWaitEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGCAllocWaitEnd_any *out);
 
 /* GCFullNotify (id 25), every version (0, 1) */
 #define MANTRA_ClrPrivate_GCFullNotify_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_GCFullNotify_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_GCFullNotify_V1_fields mantra_ClrPrivate_GCFullNotify_any;
 int mantra_ClrPrivate_GCFullNotify_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_GCFullNotify_any *out);
 
 /* BGC1stSweepEnd (id 26), every version (0) */
 #define MANTRA_ClrPrivate_BGC1stSweepEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BGC1stSweepEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BGC1stSweepEnd_fields mantra_ClrPrivate_BGC1stSweepEnd_any;
 int mantra_ClrPrivate_BGC1stSweepEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BGC1stSweepEnd_any *out);
 
 /* EEStartupStart (id 80), every version (0, 1) */
 #define MANTRA_ClrPrivate_EEStartupStart_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_EEStartupStart_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_EEStartupStart_V1_fields mantra_ClrPrivate_EEStartupStart_any;
 int mantra_ClrPrivate_EEStartupStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_EEStartupStart_any *out);
 
 /* EEStartupEnd (id 81), every version (0, 1) */
 #define MANTRA_ClrPrivate_EEStartupEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_EEStartupEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_EEStartupEnd_V1_fields mantra_ClrPrivate_EEStartupEnd_any;
 int mantra_ClrPrivate_EEStartupEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_EEStartupEnd_any *out);
 
 /* EEConfigSetup (id 82), every version (0, 1) */
 #define MANTRA_ClrPrivate_EEConfigSetup_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_EEConfigSetup_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_EEConfigSetup_V1_fields mantra_ClrPrivate_EEConfigSetup_any;
 int mantra_ClrPrivate_EEConfigSetup_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_EEConfigSetup_any *out);
 
 /* EEConfigSetupEnd (id 83), every version (0, 1) */
 #define MANTRA_ClrPrivate_EEConfigSetupEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_EEConfigSetupEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_EEConfigSetupEnd_V1_fields mantra_ClrPrivate_EEConfigSetupEnd_any;
 int mantra_ClrPrivate_EEConfigSetupEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_EEConfigSetupEnd_any *out);
 
 /* LdSysBases (id 84), every version (0, 1) */
 #define MANTRA_ClrPrivate_LdSysBases_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_LdSysBases_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_LdSysBases_V1_fields mantra_ClrPrivate_LdSysBases_any;
 int mantra_ClrPrivate_LdSysBases_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LdSysBases_any *out);
 
 /* LdSysBasesEnd (id 85), every version (0, 1) */
 #define MANTRA_ClrPrivate_LdSysBasesEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_LdSysBasesEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_LdSysBasesEnd_V1_fields mantra_ClrPrivate_LdSysBasesEnd_any;
 int mantra_ClrPrivate_LdSysBasesEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LdSysBasesEnd_any *out);
 
 /* ExecExe (id 86), every version (0, 1) */
 #define MANTRA_ClrPrivate_ExecExe_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_ExecExe_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_ExecExe_V1_fields mantra_ClrPrivate_ExecExe_any;
 int mantra_ClrPrivate_ExecExe_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ExecExe_any *out);
 
 /* ExecExeEnd (id 87), every version (0, 1) */
 #define MANTRA_ClrPrivate_ExecExeEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_ExecExeEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_ExecExeEnd_V1_fields mantra_ClrPrivate_ExecExeEnd_any;
 int mantra_ClrPrivate_ExecExeEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ExecExeEnd_any *out);
 
 /* Main (id 88), every version (0, 1) */
 #define MANTRA_ClrPrivate_Main_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_Main_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_Main_V1_fields mantra_ClrPrivate_Main_any;
 int mantra_ClrPrivate_Main_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_Main_any *out);
 
 /* MainEnd (id 89), every version (0, 1) */
 #define MANTRA_ClrPrivate_MainEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_MainEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_MainEnd_V1_fields mantra_ClrPrivate_MainEnd_any;
 int mantra_ClrPrivate_MainEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_MainEnd_any *out);
 
 /* ApplyPolicyStart (id 90), every version (0, 1) */
 #define MANTRA_ClrPrivate_ApplyPolicyStart_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_ApplyPolicyStart_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_ApplyPolicyStart_V1_fields mantra_ClrPrivate_ApplyPolicyStart_any;
 int mantra_ClrPrivate_ApplyPolicyStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ApplyPolicyStart_any *out);
 
 /* ApplyPolicyEnd (id 91), every version (0, 1) */
 #define MANTRA_ClrPrivate_ApplyPolicyEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_ApplyPolicyEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_ApplyPolicyEnd_V1_fields mantra_ClrPrivate_ApplyPolicyEnd_any;
 int mantra_ClrPrivate_ApplyPolicyEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ApplyPolicyEnd_any *out);
 
 /* LdLibShFolder (id 92), every version (0, 1) */
 #define MANTRA_ClrPrivate_LdLibShFolder_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_LdLibShFolder_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_LdLibShFolder_V1_fields mantra_ClrPrivate_LdLibShFolder_any;
 int mantra_ClrPrivate_LdLibShFolder_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LdLibShFolder_any *out);
 
 /* LdLibShFolderEnd (id 93), every version (0, 1) */
 #define MANTRA_ClrPrivate_LdLibShFolderEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_LdLibShFolderEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_LdLibShFolderEnd_V1_fields mantra_ClrPrivate_LdLibShFolderEnd_any;
 int mantra_ClrPrivate_LdLibShFolderEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LdLibShFolderEnd_any *out);
 
 /* PrestubWorker (id 94), every version (0, 1) */
 #define MANTRA_ClrPrivate_PrestubWorker_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_PrestubWorker_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_PrestubWorker_V1_fields mantra_ClrPrivate_PrestubWorker_any;
 int mantra_ClrPrivate_PrestubWorker_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_PrestubWorker_any *out);
 
 /* PrestubWorkerEnd (id 95), every version (0, 1) */
 #define MANTRA_ClrPrivate_PrestubWorkerEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_PrestubWorkerEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_PrestubWorkerEnd_V1_fields mantra_ClrPrivate_PrestubWorkerEnd_any;
 int mantra_ClrPrivate_PrestubWorkerEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_PrestubWorkerEnd_any *out);
 
 /* GetInstallationStart (id 96), every version (0, 1) */
 #define MANTRA_ClrPrivate_GetInstallationStart_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_GetInstallationStart_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_GetInstallationStart_V1_fields mantra_ClrPrivate_GetInstallationStart_any;
 int mantra_ClrPrivate_GetInstallationStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_GetInstallationStart_any *out);
 
 /* GetInstallationEnd (id 97), every version (0, 1) */
 #define MANTRA_ClrPrivate_GetInstallationEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_GetInstallationEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_GetInstallationEnd_V1_fields mantra_ClrPrivate_GetInstallationEnd_any;
 int mantra_ClrPrivate_GetInstallationEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_GetInstallationEnd_any *out);
 
 /* OpenHModule (id 98), every version (0, 1) */
 #define MANTRA_ClrPrivate_OpenHModule_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_OpenHModule_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_OpenHModule_V1_fields mantra_ClrPrivate_OpenHModule_any;
 int mantra_ClrPrivate_OpenHModule_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_OpenHModule_any *out);
 
 /* OpenHModuleEnd (id 99), every version (0, 1) */
 #define MANTRA_ClrPrivate_OpenHModuleEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_OpenHModuleEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_OpenHModuleEnd_V1_fields mantra_ClrPrivate_OpenHModuleEnd_any;
 int mantra_ClrPrivate_OpenHModuleEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_OpenHModuleEnd_any *out);
 
 /* ExplicitBindStart (id 100), every version (0, 1) */
 #define MANTRA_ClrPrivate_ExplicitBindStart_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_ExplicitBindStart_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_ExplicitBindStart_V1_fields mantra_ClrPrivate_ExplicitBindStart_any;
 int mantra_ClrPrivate_ExplicitBindStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ExplicitBindStart_any *out);
 
 /* ExplicitBindEnd (id 101), every version (0, 1) */
 #define MANTRA_ClrPrivate_ExplicitBindEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_ExplicitBindEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_ExplicitBindEnd_V1_fields mantra_ClrPrivate_ExplicitBindEnd_any;
 int mantra_ClrPrivate_ExplicitBindEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ExplicitBindEnd_any *out);
 
 /* ParseXml (id 102), every version (0, 1) */
 #define MANTRA_ClrPrivate_ParseXml_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_ParseXml_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_ParseXml_V1_fields mantra_ClrPrivate_ParseXml_any;
 int mantra_ClrPrivate_ParseXml_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ParseXml_any *out);
 
 /* ParseXmlEnd (id 103), every version (0, 1) */
 #define MANTRA_ClrPrivate_ParseXmlEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_ParseXmlEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_ParseXmlEnd_V1_fields mantra_ClrPrivate_ParseXmlEnd_any;
 int mantra_ClrPrivate_ParseXmlEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ParseXmlEnd_any *out);
 
 /* InitDefaultDomain (id 104), every version (0, 1) */
 #define MANTRA_ClrPrivate_InitDefaultDomain_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_InitDefaultDomain_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_InitDefaultDomain_V1_fields mantra_ClrPrivate_InitDefaultDomain_any;
 int mantra_ClrPrivate_InitDefaultDomain_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_InitDefaultDomain_any *out);
 
 /* InitDefaultDomainEnd (id 105), every version (0, 1) */
 #define MANTRA_ClrPrivate_InitDefaultDomainEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_InitDefaultDomainEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_InitDefaultDomainEnd_V1_fields mantra_ClrPrivate_InitDefaultDomainEnd_any;
 int mantra_ClrPrivate_InitDefaultDomainEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_InitDefaultDomainEnd_any *out);
 
 /* InitSecurity (id 106), every version (0, 1) */
 #define MANTRA_ClrPrivate_InitSecurity_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_InitSecurity_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_InitSecurity_V1_fields mantra_ClrPrivate_InitSecurity_any;
 int mantra_ClrPrivate_InitSecurity_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_InitSecurity_any *out);
 
 /* InitSecurityEnd (id 107), every version (0, 1) */
 #define MANTRA_ClrPrivate_InitSecurityEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_InitSecurityEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_InitSecurityEnd_V1_fields mantra_ClrPrivate_InitSecurityEnd_any;
 int mantra_ClrPrivate_InitSecurityEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_InitSecurityEnd_any *out);
 
 /* AllowBindingRedirs (id 108), every version (0, 1) */
 #define MANTRA_ClrPrivate_AllowBindingRedirs_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_AllowBindingRedirs_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_AllowBindingRedirs_V1_fields mantra_ClrPrivate_AllowBindingRedirs_any;
 int mantra_ClrPrivate_AllowBindingRedirs_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_AllowBindingRedirs_any *out);
 
 /* AllowBindingRedirsEnd (id 109), every version (0, 1) */
 #define MANTRA_ClrPrivate_AllowBindingRedirsEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_AllowBindingRedirsEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_AllowBindingRedirsEnd_V1_fields mantra_ClrPrivate_AllowBindingRedirsEnd_any;
 int mantra_ClrPrivate_AllowBindingRedirsEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_AllowBindingRedirsEnd_any *out);
 
 /* EEConfigSync (id 110), every version (0, 1) */
 #define MANTRA_ClrPrivate_EEConfigSync_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_EEConfigSync_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_EEConfigSync_V1_fields mantra_ClrPrivate_EEConfigSync_any;
 int mantra_ClrPrivate_EEConfigSync_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_EEConfigSync_any *out);
 
 /* EEConfigSyncEnd (id 111), every version (0, 1) */
 #define MANTRA_ClrPrivate_EEConfigSyncEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_EEConfigSyncEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_EEConfigSyncEnd_V1_fields mantra_ClrPrivate_EEConfigSyncEnd_any;
 int mantra_ClrPrivate_EEConfigSyncEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_EEConfigSyncEnd_any *out);
 
 /* FusionBinding (id 112), every version (0, 1) */
 #define MANTRA_ClrPrivate_FusionBinding_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_FusionBinding_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_FusionBinding_V1_fields mantra_ClrPrivate_FusionBinding_any;
 int mantra_ClrPrivate_FusionBinding_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_FusionBinding_any *out);
 
 /* FusionBindingEnd (id 113), every version (0, 1) */
 #define MANTRA_ClrPrivate_FusionBindingEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_FusionBindingEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_FusionBindingEnd_V1_fields mantra_ClrPrivate_FusionBindingEnd_any;
 int mantra_ClrPrivate_FusionBindingEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_FusionBindingEnd_any *out);
 
 /* LoaderCatchCall (id 114), every version (0, 1) */
 #define MANTRA_ClrPrivate_LoaderCatchCall_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_LoaderCatchCall_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_LoaderCatchCall_V1_fields mantra_ClrPrivate_LoaderCatchCall_any;
 int mantra_ClrPrivate_LoaderCatchCall_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LoaderCatchCall_any *out);
 
 /* LoaderCatchCallEnd (id 115), every version (0, 1) */
 #define MANTRA_ClrPrivate_LoaderCatchCallEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_LoaderCatchCallEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_LoaderCatchCallEnd_V1_fields mantra_ClrPrivate_LoaderCatchCallEnd_any;
 int mantra_ClrPrivate_LoaderCatchCallEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LoaderCatchCallEnd_any *out);
 
 /* FusionInit (id 116), every version (0, 1) */
 #define MANTRA_ClrPrivate_FusionInit_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_FusionInit_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_FusionInit_V1_fields mantra_ClrPrivate_FusionInit_any;
 int mantra_ClrPrivate_FusionInit_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_FusionInit_any *out);
 
 /* FusionInitEnd (id 117), every version (0, 1) */
 #define MANTRA_ClrPrivate_FusionInitEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_FusionInitEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_FusionInitEnd_V1_fields mantra_ClrPrivate_FusionInitEnd_any;
 int mantra_ClrPrivate_FusionInitEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_FusionInitEnd_any *out);
 
 /* FusionAppCtx (id 118), every version (0, 1) */
 #define MANTRA_ClrPrivate_FusionAppCtx_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_FusionAppCtx_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_FusionAppCtx_V1_fields mantra_ClrPrivate_FusionAppCtx_any;
 int mantra_ClrPrivate_FusionAppCtx_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_FusionAppCtx_any *out);
 
 /* FusionAppCtxEnd (id 119), every version (0, 1) */
 #define MANTRA_ClrPrivate_FusionAppCtxEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_FusionAppCtxEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_FusionAppCtxEnd_V1_fields mantra_ClrPrivate_FusionAppCtxEnd_any;
 int mantra_ClrPrivate_FusionAppCtxEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_FusionAppCtxEnd_any *out);
 
 /* Fusion2EE (id 120), every version (0, 1) */
 #define MANTRA_ClrPrivate_Fusion2EE_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_Fusion2EE_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_Fusion2EE_V1_fields mantra_ClrPrivate_Fusion2EE_any;
 int mantra_ClrPrivate_Fusion2EE_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_Fusion2EE_any *out);
 
 /* Fusion2EEEnd (id 121), every version (0, 1) */
 #define MANTRA_ClrPrivate_Fusion2EEEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_Fusion2EEEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_Fusion2EEEnd_V1_fields mantra_ClrPrivate_Fusion2EEEnd_any;
 int mantra_ClrPrivate_Fusion2EEEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_Fusion2EEEnd_any *out);
 
 /* SecurityCatchCall (id 122), every version (0, 1) */
 #define MANTRA_ClrPrivate_SecurityCatchCall_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_SecurityCatchCall_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_SecurityCatchCall_V1_fields mantra_ClrPrivate_SecurityCatchCall_any;
 int mantra_ClrPrivate_SecurityCatchCall_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_SecurityCatchCall_any *out);
 
 /* SecurityCatchCallEnd (id 123), every version (0, 1) */
 #define MANTRA_ClrPrivate_SecurityCatchCallEnd_LATEST_VERSION 1
+static inline int mantra_ClrPrivate_SecurityCatchCallEnd_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_ClrPrivate_SecurityCatchCallEnd_V1_fields mantra_ClrPrivate_SecurityCatchCallEnd_any;
 int mantra_ClrPrivate_SecurityCatchCallEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_SecurityCatchCallEnd_any *out);
 
 /* CLRStackWalkPrivate (id 151), every version (0) */
 #define MANTRA_ClrPrivate_CLRStackWalkPrivate_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_CLRStackWalkPrivate_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_CLRStackWalkPrivate_fields mantra_ClrPrivate_CLRStackWalkPrivate_any;
 int mantra_ClrPrivate_CLRStackWalkPrivate_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_CLRStackWalkPrivate_any *out);
 
 /* ModuleRangeLoadPrivate (id 158), every version (0) */
 #define MANTRA_ClrPrivate_ModuleRangeLoadPrivate_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_ModuleRangeLoadPrivate_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_ModuleRangeLoadPrivate_fields mantra_ClrPrivate_ModuleRangeLoadPrivate_any;
 int mantra_ClrPrivate_ModuleRangeLoadPrivate_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ModuleRangeLoadPrivate_any *out);
 
 /* BindingPolicyPhaseStart (id 159), every version (0) */
 #define MANTRA_ClrPrivate_BindingPolicyPhaseStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BindingPolicyPhaseStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BindingPolicyPhaseStart_fields mantra_ClrPrivate_BindingPolicyPhaseStart_any;
 int mantra_ClrPrivate_BindingPolicyPhaseStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BindingPolicyPhaseStart_any *out);
 
 /* BindingPolicyPhaseEnd (id 160), every version (0) */
 #define MANTRA_ClrPrivate_BindingPolicyPhaseEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BindingPolicyPhaseEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BindingPolicyPhaseEnd_fields mantra_ClrPrivate_BindingPolicyPhaseEnd_any;
 int mantra_ClrPrivate_BindingPolicyPhaseEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BindingPolicyPhaseEnd_any *out);
 
 /* BindingNgenPhaseStart (id 161), every version (0) */
 #define MANTRA_ClrPrivate_BindingNgenPhaseStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BindingNgenPhaseStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BindingNgenPhaseStart_fields mantra_ClrPrivate_BindingNgenPhaseStart_any;
 int mantra_ClrPrivate_BindingNgenPhaseStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BindingNgenPhaseStart_any *out);
 
 /* BindingNgenPhaseEnd (id 162), every version (0) */
 #define MANTRA_ClrPrivate_BindingNgenPhaseEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BindingNgenPhaseEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BindingNgenPhaseEnd_fields mantra_ClrPrivate_BindingNgenPhaseEnd_any;
 int mantra_ClrPrivate_BindingNgenPhaseEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BindingNgenPhaseEnd_any *out);
 
 /* BindingLookupAndProbingPhaseStart (id 163), every version (0) */
 #define MANTRA_ClrPrivate_BindingLookupAndProbingPhaseStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BindingLookupAndProbingPhaseStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BindingLookupAndProbingPhaseStart_fields mantra_ClrPrivate_BindingLookupAndProbingPhaseStart_any;
 int mantra_ClrPrivate_BindingLookupAndProbingPhaseStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BindingLookupAndProbingPhaseStart_any *out);
 
 /* BindingLookupAndProbingPhaseEnd (id 164), every version (0) */
 #define MANTRA_ClrPrivate_BindingLookupAndProbingPhaseEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BindingLookupAndProbingPhaseEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BindingLookupAndProbingPhaseEnd_fields mantra_ClrPrivate_BindingLookupAndProbingPhaseEnd_any;
 int mantra_ClrPrivate_BindingLookupAndProbingPhaseEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BindingLookupAndProbingPhaseEnd_any *out);
 
 /* LoaderPhaseStart (id 165), every version (0) */
 #define MANTRA_ClrPrivate_LoaderPhaseStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_LoaderPhaseStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_LoaderPhaseStart_fields mantra_ClrPrivate_LoaderPhaseStart_any;
 int mantra_ClrPrivate_LoaderPhaseStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LoaderPhaseStart_any *out);
 
 /* LoaderPhaseEnd (id 166), every version (0) */
 #define MANTRA_ClrPrivate_LoaderPhaseEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_LoaderPhaseEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_LoaderPhaseEnd_fields mantra_ClrPrivate_LoaderPhaseEnd_any;
 int mantra_ClrPrivate_LoaderPhaseEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LoaderPhaseEnd_any *out);
 
 /* BindingPhaseStart (id 167), every version (0) */
 #define MANTRA_ClrPrivate_BindingPhaseStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BindingPhaseStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BindingPhaseStart_fields mantra_ClrPrivate_BindingPhaseStart_any;
 int mantra_ClrPrivate_BindingPhaseStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BindingPhaseStart_any *out);
 
 /* BindingPhaseEnd (id 168), every version (0) */
 #define MANTRA_ClrPrivate_BindingPhaseEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BindingPhaseEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BindingPhaseEnd_fields mantra_ClrPrivate_BindingPhaseEnd_any;
 int mantra_ClrPrivate_BindingPhaseEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BindingPhaseEnd_any *out);
 
 /* BindingDownloadPhaseStart (id 169), every version (0) */
 #define MANTRA_ClrPrivate_BindingDownloadPhaseStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BindingDownloadPhaseStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BindingDownloadPhaseStart_fields mantra_ClrPrivate_BindingDownloadPhaseStart_any;
 int mantra_ClrPrivate_BindingDownloadPhaseStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BindingDownloadPhaseStart_any *out);
 
 /* BindingDownloadPhaseEnd (id 170), every version (0) */
 #define MANTRA_ClrPrivate_BindingDownloadPhaseEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BindingDownloadPhaseEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BindingDownloadPhaseEnd_fields mantra_ClrPrivate_BindingDownloadPhaseEnd_any;
 int mantra_ClrPrivate_BindingDownloadPhaseEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BindingDownloadPhaseEnd_any *out);
 
 /* LoaderAssemblyInitPhaseStart (id 171), every version (0) */
 #define MANTRA_ClrPrivate_LoaderAssemblyInitPhaseStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_LoaderAssemblyInitPhaseStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_LoaderAssemblyInitPhaseStart_fields mantra_ClrPrivate_LoaderAssemblyInitPhaseStart_any;
 int mantra_ClrPrivate_LoaderAssemblyInitPhaseStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LoaderAssemblyInitPhaseStart_any *out);
 
 /* LoaderAssemblyInitPhaseEnd (id 172), every version (0) */
 #define MANTRA_ClrPrivate_LoaderAssemblyInitPhaseEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_LoaderAssemblyInitPhaseEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_LoaderAssemblyInitPhaseEnd_fields mantra_ClrPrivate_LoaderAssemblyInitPhaseEnd_any;
 int mantra_ClrPrivate_LoaderAssemblyInitPhaseEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LoaderAssemblyInitPhaseEnd_any *out);
 
 /* LoaderMappingPhaseStart (id 173), every version (0) */
 #define MANTRA_ClrPrivate_LoaderMappingPhaseStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_LoaderMappingPhaseStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_LoaderMappingPhaseStart_fields mantra_ClrPrivate_LoaderMappingPhaseStart_any;
 int mantra_ClrPrivate_LoaderMappingPhaseStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LoaderMappingPhaseStart_any *out);
 
 /* LoaderMappingPhaseEnd (id 174), every version (0) */
 #define MANTRA_ClrPrivate_LoaderMappingPhaseEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_LoaderMappingPhaseEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_LoaderMappingPhaseEnd_fields mantra_ClrPrivate_LoaderMappingPhaseEnd_any;
 int mantra_ClrPrivate_LoaderMappingPhaseEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LoaderMappingPhaseEnd_any *out);
 
 /* LoaderDeliverEventsPhaseStart (id 175), every version (0) */
 #define MANTRA_ClrPrivate_LoaderDeliverEventsPhaseStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_LoaderDeliverEventsPhaseStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_LoaderDeliverEventsPhaseStart_fields mantra_ClrPrivate_LoaderDeliverEventsPhaseStart_any;
 int mantra_ClrPrivate_LoaderDeliverEventsPhaseStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LoaderDeliverEventsPhaseStart_any *out);
 
 /* LoaderDeliverEventsPhaseEnd (id 176), every version (0) */
 #define MANTRA_ClrPrivate_LoaderDeliverEventsPhaseEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_LoaderDeliverEventsPhaseEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_LoaderDeliverEventsPhaseEnd_fields mantra_ClrPrivate_LoaderDeliverEventsPhaseEnd_any;
 int mantra_ClrPrivate_LoaderDeliverEventsPhaseEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_LoaderDeliverEventsPhaseEnd_any *out);
 
 /* EvidenceGenerated (id 177), every version (0) */
 #define MANTRA_ClrPrivate_EvidenceGenerated_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_EvidenceGenerated_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_EvidenceGenerated_fields mantra_ClrPrivate_EvidenceGenerated_any;
 int mantra_ClrPrivate_EvidenceGenerated_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_EvidenceGenerated_any *out);
 
 /* ModuleTransparencyComputationStart (id 178), every version (0) */
 #define MANTRA_ClrPrivate_ModuleTransparencyComputationStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_ModuleTransparencyComputationStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_ModuleTransparencyComputationStart_fields mantra_ClrPrivate_ModuleTransparencyComputationStart_any;
 int mantra_ClrPrivate_ModuleTransparencyComputationStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ModuleTransparencyComputationStart_any *out);
 
 /* ModuleTransparencyComputationEnd (id 179), every version (0) */
 #define MANTRA_ClrPrivate_ModuleTransparencyComputationEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_ModuleTransparencyComputationEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_ModuleTransparencyComputationEnd_fields mantra_ClrPrivate_ModuleTransparencyComputationEnd_any;
 int mantra_ClrPrivate_ModuleTransparencyComputationEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ModuleTransparencyComputationEnd_any *out);
 
 /* TypeTransparencyComputationStart (id 180), every version (0) */
 #define MANTRA_ClrPrivate_TypeTransparencyComputationStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_TypeTransparencyComputationStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_TypeTransparencyComputationStart_fields mantra_ClrPrivate_TypeTransparencyComputationStart_any;
 int mantra_ClrPrivate_TypeTransparencyComputationStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_TypeTransparencyComputationStart_any *out);
 
 /* TypeTransparencyComputationEnd (id 181), every version (0) */
 #define MANTRA_ClrPrivate_TypeTransparencyComputationEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_TypeTransparencyComputationEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_TypeTransparencyComputationEnd_fields mantra_ClrPrivate_TypeTransparencyComputationEnd_any;
 int mantra_ClrPrivate_TypeTransparencyComputationEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_TypeTransparencyComputationEnd_any *out);
 
 /* MethodTransparencyComputationStart (id 182), every version (0) */
 #define MANTRA_ClrPrivate_MethodTransparencyComputationStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_MethodTransparencyComputationStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_MethodTransparencyComputationStart_fields mantra_ClrPrivate_MethodTransparencyComputationStart_any;
 int mantra_ClrPrivate_MethodTransparencyComputationStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_MethodTransparencyComputationStart_any *out);
 
 /* MethodTransparencyComputationEnd (id 183), every version (0) */
 #define MANTRA_ClrPrivate_MethodTransparencyComputationEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_MethodTransparencyComputationEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_MethodTransparencyComputationEnd_fields mantra_ClrPrivate_MethodTransparencyComputationEnd_any;
 int mantra_ClrPrivate_MethodTransparencyComputationEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_MethodTransparencyComputationEnd_any *out);
 
 /* FieldTransparencyComputationStart (id 184), every version (0) */
 #define MANTRA_ClrPrivate_FieldTransparencyComputationStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_FieldTransparencyComputationStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_FieldTransparencyComputationStart_fields mantra_ClrPrivate_FieldTransparencyComputationStart_any;
 int mantra_ClrPrivate_FieldTransparencyComputationStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_FieldTransparencyComputationStart_any *out);
 
 /* FieldTransparencyComputationEnd (id 185), every version (0) */
 #define MANTRA_ClrPrivate_FieldTransparencyComputationEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_FieldTransparencyComputationEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_FieldTransparencyComputationEnd_fields mantra_ClrPrivate_FieldTransparencyComputationEnd_any;
 int mantra_ClrPrivate_FieldTransparencyComputationEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_FieldTransparencyComputationEnd_any *out);
 
 /* TokenTransparencyComputationStart (id 186), every version (0) */
 #define MANTRA_ClrPrivate_TokenTransparencyComputationStart_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_TokenTransparencyComputationStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_TokenTransparencyComputationStart_fields mantra_ClrPrivate_TokenTransparencyComputationStart_any;
 int mantra_ClrPrivate_TokenTransparencyComputationStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_TokenTransparencyComputationStart_any *out);
 
 /* TokenTransparencyComputationEnd (id 187), every version (0) */
 #define MANTRA_ClrPrivate_TokenTransparencyComputationEnd_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_TokenTransparencyComputationEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_TokenTransparencyComputationEnd_fields mantra_ClrPrivate_TokenTransparencyComputationEnd_any;
 int mantra_ClrPrivate_TokenTransparencyComputationEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_TokenTransparencyComputationEnd_any *out);
 
 /* NgenBindEvent (id 188), every version (0) */
 #define MANTRA_ClrPrivate_NgenBindEvent_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_NgenBindEvent_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_NgenBindEvent_fields mantra_ClrPrivate_NgenBindEvent_any;
 int mantra_ClrPrivate_NgenBindEvent_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_NgenBindEvent_any *out);
 
 /* JittedMethodRichDebugInfo (id 189), every version (0) */
 #define MANTRA_ClrPrivate_JittedMethodRichDebugInfo_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_JittedMethodRichDebugInfo_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_JittedMethodRichDebugInfo_fields mantra_ClrPrivate_JittedMethodRichDebugInfo_any;
 int mantra_ClrPrivate_JittedMethodRichDebugInfo_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_JittedMethodRichDebugInfo_any *out);
 
 /* FailFast (id 191), every version (0) */
 #define MANTRA_ClrPrivate_FailFast_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_FailFast_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_FailFast_fields mantra_ClrPrivate_FailFast_any;
 int mantra_ClrPrivate_FailFast_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_FailFast_any *out);
 
 /* PrvFinalizeObject (id 192), every version (0) */
 #define MANTRA_ClrPrivate_PrvFinalizeObject_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_PrvFinalizeObject_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_PrvFinalizeObject_fields mantra_ClrPrivate_PrvFinalizeObject_any;
 int mantra_ClrPrivate_PrvFinalizeObject_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_PrvFinalizeObject_any *out);
 
 /* CCWRefCountChangeAnsi (id 193), every version (0) */
 #define MANTRA_ClrPrivate_CCWRefCountChangeAnsi_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_CCWRefCountChangeAnsi_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_CCWRefCountChangeAnsi_fields mantra_ClrPrivate_CCWRefCountChangeAnsi_any;
 int mantra_ClrPrivate_CCWRefCountChangeAnsi_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_CCWRefCountChangeAnsi_any *out);
 
 /* PrvSetGCHandle (id 194), every version (0) */
 #define MANTRA_ClrPrivate_PrvSetGCHandle_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_PrvSetGCHandle_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_PrvSetGCHandle_fields mantra_ClrPrivate_PrvSetGCHandle_any;
 int mantra_ClrPrivate_PrvSetGCHandle_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_PrvSetGCHandle_any *out);
 
 /* PrvDestroyGCHandle (id 195), every version (0) */
 #define MANTRA_ClrPrivate_PrvDestroyGCHandle_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_PrvDestroyGCHandle_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_PrvDestroyGCHandle_fields mantra_ClrPrivate_PrvDestroyGCHandle_any;
 int mantra_ClrPrivate_PrvDestroyGCHandle_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_PrvDestroyGCHandle_any *out);
 
 /* FusionMessageEvent (id 196), every version (0) */
 #define MANTRA_ClrPrivate_FusionMessageEvent_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_FusionMessageEvent_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_FusionMessageEvent_fields mantra_ClrPrivate_FusionMessageEvent_any;
 int mantra_ClrPrivate_FusionMessageEvent_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_FusionMessageEvent_any *out);
 
 /* FusionErrorCodeEvent (id 197), every version (0) */
 #define MANTRA_ClrPrivate_FusionErrorCodeEvent_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_FusionErrorCodeEvent_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_FusionErrorCodeEvent_fields mantra_ClrPrivate_FusionErrorCodeEvent_any;
 int mantra_ClrPrivate_FusionErrorCodeEvent_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_FusionErrorCodeEvent_any *out);
 
 /* PinPlugAtGCTime (id 199), every version (0) */
 #define MANTRA_ClrPrivate_PinPlugAtGCTime_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_PinPlugAtGCTime_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_PinPlugAtGCTime_fields mantra_ClrPrivate_PinPlugAtGCTime_any;
 int mantra_ClrPrivate_PinPlugAtGCTime_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_PinPlugAtGCTime_any *out);
 
 /* CCWRefCountChange (id 200), every version (0) */
 #define MANTRA_ClrPrivate_CCWRefCountChange_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_CCWRefCountChange_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_CCWRefCountChange_fields mantra_ClrPrivate_CCWRefCountChange_any;
 int mantra_ClrPrivate_CCWRefCountChange_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_CCWRefCountChange_any *out);
 
 /* MulticoreJit (id 201), every version (0) */
 #define MANTRA_ClrPrivate_MulticoreJit_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_MulticoreJit_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_MulticoreJit_fields mantra_ClrPrivate_MulticoreJit_any;
 int mantra_ClrPrivate_MulticoreJit_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_MulticoreJit_any *out);
 
 /* MulticoreJitMethodCodeReturned (id 202), every version (0) */
 #define MANTRA_ClrPrivate_MulticoreJitMethodCodeReturned_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_MulticoreJitMethodCodeReturned_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_MulticoreJitMethodCodeReturned_fields mantra_ClrPrivate_MulticoreJitMethodCodeReturned_any;
 int mantra_ClrPrivate_MulticoreJitMethodCodeReturned_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_MulticoreJitMethodCodeReturned_any *out);
 
 /* AllocRequest (id 310), every version (0) */
 #define MANTRA_ClrPrivate_AllocRequest_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_AllocRequest_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_AllocRequest_fields mantra_ClrPrivate_AllocRequest_any;
 int mantra_ClrPrivate_AllocRequest_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_AllocRequest_any *out);
 
 /* IInspectableRuntimeClassName (id 400), every version (0) */
 #define MANTRA_ClrPrivate_IInspectableRuntimeClassName_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_IInspectableRuntimeClassName_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_IInspectableRuntimeClassName_fields mantra_ClrPrivate_IInspectableRuntimeClassName_any;
 int mantra_ClrPrivate_IInspectableRuntimeClassName_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_IInspectableRuntimeClassName_any *out);
 
 /* WinRTUnbox (id 401), every version (0) */
 #define MANTRA_ClrPrivate_WinRTUnbox_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_WinRTUnbox_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_WinRTUnbox_fields mantra_ClrPrivate_WinRTUnbox_any;
 int mantra_ClrPrivate_WinRTUnbox_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_WinRTUnbox_any *out);
 
 /* CreateRCW (id 402), every version (0) */
 #define MANTRA_ClrPrivate_CreateRCW_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_CreateRCW_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_CreateRCW_fields mantra_ClrPrivate_CreateRCW_any;
 int mantra_ClrPrivate_CreateRCW_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_CreateRCW_any *out);
 
 /* RCWVariance (id 403), every version (0) */
 #define MANTRA_ClrPrivate_RCWVariance_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_RCWVariance_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_RCWVariance_fields mantra_ClrPrivate_RCWVariance_any;
 int mantra_ClrPrivate_RCWVariance_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_RCWVariance_any *out);
 
 /* RCWIEnumerableCasting (id 404), every version (0) */
 #define MANTRA_ClrPrivate_RCWIEnumerableCasting_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_RCWIEnumerableCasting_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_RCWIEnumerableCasting_fields mantra_ClrPrivate_RCWIEnumerableCasting_any;
 int mantra_ClrPrivate_RCWIEnumerableCasting_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_RCWIEnumerableCasting_any *out);
 
 /* CreateCCW (id 405), every version (0) */
 #define MANTRA_ClrPrivate_CreateCCW_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_CreateCCW_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_CreateCCW_fields mantra_ClrPrivate_CreateCCW_any;
 int mantra_ClrPrivate_CreateCCW_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_CreateCCW_any *out);
 
 /* CCWVariance (id 406), every version (0) */
 #define MANTRA_ClrPrivate_CCWVariance_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_CCWVariance_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_CCWVariance_fields mantra_ClrPrivate_CCWVariance_any;
 int mantra_ClrPrivate_CCWVariance_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_CCWVariance_any *out);
 
 /* ObjectVariantMarshallingToNative (id 407), every version (0) */
 #define MANTRA_ClrPrivate_ObjectVariantMarshallingToNative_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_ObjectVariantMarshallingToNative_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_ObjectVariantMarshallingToNative_fields mantra_ClrPrivate_ObjectVariantMarshallingToNative_any;
 int mantra_ClrPrivate_ObjectVariantMarshallingToNative_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ObjectVariantMarshallingToNative_any *out);
 
 /* GetTypeFromGUID (id 408), every version (0) */
 #define MANTRA_ClrPrivate_GetTypeFromGUID_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_GetTypeFromGUID_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_GetTypeFromGUID_fields mantra_ClrPrivate_GetTypeFromGUID_any;
 int mantra_ClrPrivate_GetTypeFromGUID_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_GetTypeFromGUID_any *out);
 
 /* GetTypeFromProgID (id 409), every version (0) */
 #define MANTRA_ClrPrivate_GetTypeFromProgID_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_GetTypeFromProgID_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_GetTypeFromProgID_fields mantra_ClrPrivate_GetTypeFromProgID_any;
 int mantra_ClrPrivate_GetTypeFromProgID_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_GetTypeFromProgID_any *out);
 
 /* ConvertToCallbackEtw (id 410), every version (0) */
 #define MANTRA_ClrPrivate_ConvertToCallbackEtw_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_ConvertToCallbackEtw_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_ConvertToCallbackEtw_fields mantra_ClrPrivate_ConvertToCallbackEtw_any;
 int mantra_ClrPrivate_ConvertToCallbackEtw_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ConvertToCallbackEtw_any *out);
 
 /* BeginCreateManagedReference (id 411), every version (0) */
 #define MANTRA_ClrPrivate_BeginCreateManagedReference_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_BeginCreateManagedReference_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_BeginCreateManagedReference_fields mantra_ClrPrivate_BeginCreateManagedReference_any;
 int mantra_ClrPrivate_BeginCreateManagedReference_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_BeginCreateManagedReference_any *out);
 
 /* EndCreateManagedReference (id 412), every version (0) */
 #define MANTRA_ClrPrivate_EndCreateManagedReference_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_EndCreateManagedReference_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_EndCreateManagedReference_fields mantra_ClrPrivate_EndCreateManagedReference_any;
 int mantra_ClrPrivate_EndCreateManagedReference_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_EndCreateManagedReference_any *out);
 
 /* ObjectVariantMarshallingToManaged (id 413), every version (0) */
 #define MANTRA_ClrPrivate_ObjectVariantMarshallingToManaged_LATEST_VERSION 0
+static inline int mantra_ClrPrivate_ObjectVariantMarshallingToManaged_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_ClrPrivate_ObjectVariantMarshallingToManaged_fields mantra_ClrPrivate_ObjectVariantMarshallingToManaged_any;
 int mantra_ClrPrivate_ObjectVariantMarshallingToManaged_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_ClrPrivate_ObjectVariantMarshallingToManaged_any *out);

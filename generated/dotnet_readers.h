@@ -14,7 +14,10 @@
  * the fields it shares with the newest (same name, same type) are copied, the others stay zero; the
  * newest version, a newer one than the manifest knows and a version the manifest skips are decoded
  * by the newest version's reader. MANTRA_<Prefix>_<Name>_LATEST_VERSION tells a caller whether
- * MANTRA_DECODE_TRAILING means a newer version (above it) or a payload that does not fit. */
+ * MANTRA_DECODE_TRAILING means a newer version (above it) or a payload that does not fit, and
+ * mantra_<Prefix>_<Name>_declares(version) whether the manifest declares a version. A struct
+ * array F of the newest version is walked with mantra_<Prefix>_<Name>_any_F_next() into
+ * mantra_<Prefix>_<Name>_any_F_elem, so that a caller names no template. */
 #ifndef MANTRA_GEN_DOTNET_READERS_H
 #define MANTRA_GEN_DOTNET_READERS_H
 
@@ -338,60 +341,90 @@ static inline int mantra_DotNETRuntime_R2RMethodLoad_decode(const uint8_t *paylo
 
 /* MethodLoad (id 141), every version (0, 1, 2) */
 #define MANTRA_DotNETRuntime_MethodLoad_LATEST_VERSION 2
+static inline int mantra_DotNETRuntime_MethodLoad_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_DotNETRuntime_MethodLoad_V2_fields mantra_DotNETRuntime_MethodLoad_any;
 int mantra_DotNETRuntime_MethodLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntime_MethodLoad_any *out);
 
 /* MethodLoadVerbose (id 143), every version (0, 1, 2) */
 #define MANTRA_DotNETRuntime_MethodLoadVerbose_LATEST_VERSION 2
+static inline int mantra_DotNETRuntime_MethodLoadVerbose_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 2u;
+}
 typedef mantra_DotNETRuntime_MethodLoadVerbose_V2_fields mantra_DotNETRuntime_MethodLoadVerbose_any;
 int mantra_DotNETRuntime_MethodLoadVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntime_MethodLoadVerbose_any *out);
 
 /* MethodJittingStarted (id 145), every version (0, 1) */
 #define MANTRA_DotNETRuntime_MethodJittingStarted_LATEST_VERSION 1
+static inline int mantra_DotNETRuntime_MethodJittingStarted_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_DotNETRuntime_MethodJittingStarted_V1_fields mantra_DotNETRuntime_MethodJittingStarted_any;
 int mantra_DotNETRuntime_MethodJittingStarted_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntime_MethodJittingStarted_any *out);
 
 /* ModuleLoad (id 152), every version (2) */
 #define MANTRA_DotNETRuntime_ModuleLoad_LATEST_VERSION 2
+static inline int mantra_DotNETRuntime_ModuleLoad_declares(unsigned version) {
+    return version == 2u;
+}
 typedef mantra_DotNETRuntime_ModuleLoad_V2_fields mantra_DotNETRuntime_ModuleLoad_any;
 int mantra_DotNETRuntime_ModuleLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntime_ModuleLoad_any *out);
 
 /* ModuleUnload (id 153), every version (2) */
 #define MANTRA_DotNETRuntime_ModuleUnload_LATEST_VERSION 2
+static inline int mantra_DotNETRuntime_ModuleUnload_declares(unsigned version) {
+    return version == 2u;
+}
 typedef mantra_DotNETRuntime_ModuleUnload_V2_fields mantra_DotNETRuntime_ModuleUnload_any;
 int mantra_DotNETRuntime_ModuleUnload_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntime_ModuleUnload_any *out);
 
 /* R2RGetEntryPoint (id 159), every version (0, 1) */
 #define MANTRA_DotNETRuntime_R2RGetEntryPoint_LATEST_VERSION 1
+static inline int mantra_DotNETRuntime_R2RGetEntryPoint_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_DotNETRuntime_R2RGetEntryPoint_V1_fields mantra_DotNETRuntime_R2RGetEntryPoint_any;
 int mantra_DotNETRuntime_R2RGetEntryPoint_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntime_R2RGetEntryPoint_any *out);
 
 /* R2RGetEntryPointStart (id 160), every version (0) */
 #define MANTRA_DotNETRuntime_R2RGetEntryPointStart_LATEST_VERSION 0
+static inline int mantra_DotNETRuntime_R2RGetEntryPointStart_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_DotNETRuntime_R2RGetEntryPointStart_fields mantra_DotNETRuntime_R2RGetEntryPointStart_any;
 int mantra_DotNETRuntime_R2RGetEntryPointStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntime_R2RGetEntryPointStart_any *out);
 
 /* JitInstrumentationData (id 297), every version (0) */
 #define MANTRA_DotNETRuntime_JitInstrumentationData_LATEST_VERSION 0
+static inline int mantra_DotNETRuntime_JitInstrumentationData_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_DotNETRuntime_JitInstrumentationData_fields mantra_DotNETRuntime_JitInstrumentationData_any;
 int mantra_DotNETRuntime_JitInstrumentationData_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntime_JitInstrumentationData_any *out);
 
 /* JitInstrumentationDataVerbose (id 298), every version (0) */
 #define MANTRA_DotNETRuntime_JitInstrumentationDataVerbose_LATEST_VERSION 0
+static inline int mantra_DotNETRuntime_JitInstrumentationDataVerbose_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_DotNETRuntime_JitInstrumentationDataVerbose_fields mantra_DotNETRuntime_JitInstrumentationDataVerbose_any;
 int mantra_DotNETRuntime_JitInstrumentationDataVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntime_JitInstrumentationDataVerbose_any *out);
 
 /* R2RMethodLoad (id 1000), every version (0) */
 #define MANTRA_DotNETRuntime_R2RMethodLoad_LATEST_VERSION 0
+static inline int mantra_DotNETRuntime_R2RMethodLoad_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_DotNETRuntime_R2RMethodLoad_fields mantra_DotNETRuntime_R2RMethodLoad_any;
 int mantra_DotNETRuntime_R2RMethodLoad_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntime_R2RMethodLoad_any *out);
@@ -571,54 +604,81 @@ static inline int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_decode(const uint8_
 
 /* MethodDCStartVerbose (id 143), every version (2) */
 #define MANTRA_DotNETRuntimeRundown_MethodDCStartVerbose_LATEST_VERSION 2
+static inline int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_declares(unsigned version) {
+    return version == 2u;
+}
 typedef mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_fields mantra_DotNETRuntimeRundown_MethodDCStartVerbose_any;
 int mantra_DotNETRuntimeRundown_MethodDCStartVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntimeRundown_MethodDCStartVerbose_any *out);
 
 /* MethodDCEndVerbose (id 144), every version (2) */
 #define MANTRA_DotNETRuntimeRundown_MethodDCEndVerbose_LATEST_VERSION 2
+static inline int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_declares(unsigned version) {
+    return version == 2u;
+}
 typedef mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_fields mantra_DotNETRuntimeRundown_MethodDCEndVerbose_any;
 int mantra_DotNETRuntimeRundown_MethodDCEndVerbose_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntimeRundown_MethodDCEndVerbose_any *out);
 
 /* DCStartComplete (id 145), every version (0, 1) */
 #define MANTRA_DotNETRuntimeRundown_DCStartComplete_LATEST_VERSION 1
+static inline int mantra_DotNETRuntimeRundown_DCStartComplete_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_DotNETRuntimeRundown_DCStartComplete_V1_fields mantra_DotNETRuntimeRundown_DCStartComplete_any;
 int mantra_DotNETRuntimeRundown_DCStartComplete_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntimeRundown_DCStartComplete_any *out);
 
 /* DCEndComplete (id 146), every version (0, 1) */
 #define MANTRA_DotNETRuntimeRundown_DCEndComplete_LATEST_VERSION 1
+static inline int mantra_DotNETRuntimeRundown_DCEndComplete_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_DotNETRuntimeRundown_DCEndComplete_V1_fields mantra_DotNETRuntimeRundown_DCEndComplete_any;
 int mantra_DotNETRuntimeRundown_DCEndComplete_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntimeRundown_DCEndComplete_any *out);
 
 /* DCStartInit (id 147), every version (0, 1) */
 #define MANTRA_DotNETRuntimeRundown_DCStartInit_LATEST_VERSION 1
+static inline int mantra_DotNETRuntimeRundown_DCStartInit_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_DotNETRuntimeRundown_DCStartInit_V1_fields mantra_DotNETRuntimeRundown_DCStartInit_any;
 int mantra_DotNETRuntimeRundown_DCStartInit_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntimeRundown_DCStartInit_any *out);
 
 /* DCEndInit (id 148), every version (0, 1) */
 #define MANTRA_DotNETRuntimeRundown_DCEndInit_LATEST_VERSION 1
+static inline int mantra_DotNETRuntimeRundown_DCEndInit_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_DotNETRuntimeRundown_DCEndInit_V1_fields mantra_DotNETRuntimeRundown_DCEndInit_any;
 int mantra_DotNETRuntimeRundown_DCEndInit_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntimeRundown_DCEndInit_any *out);
 
 /* ModuleDCStart (id 153), every version (2) */
 #define MANTRA_DotNETRuntimeRundown_ModuleDCStart_LATEST_VERSION 2
+static inline int mantra_DotNETRuntimeRundown_ModuleDCStart_declares(unsigned version) {
+    return version == 2u;
+}
 typedef mantra_DotNETRuntimeRundown_ModuleDCStart_V2_fields mantra_DotNETRuntimeRundown_ModuleDCStart_any;
 int mantra_DotNETRuntimeRundown_ModuleDCStart_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntimeRundown_ModuleDCStart_any *out);
 
 /* ModuleDCEnd (id 154), every version (2) */
 #define MANTRA_DotNETRuntimeRundown_ModuleDCEnd_LATEST_VERSION 2
+static inline int mantra_DotNETRuntimeRundown_ModuleDCEnd_declares(unsigned version) {
+    return version == 2u;
+}
 typedef mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_fields mantra_DotNETRuntimeRundown_ModuleDCEnd_any;
 int mantra_DotNETRuntimeRundown_ModuleDCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntimeRundown_ModuleDCEnd_any *out);
 
 /* R2RMethodDCEnd (id 1000), every version (0) */
 #define MANTRA_DotNETRuntimeRundown_R2RMethodDCEnd_LATEST_VERSION 0
+static inline int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_DotNETRuntimeRundown_R2RMethodDCEnd_fields mantra_DotNETRuntimeRundown_R2RMethodDCEnd_any;
 int mantra_DotNETRuntimeRundown_R2RMethodDCEnd_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_DotNETRuntimeRundown_R2RMethodDCEnd_any *out);
@@ -646,6 +706,9 @@ static inline int mantra_SampleProfiler_ThreadSample_decode(const uint8_t *paylo
 
 /* ThreadSample (id 0), every version (0) */
 #define MANTRA_SampleProfiler_ThreadSample_LATEST_VERSION 0
+static inline int mantra_SampleProfiler_ThreadSample_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_SampleProfiler_ThreadSample_fields mantra_SampleProfiler_ThreadSample_any;
 int mantra_SampleProfiler_ThreadSample_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_SampleProfiler_ThreadSample_any *out);
@@ -672,6 +735,9 @@ static inline int mantra_EventPipe_ProcessInfo_decode(const uint8_t *payload, si
 
 /* ProcessInfo (id 1), every version (0) */
 #define MANTRA_EventPipe_ProcessInfo_LATEST_VERSION 0
+static inline int mantra_EventPipe_ProcessInfo_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_EventPipe_ProcessInfo_fields mantra_EventPipe_ProcessInfo_any;
 int mantra_EventPipe_ProcessInfo_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_EventPipe_ProcessInfo_any *out);
@@ -761,27 +827,44 @@ static inline int mantra_Demo_Arrays_decode(const uint8_t *payload, size_t size,
 
 /* Tick (id 1), every version (0) */
 #define MANTRA_Demo_Tick_LATEST_VERSION 0
+static inline int mantra_Demo_Tick_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Demo_Tick_fields mantra_Demo_Tick_any;
 int mantra_Demo_Tick_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Demo_Tick_any *out);
 
 /* Scalars (id 2), every version (0) */
 #define MANTRA_Demo_Scalars_LATEST_VERSION 0
+static inline int mantra_Demo_Scalars_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Demo_Scalars_fields mantra_Demo_Scalars_any;
 int mantra_Demo_Scalars_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Demo_Scalars_any *out);
 
 /* Strings (id 3), every version (0) */
 #define MANTRA_Demo_Strings_LATEST_VERSION 0
+static inline int mantra_Demo_Strings_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Demo_Strings_fields mantra_Demo_Strings_any;
 int mantra_Demo_Strings_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Demo_Strings_any *out);
 
 /* Arrays (id 4), every version (0) */
 #define MANTRA_Demo_Arrays_LATEST_VERSION 0
+static inline int mantra_Demo_Arrays_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_Demo_Arrays_fields mantra_Demo_Arrays_any;
 int mantra_Demo_Arrays_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_Demo_Arrays_any *out);
+typedef mantra_Demo_tpl_Arrays_Items_elem mantra_Demo_Arrays_any_Items_elem;
+static inline int mantra_Demo_Arrays_any_Items_next(mantra_cursor *cursor,
+        mantra_Demo_Arrays_any_Items_elem *out) {
+    return mantra_Demo_tpl_Arrays_Items_next(cursor, out);
+}
 
 /* value map Phase: the name of a value (for bit maps, of a single bit), or NULL. */
 const char *mantra_Demo_Phase_name(uint64_t value);

@@ -154,6 +154,8 @@ class EventGroupView:
     latest_symbol: str
     versions: List[int]
     cases: List[VersionCase]       # the older versions, oldest first
+    structs: List[StructView]      # the newest template's struct arrays (aliases of their walkers)
+    template: str                  # the newest version's template C type ("" when it has none)
 
 
 @dataclass
@@ -358,7 +360,9 @@ class _Renderer:
                               if self._same_shape(f, theirs.get(f.name), e.template, newest.template)]
                 cases.append(VersionCase(e.version, e.symbol, direct, copies))
             groups.append(EventGroupView(newest.name, eid, newest.version, newest.symbol,
-                                         [e.version for e in versions], cases))
+                                         [e.version for e in versions], cases,
+                                         newest.template.structs if newest.template else [],
+                                         newest.template.c_type if newest.template else ""))
         return groups
 
     # ---- providers ----------------------------------------------------------------------

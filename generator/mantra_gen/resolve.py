@@ -156,8 +156,13 @@ def generated_names(m: Manifest) -> Dict[str, List[object]]:
                 newest[e.id] = e
         for e in newest.values():
             for name in (f"mantra_{pre}_{e.name}_any", f"mantra_{pre}_{e.name}_decode_any",
-                         f"MANTRA_{pre}_{e.name}_LATEST_VERSION"):
+                         f"MANTRA_{pre}_{e.name}_LATEST_VERSION", f"mantra_{pre}_{e.name}_declares"):
                 add(name, e)
+            t = template_of(p, e)
+            for f in (t.fields if t else []):
+                if f.type == "struct":
+                    add(f"mantra_{pre}_{e.name}_any_{f.name}_elem", f)
+                    add(f"mantra_{pre}_{e.name}_any_{f.name}_next", f)
     for k in m.pgo_kinds:
         add(f"MANTRA_PGO_{k.name}", k)
         add(f"MANTRA_PGO_{k.name}_SIZE", k)

@@ -447,6 +447,8 @@ END_TEST
  * type V1 changed), the rest zero; a skipped or newer version reads with V3's reader. */
 START_TEST(every_version_reader) {
     ck_assert_int_eq(MANTRA_AllTypes_Grown_LATEST_VERSION, 3);
+    ck_assert(mantra_AllTypes_Grown_declares(0) && mantra_AllTypes_Grown_declares(1) && mantra_AllTypes_Grown_declares(3));
+    ck_assert(!mantra_AllTypes_Grown_declares(2) && !mantra_AllTypes_Grown_declares(4));
     mantra_AllTypes_Grown_any f;
     uint8_t v0[64], v1[64], v3[64];
     size_t n0, n1, n3;

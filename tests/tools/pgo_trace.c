@@ -10,6 +10,7 @@
 #include "mantra/sink.h"
 
 #define RUNTIME "Microsoft-Windows-DotNETRuntime"
+#define RUNDOWN "Microsoft-Windows-DotNETRuntimeRundown"
 #define MAX_DEFS 16
 
 struct pgo_trace {
@@ -17,6 +18,7 @@ struct pgo_trace {
     mantra_nettrace_writer *w;
     mantra_metadata_builder *b;
     uint32_t ids[MAX_DEFS], versions[MAX_DEFS];
+    const char *providers[MAX_DEFS];
     mantra_nettrace_event_key keys[MAX_DEFS];
     size_t ndefs;
     uint64_t ts;
@@ -55,9 +57,9 @@ void pgo_trace_close(pgo_trace *t) {
     free(t);
 }
 
-static mantra_nettrace_event_key key_of(pgo_trace *t, uint32_t id, uint32_t version) {
+static mantra_nettrace_event_key key_of(pgo_trace *t, const char *provider, uint32_t id, uint32_t version) {
     for (size_t i = 0; i < t->ndefs; i++)
-        if (t->ids[i] == id && t->versions[i] == version)
+        if (t->ids[i] == id && t->versions[i] == version && t->providers[i] == provider)
             return t->keys[i];
     if (t->ndefs == MAX_DEFS)
         abort();
@@ -65,25 +67,36 @@ static mantra_nettrace_event_key key_of(pgo_trace *t, uint32_t id, uint32_t vers
     size_t n;
     must(mantra_metadata_begin(t->b, id, "", 0, version, 0, 0), "metadata");
     must(mantra_metadata_finish(t->b, &blob, &n), "metadata");
-    must(mantra_nettrace_add_event_raw(t->w, RUNTIME, blob, n, &t->keys[t->ndefs]), "define");
+    must(mantra_nettrace_add_event_raw(t->w, provider, blob, n, &t->keys[t->ndefs]), "define");
+    t->providers[t->ndefs] = provider;
     t->ids[t->ndefs] = id;
     t->versions[t->ndefs] = version;
     return t->keys[t->ndefs++];
 }
 
-static void write_data(pgo_trace *t, uint32_t id, uint32_t version, const mantra_data *d, uint32_t n) {
+static void write_in(pgo_trace *t, const char *provider, uint32_t id, uint32_t version, const mantra_data *d,
+                     uint32_t n) {
     mantra_nettrace_event ev;
     memset(&ev, 0, sizeof ev);
-    ev.key = key_of(t, id, version);
+    ev.key = key_of(t, provider, id, version);
     ev.timestamp = ++t->ts;
     ev.thread_id = 1;
     ev.processor_number = 0xFFFFFFFFu;
     must(mantra_nettrace_write_data(t->w, &ev, d, n), "write");
 }
 
+static void write_data(pgo_trace *t, uint32_t id, uint32_t version, const mantra_data *d, uint32_t n) {
+    write_in(t, RUNTIME, id, version, d, n);
+}
+
 void pgo_trace_event(pgo_trace *t, uint32_t event_id, uint32_t version, const void *payload, size_t size) {
     mantra_data d = {payload, size, MANTRA_DATA_BYTES};
     write_data(t, event_id, version, &d, 1);
+}
+
+void pgo_trace_rundown_event(pgo_trace *t, uint32_t event_id, uint32_t version, const void *payload, size_t size) {
+    mantra_data d = {payload, size, MANTRA_DATA_BYTES};
+    write_in(t, RUNDOWN, event_id, version, &d, 1);
 }
 
 #define BYTES(p) {&(p), sizeof(p), MANTRA_DATA_BYTES}

@@ -3,8 +3,9 @@
  *
  * Events of Microsoft-Windows-DotNETRuntime are defined with empty metadata (an id and no field
  * list), as the runtime writes them (dotnet/runtime src/native/eventpipe/ep-event.c); payloads are
- * laid out by the ClrEtwAll.man templates (tools/mantra/pgo_payload.c cites them). Aborts on any
- * failure of the writer (test helper). */
+ * laid out by hand by the ClrEtwAll.man templates (dotnet/runtime src/coreclr/vm/ClrEtwAll.man), so
+ * that the converter's generated readers are checked against a layout written independently of
+ * them. Aborts on any failure of the writer (test helper). */
 #ifndef MANTRA_TESTS_PGO_TRACE_H
 #define MANTRA_TESTS_PGO_TRACE_H
 
@@ -22,6 +23,8 @@ void pgo_trace_close(pgo_trace *t);
 
 /* Any runtime event with payload[0..size). */
 void pgo_trace_event(pgo_trace *t, uint32_t event_id, uint32_t version, const void *payload, size_t size);
+/* Any event of Microsoft-Windows-DotNETRuntimeRundown with payload[0..size). */
+void pgo_trace_rundown_event(pgo_trace *t, uint32_t event_id, uint32_t version, const void *payload, size_t size);
 /* ModuleLoad V2 (152) and AssemblyLoad V1 (154). */
 void pgo_trace_module(pgo_trace *t, uint64_t module_id, uint64_t assembly_id, const char *il_path,
                       const mantra_guid *pdb);

@@ -436,6 +436,83 @@ START_TEST(event_297_named_by_method_events) {
 }
 END_TEST
 
+/* Every version the runtime writes: a rundown MethodDCEndVerbose V1 (no ReJITID; manifest/dotnet.yaml
+ * declares only V2, so the built-in runtime data's reader reads it, as real .NET traces need) names a
+ * 297 method. A naming event that does not fit its template (a ModuleLoad V2 cut inside its PDB
+ * fields, a MethodLoadVerbose V2 with a byte after ReJITID) is warned about with its place, counted in
+ * the summary and ignored; a version newer than every manifest's (MethodLoadVerbose V3 with a field
+ * appended) is read by the newest reader. */
+START_TEST(naming_events_of_every_version) {
+    char *trace = path_of("versions.nettrace"), *json = path_of("versions.json");
+    pgo_trace *t = open_app(trace);
+    static const uint8_t blob[] = {0x0c, 0x80, 0x82, 0x02, 0x0a, 0x04, 0xbf, 0x7f};
+    uint8_t p[256];
+    size_t n = 0;
+    uint16_t clr = 0;
+    uint32_t flags = 0x80000000u, size = sizeof blob, zero = 0;
+    uint64_t method = 0x42, method2 = 0x43, module = 0x1000, module2 = 0x1001, start = 0x9000, rejit = 0;
+    uint32_t msize = 10, token = 0x06000042, token2 = 0x06000043, mflags = 8;
+#define PUT(v) (memcpy(p + n, &(v), sizeof(v)), n += sizeof(v))
+    PUT(clr), PUT(flags), PUT(size), PUT(method);
+    memcpy(p + n, blob, sizeof blob);
+    n += sizeof blob;
+    pgo_trace_event(t, 297, 0, p, n);
+    n = 0;
+    PUT(clr), PUT(flags), PUT(size), PUT(method2);
+    memcpy(p + n, blob, sizeof blob);
+    n += sizeof blob;
+    pgo_trace_event(t, 297, 0, p, n);
+    n = 0; /* MethodDCEndVerbose V1 of 0x42 */
+    PUT(method), PUT(module), PUT(start), PUT(msize), PUT(token), PUT(mflags);
+    n += put_utf16(p + n, "Ns.Rundown");
+    n += put_utf16(p + n, "FromV1");
+    n += put_utf16(p + n, "void ()");
+    PUT(clr);
+    pgo_trace_rundown_event(t, 144, 1, p, n);
+    n = 0; /* MethodLoadVerbose V2 of 0x43 with a byte too many: does not fit */
+    PUT(method2), PUT(module), PUT(start), PUT(msize), PUT(token2), PUT(mflags);
+    n += put_utf16(p + n, "Ns.Bad");
+    n += put_utf16(p + n, "Trailing");
+    n += put_utf16(p + n, "void ()");
+    PUT(clr), PUT(rejit);
+    p[n++] = 0x55;
+    pgo_trace_event(t, 143, 2, p, n);
+    n = 0; /* ModuleLoad V2 of 0x1001 cut after its native path */
+    PUT(module2), PUT(module2), PUT(zero), PUT(zero);
+    n += put_utf16(p + n, "/app/cut.dll");
+    n += put_utf16(p + n, "");
+    pgo_trace_event(t, 152, 2, p, n);
+    size_t cut = n;
+    n = 0; /* MethodLoadVerbose V3 (newer than any manifest) of 0x43: V2's fields and one appended */
+    PUT(method2), PUT(module), PUT(start), PUT(msize), PUT(token2), PUT(mflags);
+    n += put_utf16(p + n, "Ns.New");
+    n += put_utf16(p + n, "FromV3");
+    n += put_utf16(p + n, "void ()");
+    PUT(clr), PUT(rejit), PUT(zero);
+    pgo_trace_event(t, 143, 3, p, n);
+#undef PUT
+    pgo_trace_close(t);
+    run_tool_result r;
+    char *out = convert_json(&r, trace, json);
+    ck_assert_msg(strstr(out, "\"namespace\":\"Ns.Rundown\",\"name\":\"FromV1\"") != NULL, "%.3000s", out);
+    ck_assert_msg(strstr(out, "\"namespace\":\"Ns.New\",\"name\":\"FromV3\"") != NULL, "%.3000s", out);
+    ck_assert_msg(strstr(out, "Trailing") == NULL, "%.3000s", out);
+    char line[256];
+    snprintf(line, sizeof line, ": event #%d: Microsoft-Windows-DotNETRuntime/143/v2: the payload (%d bytes) does not fit its "
+             "template (bytes after the last field): ignored\n", 5, (int)(8 * 3 + 4 * 3 + 2 * (7 + 9 + 8) + 2 + 8 + 1));
+    ck_assert_msg(strstr(r.err, line) != NULL, "%s\n%.3000s", line, r.err);
+    snprintf(line, sizeof line, ": event #6: Microsoft-Windows-DotNETRuntime/152/v2: the payload (%zu bytes) does not fit its "
+             "template (the payload ends inside a field): ignored\n", cut);
+    ck_assert_msg(strstr(r.err, line) != NULL, "%s\n%.3000s", line, r.err);
+    ck_assert_msg(strstr(r.err, "\nmantra pgo: 2 module, assembly, method or type events did not fit their template: ignored\n"),
+                  "%.3000s", r.err);
+    run_tool_free(&r);
+    free(out);
+    free(trace);
+    free(json);
+}
+END_TEST
+
 /* Handles named as the runtime's dump names them: BulkType names rebuilt assembly-qualified
  * (generic arguments from TypeParameters), a nested type's enclosing type from a method namespace,
  * a method handle from MethodDetails + MethodLoadVerbose; 0 is NULL, 1..33 and unnamed UNKNOWN. */
@@ -538,6 +615,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, usage);
     tcase_add_test(tc, dump_shows_data_of_event_298);
     tcase_add_test(tc, event_297_named_by_method_events);
+    tcase_add_test(tc, naming_events_of_every_version);
     tcase_add_test(tc, handles_named_like_the_runtime);
     suite_add_tcase(s, tc);
     return s;

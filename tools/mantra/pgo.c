@@ -221,6 +221,9 @@ static void summary(const pgo_profile *p) {
             p->count, p->count == 1 ? "" : "s", c->traces, c->traces == 1 ? "" : "s", c->events, c->methods_read, c->merged,
             c->discard_out_of_order, c->discard_after_final, c->chunks_dropped, c->incomplete, c->bad_payloads,
             c->undecodable, c->merge_conflicts, c->handles_unnamed, c->handles);
+    if (c->unfit_naming)
+        fprintf(stderr, "mantra pgo: %" PRIu64 " module, assembly, method or type event%s did not fit %s template: ignored\n",
+                c->unfit_naming, c->unfit_naming == 1 ? "" : "s", c->unfit_naming == 1 ? "its" : "their");
 }
 
 static int write_output(const pgo_args *a, const pgo_profile *p) {

@@ -5,7 +5,9 @@
  * ModuleDCStart/End (153/154) name modules; MethodLoadVerbose (143), MethodJittingStarted (145) and
  * the rundown's MethodDCStart/EndVerbose (143/144) name methods (145 also gives the IL size);
  * MethodDetails (72) and BulkType (15) name the type and method handles of the data
- * (../shared/reference/pgo-format.md §4). Payload layouts: pgo_payload.c.
+ * (../shared/reference/pgo-format.md §4). Payloads are decoded by the generated readers
+ * (pgo_events.c); a naming event that does not fit its template is warned about, counted and
+ * ignored.
  *
  * Chunks are reassembled per (ClrInstanceID, MethodID) of the trace by dotnet-pgo's rules
  * (pgo-format.md §5, mantra_pgo_reassembler): an out-of-order chunk or one after the final chunk
@@ -137,7 +139,10 @@ static int on_instr(trace_state *t, const mantra_trace_event *ev, uint64_t index
     const char *why = NULL;
     pgo_counts *c = &t->profile->counts;
     c->events++;
-    if (pgo_parse_instr(ev->payload, ev->payload_size, verbose, &e, &why) < 0) {
+    int read = pgo_read_instr(ev, t->pointer_size, verbose, &e, &why);
+    if (read == -2)
+        return -2;
+    if (read < 0) {
         c->bad_payloads++;
         warn(t, ev->offset, index, "%s: bad payload (%zu bytes: %s): ignored",
              verbose ? "JitInstrumentationDataVerbose" : "JitInstrumentationData", ev->payload_size, why);
@@ -180,10 +185,22 @@ static int on_instr(trace_state *t, const mantra_trace_event *ev, uint64_t index
     return 0;
 }
 
-static int on_module(trace_state *t, const mantra_trace_event *ev) {
+/* A naming event that does not fit its template: a warning and a count, then it is ignored. */
+static int unfit(trace_state *t, const mantra_trace_event *ev, uint64_t index, const char *why) {
+    t->profile->counts.unfit_naming++;
+    warn(t, ev->offset, index, "%s/%" PRIu32 "/v%" PRIu32 ": the payload (%zu bytes) does not fit its template (%s): ignored",
+         ev->metadata->provider, ev->metadata->event_id, ev->version, ev->payload_size, why);
+    return 0;
+}
+
+static int on_module(trace_state *t, const mantra_trace_event *ev, uint64_t index, int rundown) {
     pgo_module_event m;
-    if (pgo_parse_module(ev->payload, ev->payload_size, &m) < 0)
-        return 0;
+    const char *why = NULL;
+    int rc = pgo_read_module(ev, t->pointer_size, rundown, &m, &why);
+    if (rc < 0) {
+        free(m.il_path);
+        return rc == -2 ? -2 : unfit(t, ev, index, why);
+    }
     int status;
     module_info *mi = ADD(t, module_of, modules, m.module_id, &status);
     if (mi == NULL) {
@@ -196,10 +213,12 @@ static int on_module(trace_state *t, const mantra_trace_event *ev) {
     return 0;
 }
 
-static int on_assembly(trace_state *t, const mantra_trace_event *ev) {
+static int on_assembly(trace_state *t, const mantra_trace_event *ev, uint64_t index, int rundown) {
     pgo_assembly_event a;
-    if (pgo_parse_assembly(ev->payload, ev->payload_size, &a) < 0)
-        return 0;
+    const char *why = NULL;
+    int rc = pgo_read_assembly(ev, t->pointer_size, rundown, &a, &why);
+    if (rc < 0)
+        return rc == -2 ? -2 : unfit(t, ev, index, why);
     int status;
     char **slot = ADD(t, assembly_of, assemblies, a.assembly_id, &status);
     if (slot == NULL) {
@@ -238,10 +257,14 @@ static int learn_nested(trace_state *t, uint64_t module_id, const char *ns) {
     return rc;
 }
 
-static int on_method(trace_state *t, const mantra_trace_event *ev, int jitting) {
+static int on_method(trace_state *t, const mantra_trace_event *ev, uint64_t index, int rundown) {
     pgo_method_event m;
-    if ((jitting ? pgo_parse_jitting_started : pgo_parse_method_verbose)(ev->payload, ev->payload_size, &m) < 0)
-        return 0;
+    const char *why = NULL;
+    int rc = pgo_read_method(ev, t->pointer_size, rundown, &m, &why);
+    if (rc < 0) {
+        pgo_method_event_free(&m);
+        return rc == -2 ? -2 : unfit(t, ev, index, why);
+    }
     uint64_t *have = pgo_u64map_get(&t->method_of, m.method_id);
     if (have) {
         if (m.il_size)
@@ -259,10 +282,14 @@ static int on_method(trace_state *t, const mantra_trace_event *ev, int jitting) 
     return 0;
 }
 
-static int on_details(trace_state *t, const mantra_trace_event *ev) {
+static int on_details(trace_state *t, const mantra_trace_event *ev, uint64_t index) {
     pgo_details_event d;
-    if (pgo_parse_method_details(ev->payload, ev->payload_size, &d) < 0)
-        return 0;
+    const char *why = NULL;
+    int rc = pgo_read_method_details(ev, t->pointer_size, &d, &why);
+    if (rc < 0) {
+        free(d.type_parameters);
+        return rc == -2 ? -2 : unfit(t, ev, index, why);
+    }
     int status;
     pgo_details_event *e = ADD(t, details_of, details, d.method_id, &status);
     if (e == NULL) {
@@ -304,19 +331,23 @@ static int on_event(trace_state *t, const mantra_trace_event *ev, uint64_t index
         switch (id) {
         case 298: return on_instr(t, ev, index, 1);
         case 297: return on_instr(t, ev, index, 0);
-        case 152: return on_module(t, ev);
-        case 154: return on_assembly(t, ev);
-        case 143: return on_method(t, ev, 0);
-        case 145: return ev->version >= 1 ? on_method(t, ev, 1) : 0;
-        case 72: return on_details(t, ev);
-        case 15: return pgo_parse_bulk_type(ev->payload, ev->payload_size, on_type, t) == -2 ? -2 : 0;
+        case 152: return on_module(t, ev, index, 0);
+        case 154: return on_assembly(t, ev, index, 0);
+        case 143: return on_method(t, ev, index, 0);
+        case 145: return ev->version >= 1 ? on_method(t, ev, index, 0) : 0;
+        case 72: return on_details(t, ev, index);
+        case 15: {
+            const char *why = NULL;
+            int rc = pgo_read_bulk_type(ev, t->pointer_size, on_type, t, &why);
+            return rc == -2 ? -2 : rc < 0 ? unfit(t, ev, index, why) : 0;
+        }
         default: return 0;
         }
     }
     switch (id) {
-    case 153: case 154: return on_module(t, ev);
-    case 155: case 156: return on_assembly(t, ev);
-    case 143: case 144: return on_method(t, ev, 0);
+    case 153: case 154: return on_module(t, ev, index, 1);
+    case 155: case 156: return on_assembly(t, ev, index, 1);
+    case 143: case 144: return on_method(t, ev, index, 1);
     default: return 0;
     }
 }

@@ -3,7 +3,7 @@
  *
  *   pgo.c          the command: arguments, --check, --top, the summary
  *   pgo_maps.c     hash maps (uint64 -> uint64, string -> index) and string helpers
- *   pgo_payload.c  the payloads of the runtime events the converter reads (layouts cited there)
+ *   pgo_events.c   the runtime events the converter reads, through the generated readers
  *   pgo_collect.c  one trace: events -> reassembled, decoded, named methods
  *   pgo_profile.c  the merged profile: method identity and the merge rules of PgoFormat.cs
  *   pgo_write.c    text (CLR format), JSON and the --top table
@@ -47,7 +47,11 @@ char *pgo_strdup(const char *s);
 /* printf into a new string (NULL when out of memory). */
 char *pgo_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- pgo_payload.c: event payloads --------------------------------------------------------- */
+/* ---- pgo_events.c: the runtime events read, through the generated readers ------------------- */
+/* Each pgo_read_* decodes one event of the trace (its version and payload; pointer_size: the
+ * trace's) with the every-version reader of its manifest (pgo_events.c says which) and returns 0,
+ * -1 with *why set when the payload does not fit the template, or -2 when memory ran out. */
+
 /* JitInstrumentationDataVerbose (298) and JitInstrumentationData (297). Strings are UTF-8 copies
  * (NULL for 297); data points into the payload. */
 typedef struct pgo_instr_event {
@@ -60,34 +64,38 @@ typedef struct pgo_instr_event {
     char *name_space, *name, *signature;
     const uint8_t *data;
 } pgo_instr_event;
-/* 0, or -1 with *why set (the payload does not have the layout). verbose: 298, else 297. */
-int pgo_parse_instr(const uint8_t *p, size_t n, int verbose, pgo_instr_event *out, const char **why);
+/* verbose: 298, else 297. */
+int pgo_read_instr(const mantra_trace_event *ev, unsigned pointer_size, int verbose, pgo_instr_event *out,
+                   const char **why);
 void pgo_instr_event_free(pgo_instr_event *e);
 
-/* ModuleLoad V2 (152) / ModuleDCStart/End V2 (rundown): what identifies a module. */
+/* ModuleLoad (152) / the rundown's ModuleDCStart/End (153/154): what identifies a module. */
 typedef struct pgo_module_event {
     uint64_t module_id, assembly_id;
     char *il_path;
     mantra_guid pdb_guid;
 } pgo_module_event;
-int pgo_parse_module(const uint8_t *p, size_t n, pgo_module_event *out);
+int pgo_read_module(const mantra_trace_event *ev, unsigned pointer_size, int rundown, pgo_module_event *out,
+                    const char **why);
 
-/* MethodLoadVerbose V0-V2 (143) / MethodJittingStarted (145): names of a MethodID. */
+/* MethodLoadVerbose (143) / MethodJittingStarted (145) / the rundown's MethodDCStart/EndVerbose
+ * (143/144): names of a MethodID. */
 typedef struct pgo_method_event {
     uint64_t method_id, module_id;
     uint32_t token, il_size; /* il_size: MethodJittingStarted only (else 0) */
     char *name_space, *name, *signature;
 } pgo_method_event;
-int pgo_parse_method_verbose(const uint8_t *p, size_t n, pgo_method_event *out);
-int pgo_parse_jitting_started(const uint8_t *p, size_t n, pgo_method_event *out);
+int pgo_read_method(const mantra_trace_event *ev, unsigned pointer_size, int rundown, pgo_method_event *out,
+                    const char **why);
 void pgo_method_event_free(pgo_method_event *e);
 
-/* AssemblyLoad V1 (154) / AssemblyDCStart/End V1 (rundown 155/156): an assembly's full name. */
+/* AssemblyLoad (154) / the rundown's AssemblyDCStart/End (155/156): an assembly's full name. */
 typedef struct pgo_assembly_event {
     uint64_t assembly_id;
     char *name; /* FullyQualifiedAssemblyName */
 } pgo_assembly_event;
-int pgo_parse_assembly(const uint8_t *p, size_t n, pgo_assembly_event *out);
+int pgo_read_assembly(const mantra_trace_event *ev, unsigned pointer_size, int rundown, pgo_assembly_event *out,
+                      const char **why);
 
 /* MethodDetails (72): MethodID -> its type, token and method instantiation. */
 typedef struct pgo_details_event {
@@ -96,20 +104,22 @@ typedef struct pgo_details_event {
     uint32_t type_parameter_count;
     uint64_t *type_parameters; /* malloc'd */
 } pgo_details_event;
-int pgo_parse_method_details(const uint8_t *p, size_t n, pgo_details_event *out);
+int pgo_read_method_details(const mantra_trace_event *ev, unsigned pointer_size, pgo_details_event *out,
+                            const char **why);
 
-/* BulkType (15): calls fn for every type of the event. 0 or -1 (bad payload; the types before the
- * damage have been given). */
+/* BulkType (15): calls fn for every type of the event; -2 also when fn fails. */
 typedef int (*pgo_type_fn)(void *ctx, uint64_t type_id, uint64_t module_id, const char *name,
                            const uint64_t *type_parameters, uint32_t type_parameter_count);
-int pgo_parse_bulk_type(const uint8_t *p, size_t n, pgo_type_fn fn, void *ctx);
+int pgo_read_bulk_type(const mantra_trace_event *ev, unsigned pointer_size, pgo_type_fn fn, void *ctx,
+                       const char **why);
 
 /* ---- pgo_collect.c / pgo_profile.c ----------------------------------------------------------- */
 /* Counts of a conversion (the JSON "stats" object and the summary line). */
 typedef struct pgo_counts {
     uint64_t traces, truncated_traces, unreadable_traces;
     uint64_t events;           /* 297 + 298 events read */
-    uint64_t bad_payloads;     /* 297/298 events whose payload does not have the layout */
+    uint64_t bad_payloads;     /* 297/298 events whose payload does not fit its template */
+    uint64_t unfit_naming;     /* naming events (module, assembly, method, type) that do not fit: ignored */
     uint64_t chunks_dropped, discard_out_of_order, discard_after_final, incomplete;
     uint64_t undecodable;      /* reassembled methods whose data does not decode */
     uint64_t methods_read;     /* decoded methods, over every trace */

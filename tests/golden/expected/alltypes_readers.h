@@ -14,7 +14,10 @@
  * the fields it shares with the newest (same name, same type) are copied, the others stay zero; the
  * newest version, a newer one than the manifest knows and a version the manifest skips are decoded
  * by the newest version's reader. MANTRA_<Prefix>_<Name>_LATEST_VERSION tells a caller whether
- * MANTRA_DECODE_TRAILING means a newer version (above it) or a payload that does not fit. */
+ * MANTRA_DECODE_TRAILING means a newer version (above it) or a payload that does not fit, and
+ * mantra_<Prefix>_<Name>_declares(version) whether the manifest declares a version. A struct
+ * array F of the newest version is walked with mantra_<Prefix>_<Name>_any_F_next() into
+ * mantra_<Prefix>_<Name>_any_F_elem, so that a caller names no template. */
 #ifndef MANTRA_GEN_ALLTYPES_READERS_H
 #define MANTRA_GEN_ALLTYPES_READERS_H
 
@@ -198,42 +201,68 @@ static inline int mantra_AllTypes_Grown_V3_decode(const uint8_t *payload, size_t
 
 /* Scalars (id 1), every version (0) */
 #define MANTRA_AllTypes_Scalars_LATEST_VERSION 0
+static inline int mantra_AllTypes_Scalars_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_AllTypes_Scalars_fields mantra_AllTypes_Scalars_any;
 int mantra_AllTypes_Scalars_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_AllTypes_Scalars_any *out);
 
 /* Strings (id 2), every version (0, 1) */
 #define MANTRA_AllTypes_Strings_LATEST_VERSION 1
+static inline int mantra_AllTypes_Strings_declares(unsigned version) {
+    return version == 0u || version == 1u;
+}
 typedef mantra_AllTypes_Strings_V1_fields mantra_AllTypes_Strings_any;
 int mantra_AllTypes_Strings_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_AllTypes_Strings_any *out);
 
 /* Arrays (id 3), every version (0) */
 #define MANTRA_AllTypes_Arrays_LATEST_VERSION 0
+static inline int mantra_AllTypes_Arrays_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_AllTypes_Arrays_fields mantra_AllTypes_Arrays_any;
 int mantra_AllTypes_Arrays_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_AllTypes_Arrays_any *out);
 
 /* Structs (id 4), every version (0) */
 #define MANTRA_AllTypes_Structs_LATEST_VERSION 0
+static inline int mantra_AllTypes_Structs_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_AllTypes_Structs_fields mantra_AllTypes_Structs_any;
 int mantra_AllTypes_Structs_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_AllTypes_Structs_any *out);
+typedef mantra_AllTypes_tpl_Structs_Items_elem mantra_AllTypes_Structs_any_Items_elem;
+static inline int mantra_AllTypes_Structs_any_Items_next(mantra_cursor *cursor,
+        mantra_AllTypes_Structs_any_Items_elem *out) {
+    return mantra_AllTypes_tpl_Structs_Items_next(cursor, out);
+}
 
 /* Empty (id 5), every version (0) */
 #define MANTRA_AllTypes_Empty_LATEST_VERSION 0
+static inline int mantra_AllTypes_Empty_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_AllTypes_Empty_fields mantra_AllTypes_Empty_any;
 int mantra_AllTypes_Empty_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_AllTypes_Empty_any *out);
 
 /* Renamed (id 6), every version (0) */
 #define MANTRA_AllTypes_Renamed_LATEST_VERSION 0
+static inline int mantra_AllTypes_Renamed_declares(unsigned version) {
+    return version == 0u;
+}
 typedef mantra_AllTypes_RenamedEvent_fields mantra_AllTypes_Renamed_any;
 int mantra_AllTypes_Renamed_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_AllTypes_Renamed_any *out);
 
 /* Grown (id 7), every version (0, 1, 3) */
 #define MANTRA_AllTypes_Grown_LATEST_VERSION 3
+static inline int mantra_AllTypes_Grown_declares(unsigned version) {
+    return version == 0u || version == 1u || version == 3u;
+}
 typedef mantra_AllTypes_Grown_V3_fields mantra_AllTypes_Grown_any;
 int mantra_AllTypes_Grown_decode_any(unsigned version, const uint8_t *payload, size_t size,
         unsigned pointer_size, mantra_AllTypes_Grown_any *out);
