@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
 #include "mantra/pgo.h"
 #include "platform/platform-internal.h"
 
@@ -171,7 +172,7 @@ int main(int argc, char **argv) {
         size_t n = 1 + rnd() % 8;
         int32_t il = 0;
         for (size_t k = 0; k < n; k++) {
-            s[k] = (mantra_pgo_schema){MANTRA_PGO_BASIC_BLOCK_INT_COUNT, il, 1, 0};
+            s[k] = (mantra_pgo_schema){MANTRA_PGO_BasicBlockIntCount, il, 1, 0};
             il += 1 + (int32_t)(rnd() % 40);
         }
         if (mantra_pgo_method_instrument(meth, s, n) != MANTRA_OK)

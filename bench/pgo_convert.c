@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         int n = 1 + (int)(x % 8);
         for (int k = 0; k < n; k++) {
-            s[k] = (mantra_pgo_schema){MANTRA_PGO_BASIC_BLOCK_INT_COUNT, k * 11, 1, 0};
+            s[k] = (mantra_pgo_schema){MANTRA_PGO_BasicBlockIntCount, k * 11, 1, 0};
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             v[k] = (int64_t)(x % 1000000);
         }

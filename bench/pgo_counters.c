@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
 #include "mantra/pgo.h"
 #include "platform/platform-internal.h"
 
@@ -187,7 +188,7 @@ int main(int argc, char **argv) {
     }
     mantra_guid g = {0x6d616e74, 0x7261, 0x7067, {'o', 'b', 'e', 'n', 'c', 'h', 0, 1}};
     mantra_pgo_module *mod;
-    static const mantra_pgo_schema schema[] = {{MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0, 1, 0}};
+    static const mantra_pgo_schema schema[] = {{MANTRA_PGO_BasicBlockIntCount, 0, 1, 0}};
     if (mantra_pgo_module_register("bench", "", &g, &mod) != MANTRA_OK ||
         mantra_pgo_method_register(mod, 0x06000001, "Bench", "Loop", "void ()", 16, &g_method) != MANTRA_OK ||
         mantra_pgo_method_instrument(g_method, schema, 1) != MANTRA_OK ||

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
 #include "dotnet_pgo.h"
 #include "platform/platform-internal.h"
 
@@ -88,7 +89,7 @@ int main(int argc, char **argv) {
         mantra_pgo_schema s[8];
         int n = 1 + (int)(rnd() % 8);
         for (int k = 0; k < n; k++)
-            s[k] = (mantra_pgo_schema){MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 12 * k, 1, 0};
+            s[k] = (mantra_pgo_schema){MANTRA_PGO_BasicBlockIntCount, 12 * k, 1, 0};
         if (mantra_pgo_method_instrument(m, s, (size_t)n) != 0)
             return 1;
         for (int k = 0; k < n; k++)

@@ -25,7 +25,7 @@ function(mantra_add_fuzz_target NAME)
     add_executable(${NAME} ${F_SOURCES} "${MANTRA_FUZZ_MAIN}")
   endif()
   mantra_target_flags(${NAME})
-  target_include_directories(${NAME} PRIVATE "${PROJECT_SOURCE_DIR}/runtime/src")
+  target_include_directories(${NAME} PRIVATE "${PROJECT_SOURCE_DIR}/runtime/src" "${MANTRA_GENERATED_DIR}")
   target_link_libraries(${NAME} PRIVATE mantra::mantra ${F_LIBS})
   set_property(GLOBAL APPEND PROPERTY MANTRA_FUZZ_TARGETS ${NAME})
 

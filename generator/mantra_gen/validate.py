@@ -384,6 +384,14 @@ class _Validator:
                 self.error(k.loc, f"size {k.size} of pgo kind '{k.name}' is not one of "
                                   + ", ".join(str(s) for s in PGO_SIZES),
                            "bytes per element: 1, 2, 4 or 8; 0 for none; -1 for pointer size")
+        # A kind's low 4 bits are its element type (corjit.h, PgoInstrumentationKind), whose size
+        # is the size of every kind over it (pgo_formatprocessing.h, InstrumentKindSize).
+        for k in kinds:
+            elem = values.get(k.value & 0xF) if k.value >= 0x10 else None
+            if elem is not None and elem.size != k.size and k.size in PGO_SIZES:
+                self.error(k.loc, f"pgo kind '{k.name}' ({_hex(k.value)}) has size {k.size}, but its element type "
+                                  f"(the low 4 bits) is pgo kind '{elem.name}' of size {elem.size}",
+                           f"give it size {elem.size}, or a value whose low 4 bits name an element type of size {k.size}")
 
     def c_names(self) -> None:
         # Sorted by name, a provider's descriptor name first (the one a prefix collision is reported by).

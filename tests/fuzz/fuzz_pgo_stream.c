@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
 #include "mantra/pgo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -13,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static volatile int64_t sink;
 
 static int64_t norm(int32_t kind, int64_t v) {
-    return (kind & MANTRA_PGO_MARSHAL_MASK) == MANTRA_PGO_FOUR_BYTE ? (int64_t)(int32_t)(uint32_t)(uint64_t)v : v;
+    return (kind & MANTRA_PGO_MARSHAL_MASK) == MANTRA_PGO_FourByte ? (int64_t)(int32_t)(uint32_t)(uint64_t)v : v;
 }
 
 static void round_trip(const mantra_pgo_data *d) {

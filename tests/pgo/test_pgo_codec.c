@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
 #include "mantra/pgo.h"
 
 typedef struct vec {
@@ -71,9 +72,9 @@ END_TEST
 
 START_TEST(worked_example) {
     static const mantra_pgo_schema s[] = {
-        {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0x0, 1, 0},
-        {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0xA, 1, 0},
-        {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0x30, 1, 0},
+        {MANTRA_PGO_BasicBlockIntCount, 0x0, 1, 0},
+        {MANTRA_PGO_BasicBlockIntCount, 0xA, 1, 0},
+        {MANTRA_PGO_BasicBlockIntCount, 0x30, 1, 0},
     };
     static const int64_t values[] = {5, 3, 100000};
     static const uint8_t want[] = {0x0c, 0x80, 0x82, 0x02, 0x0a, 0x02, 0x14, 0x7d, 0x02,
@@ -115,7 +116,7 @@ START_TEST(worked_example) {
 END_TEST
 
 START_TEST(fourbyte_0x80000000) {
-    static const mantra_pgo_schema s[] = {{MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0, 1, 0}};
+    static const mantra_pgo_schema s[] = {{MANTRA_PGO_BasicBlockIntCount, 0, 1, 0}};
     static const uint8_t want[] = {0x0c, 0x80, 0x82, 0x02, 0xc0, 0x80, 0x00, 0x00, 0x00, 0x04, 0xbf, 0x7f};
     uint8_t out[32];
     /* the counter's zero-extended and sign-extended values encode alike: a FourByte slot is read signed */
@@ -136,11 +137,11 @@ START_TEST(accumulators_and_fields) {
     /* type handles and method handles have accumulators of their own; the count accumulator is shared
      * by FourByte and EightByte; Version/NumRuns carry no data */
     static const mantra_pgo_schema s[] = {
-        {MANTRA_PGO_VERSION, 0, 1, 7},
-        {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0, 1, 0},
-        {MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, 4, 2, 0},
-        {MANTRA_PGO_BASIC_BLOCK_LONG_COUNT, 8, 1, 0},
-        {MANTRA_PGO_HANDLE_HISTOGRAM_METHODS, 12, 1, 0},
+        {MANTRA_PGO_Version, 0, 1, 7},
+        {MANTRA_PGO_BasicBlockIntCount, 0, 1, 0},
+        {MANTRA_PGO_HandleHistogramTypes, 4, 2, 0},
+        {MANTRA_PGO_BasicBlockLongCount, 8, 1, 0},
+        {MANTRA_PGO_HandleHistogramMethods, 12, 1, 0},
     };
     static const int64_t v[] = {10, 1000, 1004, 12, 5000};
     uint8_t out[128];
@@ -198,7 +199,7 @@ START_TEST(decode_refusals) {
     ck_assert_int_eq(mantra_pgo_decode(huge, sizeof huge, 8, &d, &where), MANTRA_ETRUNCATED);
     ck_assert_uint_eq(where, sizeof huge);
     /* a 4-byte producer's handle above 2^32 */
-    static const mantra_pgo_schema th[] = {{MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, 0, 1, 0}};
+    static const mantra_pgo_schema th[] = {{MANTRA_PGO_HandleHistogramTypes, 0, 1, 0}};
     int64_t big = INT64_C(0x100000000);
     uint8_t out[32];
     int64_t n = mantra_pgo_encode(th, 1, &big, 1, out, sizeof out);
@@ -232,11 +233,11 @@ static uint64_t rnd(void) { /* xorshift64*, fixed seed */
 }
 
 static const int32_t k_kinds[] = {
-    MANTRA_PGO_BASIC_BLOCK_INT_COUNT,       MANTRA_PGO_BASIC_BLOCK_LONG_COUNT,  MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT,
-    MANTRA_PGO_HANDLE_HISTOGRAM_LONG_COUNT, MANTRA_PGO_HANDLE_HISTOGRAM_TYPES,  MANTRA_PGO_HANDLE_HISTOGRAM_METHODS,
-    MANTRA_PGO_VERSION,                     MANTRA_PGO_NUM_RUNS,                MANTRA_PGO_EDGE_INT_COUNT,
-    MANTRA_PGO_EDGE_LONG_COUNT,             MANTRA_PGO_GET_LIKELY_CLASS,        MANTRA_PGO_GET_LIKELY_METHOD,
-    MANTRA_PGO_VALUE_HISTOGRAM_INT_COUNT,   MANTRA_PGO_VALUE_HISTOGRAM_LONG_COUNT, MANTRA_PGO_VALUE_HISTOGRAM,
+    MANTRA_PGO_BasicBlockIntCount,       MANTRA_PGO_BasicBlockLongCount,  MANTRA_PGO_HandleHistogramIntCount,
+    MANTRA_PGO_HandleHistogramLongCount, MANTRA_PGO_HandleHistogramTypes,  MANTRA_PGO_HandleHistogramMethods,
+    MANTRA_PGO_Version,                     MANTRA_PGO_NumRuns,                MANTRA_PGO_EdgeIntCount,
+    MANTRA_PGO_EdgeLongCount,             MANTRA_PGO_GetLikelyClass,        MANTRA_PGO_GetLikelyMethod,
+    MANTRA_PGO_ValueHistogramIntCount,   MANTRA_PGO_ValueHistogramLongCount, MANTRA_PGO_ValueHistogram,
     0x281 /* an unknown descriptor over FourByte */, 0x2c3 /* unknown over TypeHandle */,
 };
 
@@ -258,7 +259,7 @@ static int64_t rnd_value(int elem) {
         v = (int64_t)rnd();
         break;
     }
-    if (elem == MANTRA_PGO_FOUR_BYTE) /* what a FourByte slot holds, read as the serializer reads it */
+    if (elem == MANTRA_PGO_FourByte) /* what a FourByte slot holds, read as the serializer reads it */
         v = (int64_t)(int32_t)(uint32_t)(uint64_t)v;
     return v;
 }
@@ -330,9 +331,9 @@ static const uint8_t k_runtime[] = {
 
 START_TEST(runtime_vector) {
     static const mantra_pgo_schema want[] = {
-        {MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, 23, 1, INT32_MIN}, {MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, 23, 32, INT32_MIN},
-        {MANTRA_PGO_EDGE_INT_COUNT, 31, 1, 46},                    {MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, 38, 1, INT32_MIN},
-        {MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, 38, 32, INT32_MIN},    {MANTRA_PGO_EDGE_INT_COUNT, 76, 1, 0},
+        {MANTRA_PGO_HandleHistogramIntCount, 23, 1, INT32_MIN}, {MANTRA_PGO_HandleHistogramTypes, 23, 32, INT32_MIN},
+        {MANTRA_PGO_EdgeIntCount, 31, 1, 46},                    {MANTRA_PGO_HandleHistogramIntCount, 38, 1, INT32_MIN},
+        {MANTRA_PGO_HandleHistogramTypes, 38, 32, INT32_MIN},    {MANTRA_PGO_EdgeIntCount, 76, 1, 0},
     };
     mantra_pgo_data d;
     size_t where = 0;

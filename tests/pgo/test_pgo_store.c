@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
 #include "mantra/pgo.h"
 
 static mantra_pgo_module *module(uint8_t tag) {
@@ -25,34 +26,67 @@ static mantra_pgo_method *method(mantra_pgo_module *mod, uint32_t token) {
 }
 
 START_TEST(kinds_sizes_alignment) {
-    ck_assert_int_eq(MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0x41);
-    ck_assert_int_eq(MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, 0xB1);
-    ck_assert_int_eq(MANTRA_PGO_VALUE_HISTOGRAM_INT_COUNT, 0x231);
-    ck_assert_int_eq(MANTRA_PGO_VALUE_HISTOGRAM, 0x242);
-    ck_assert_int_eq(mantra_pgo_element_size(MANTRA_PGO_NUM_RUNS, 8), 0);
-    ck_assert_int_eq(mantra_pgo_element_size(MANTRA_PGO_EDGE_INT_COUNT, 8), 4);
-    ck_assert_int_eq(mantra_pgo_element_size(MANTRA_PGO_EDGE_LONG_COUNT, 4), 8);
-    ck_assert_int_eq(mantra_pgo_element_size(MANTRA_PGO_GET_LIKELY_CLASS, 4), 4);
-    ck_assert_int_eq(mantra_pgo_element_size(MANTRA_PGO_GET_LIKELY_METHOD, 8), 8);
+    ck_assert_int_eq(MANTRA_PGO_BasicBlockIntCount, 0x41);
+    ck_assert_int_eq(MANTRA_PGO_HandleHistogramIntCount, 0xB1);
+    ck_assert_int_eq(MANTRA_PGO_ValueHistogramIntCount, 0x231);
+    ck_assert_int_eq(MANTRA_PGO_ValueHistogram, 0x242);
+    ck_assert_int_eq(mantra_pgo_element_size(MANTRA_PGO_NumRuns, 8), 0);
+    ck_assert_int_eq(mantra_pgo_element_size(MANTRA_PGO_EdgeIntCount, 8), 4);
+    ck_assert_int_eq(mantra_pgo_element_size(MANTRA_PGO_EdgeLongCount, 4), 8);
+    ck_assert_int_eq(mantra_pgo_element_size(MANTRA_PGO_GetLikelyClass, 4), 4);
+    ck_assert_int_eq(mantra_pgo_element_size(MANTRA_PGO_GetLikelyMethod, 8), 8);
     ck_assert_int_eq(mantra_pgo_element_size(0x45, 8), MANTRA_EINVAL);
     ck_assert_int_eq(mantra_pgo_element_size(0x41, 2), MANTRA_EINVAL);
     /* HandleHistogramIntCount: FourByte with pointer alignment */
-    ck_assert_int_eq(mantra_pgo_element_align(MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, 8), 8);
-    ck_assert_int_eq(mantra_pgo_element_align(MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, 4), 4);
-    ck_assert_int_eq(mantra_pgo_element_align(MANTRA_PGO_BASIC_BLOCK_INT_COUNT | MANTRA_PGO_ALIGN_8_BYTE, 4), 8);
-    ck_assert_int_eq(mantra_pgo_element_align(MANTRA_PGO_BASIC_BLOCK_LONG_COUNT, 4), 8);
-    ck_assert_int_eq(mantra_pgo_element_align(MANTRA_PGO_VERSION, 8), 0);
+    ck_assert_int_eq(mantra_pgo_element_align(MANTRA_PGO_HandleHistogramIntCount, 8), 8);
+    ck_assert_int_eq(mantra_pgo_element_align(MANTRA_PGO_HandleHistogramIntCount, 4), 4);
+    ck_assert_int_eq(mantra_pgo_element_align(MANTRA_PGO_BasicBlockIntCount | MANTRA_PGO_ALIGN_8_BYTE, 4), 8);
+    ck_assert_int_eq(mantra_pgo_element_align(MANTRA_PGO_BasicBlockLongCount, 4), 8);
+    ck_assert_int_eq(mantra_pgo_element_align(MANTRA_PGO_Version, 8), 0);
+}
+END_TEST
+
+/* The kinds libmantra is built from are manifest/dotnet.yaml's pgo_kinds (dotnet_defs.h's
+ * MANTRA_PGO_KINDS): the same names, values and sizes in the same order. */
+START_TEST(kinds_come_from_the_manifest) {
+#define ROW(name, value, size) {#name, (int32_t)(value), (size)},
+    static const mantra_pgo_kind_info expected[] = {MANTRA_PGO_KINDS(ROW)};
+#undef ROW
+    size_t n = 0;
+    const mantra_pgo_kind_info *k = mantra_pgo_kinds(&n);
+    ck_assert_uint_eq(n, sizeof expected / sizeof expected[0]);
+    ck_assert_uint_eq(n, 20);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_str_eq(k[i].name, expected[i].name);
+        ck_assert_int_eq(k[i].value, expected[i].value);
+        ck_assert_int_eq(k[i].size, expected[i].size);
+    }
+    ck_assert_ptr_eq(mantra_pgo_kinds(NULL), k);
+    ck_assert_str_eq(mantra_pgo_kind_name(MANTRA_PGO_BasicBlockIntCount), "BasicBlockIntCount");
+    ck_assert_str_eq(mantra_pgo_kind_name(0x242), "ValueHistogram");
+    ck_assert_str_eq(mantra_pgo_kind_name(0), "None");
+    ck_assert_ptr_null(mantra_pgo_kind_name(0x281)); /* not declared: no name */
+    int32_t v = -1;
+    ck_assert_int_eq(mantra_pgo_kind_by_name("HandleHistogramTypes", &v), MANTRA_OK);
+    ck_assert_int_eq(v, 0xC3);
+    ck_assert_int_eq(mantra_pgo_kind_by_name("handlehistogramtypes", &v), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_pgo_kind_by_name(NULL, &v), MANTRA_EINVAL);
+    /* an undeclared descriptor over a declared element type passes by its element type */
+    ck_assert_int_eq(mantra_pgo_element_size(0x281, 8), 4);
+    ck_assert_int_eq(mantra_pgo_element_size(0x283, 4), 4);
+    ck_assert_int_eq(mantra_pgo_element_size(MANTRA_PGO_TypeHandle, 8), 8);
+    ck_assert_int_eq(MANTRA_PGO_TypeHandle_SIZE, -1);
 }
 END_TEST
 
 START_TEST(layout_rule) {
     /* a class probe as the JIT lays it out: int count, then a pointer-aligned histogram count, then types */
     static const mantra_pgo_schema s[] = {
-        {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0, 1, 0},      /* 0..4 */
-        {MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, 5, 1, 0}, /* aligned to 8: 8..12 */
-        {MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, 5, 8, 0},     /* 16..80 (8-byte handles) */
-        {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 9, 3, 0},      /* 80..92 */
-        {MANTRA_PGO_EDGE_LONG_COUNT, 9, 1, 12},           /* 96..104 */
+        {MANTRA_PGO_BasicBlockIntCount, 0, 1, 0},      /* 0..4 */
+        {MANTRA_PGO_HandleHistogramIntCount, 5, 1, 0}, /* aligned to 8: 8..12 */
+        {MANTRA_PGO_HandleHistogramTypes, 5, 8, 0},     /* 16..80 (8-byte handles) */
+        {MANTRA_PGO_BasicBlockIntCount, 9, 3, 0},      /* 80..92 */
+        {MANTRA_PGO_EdgeLongCount, 9, 1, 12},           /* 96..104 */
     };
     size_t off[5], size;
     ck_assert_int_eq(mantra_pgo_layout(s, 5, 8, off, &size), MANTRA_OK);
@@ -71,9 +105,9 @@ START_TEST(layout_rule) {
     ck_assert_uint_eq(size, 64);
     /* the size-0 quirk: a record after Version starts where the record before Version started */
     static const mantra_pgo_schema q[] = {
-        {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0, 2, 0},
-        {MANTRA_PGO_VERSION, 0, 1, 3},
-        {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 4, 1, 0},
+        {MANTRA_PGO_BasicBlockIntCount, 0, 2, 0},
+        {MANTRA_PGO_Version, 0, 1, 3},
+        {MANTRA_PGO_BasicBlockIntCount, 4, 1, 0},
     };
     ck_assert_int_eq(mantra_pgo_layout(q, 3, 8, off, &size), MANTRA_OK);
     ck_assert_uint_eq(off[1], 0);
@@ -103,7 +137,7 @@ START_TEST(schema_refusals) {
     ck_assert_uint_eq(bad, 2);
     s[2].il_offset = 0; /* the same as record 0 but not consecutive: fine */
     ck_assert_int_eq(mantra_pgo_schema_check(s, 3, &bad), MANTRA_OK);
-    s[0].kind = MANTRA_PGO_DONE;
+    s[0].kind = MANTRA_PGO_None;
     ck_assert_int_eq(mantra_pgo_schema_check(s, 3, &bad), MANTRA_EINVAL);
     ck_assert_uint_eq(bad, 0);
     /* the store and the encoder refuse the same schemas */
@@ -150,10 +184,10 @@ END_TEST
 START_TEST(counters_and_wrap) {
     mantra_pgo_method *m = method(module(4), 0x06000010);
     static const mantra_pgo_schema s[] = {
-        {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0, 1, 0},
-        {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 12, 1, 0},
-        {MANTRA_PGO_BASIC_BLOCK_LONG_COUNT, 20, 1, 0},
-        {MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, 20, 2, 0},
+        {MANTRA_PGO_BasicBlockIntCount, 0, 1, 0},
+        {MANTRA_PGO_BasicBlockIntCount, 12, 1, 0},
+        {MANTRA_PGO_BasicBlockLongCount, 20, 1, 0},
+        {MANTRA_PGO_HandleHistogramTypes, 20, 2, 0},
     };
     ck_assert_int_eq(mantra_pgo_method_instrument(m, s, 4), MANTRA_OK);
     ck_assert_int_eq(mantra_pgo_method_instrument(m, s, 4), MANTRA_OK);     /* the same again: kept */
@@ -326,6 +360,7 @@ static Suite *suite(void) {
     Suite *s = suite_create("pgo_store");
     TCase *tc = tcase_create("store");
     tcase_add_test(tc, kinds_sizes_alignment);
+    tcase_add_test(tc, kinds_come_from_the_manifest);
     tcase_add_test(tc, layout_rule);
     tcase_add_test(tc, schema_refusals);
     tcase_add_test(tc, modules_and_methods);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
 #include "mantra/pgo.h"
 
 static const char *names(void *ctx, size_t record, size_t element, int elem, int64_t value) {
@@ -14,24 +15,24 @@ static const char *names(void *ctx, size_t record, size_t element, int elem, int
     (void)record;
     if (value == 0 || value == 5) /* 5: an "unknown" handle */
         return NULL;
-    if (elem == MANTRA_PGO_TYPE_HANDLE)
+    if (elem == MANTRA_PGO_TypeHandle)
         return element == 0 ? "System.String, System.Private.CoreLib" : "My.Type`1[System.Int32], app";
     return "ToString|@|System.Object, System.Private.CoreLib";
 }
 
 static const mantra_pgo_schema k_loop[] = {
-    {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0, 1, 0},
-    {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 12, 1, 0},
+    {MANTRA_PGO_BasicBlockIntCount, 0, 1, 0},
+    {MANTRA_PGO_BasicBlockIntCount, 12, 1, 0},
 };
 static const int64_t k_loop_values[] = {1, 1000};
 
 static const mantra_pgo_schema k_all[] = {
-    {MANTRA_PGO_VERSION, 0, 1, 2},
-    {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0, 1, 0},
-    {MANTRA_PGO_EDGE_LONG_COUNT, 3, 1, 9},
-    {MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, 7, 1, 0},
-    {MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, 7, 4, 0},
-    {MANTRA_PGO_HANDLE_HISTOGRAM_METHODS, 7, 2, 0},
+    {MANTRA_PGO_Version, 0, 1, 2},
+    {MANTRA_PGO_BasicBlockIntCount, 0, 1, 0},
+    {MANTRA_PGO_EdgeLongCount, 3, 1, 9},
+    {MANTRA_PGO_HandleHistogramIntCount, 7, 1, 0},
+    {MANTRA_PGO_HandleHistogramTypes, 7, 4, 0},
+    {MANTRA_PGO_HandleHistogramMethods, 7, 2, 0},
 };
 static const int64_t k_all_values[] = {-1, INT64_C(0x500000007), 3, 0x1000, 0x2000, 0, 5, 0x3000, 0};
 

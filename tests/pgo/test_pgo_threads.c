@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
 #include "mantra/pgo.h"
 #include "platform/platform-internal.h"
 
@@ -52,10 +53,10 @@ static mantra_pgo_method *instrumented(uint32_t token) {
     mantra_pgo_method *m;
     ck_assert_int_eq(mantra_pgo_method_register(mod, token, "T", "Run", "", 10, &m), MANTRA_OK);
     mantra_pgo_schema s[THREADS + 2];
-    s[0] = (mantra_pgo_schema){MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 0, 1, 0};
+    s[0] = (mantra_pgo_schema){MANTRA_PGO_BasicBlockIntCount, 0, 1, 0};
     for (int i = 0; i < THREADS; i++)
-        s[1 + i] = (mantra_pgo_schema){MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 2 + i, 1, 0};
-    s[THREADS + 1] = (mantra_pgo_schema){MANTRA_PGO_BASIC_BLOCK_LONG_COUNT, 9, 1, 0};
+        s[1 + i] = (mantra_pgo_schema){MANTRA_PGO_BasicBlockIntCount, 2 + i, 1, 0};
+    s[THREADS + 1] = (mantra_pgo_schema){MANTRA_PGO_BasicBlockLongCount, 9, 1, 0};
     ck_assert_int_eq(mantra_pgo_method_instrument(m, s, THREADS + 2), MANTRA_OK);
     return m;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "check_main.h"
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
 #include "dotnet_pgo.h"
 #include "flush_test_util.h"
 #include "mantra/pump.h"
@@ -193,7 +194,7 @@ START_TEST(large_chunked) {
     ck_assert_int_eq(mantra_pgo_method_register(mod, 0x06000001, "Big", "huge", "void()", 4 * N, &m), 0);
     mantra_pgo_schema *s = calloc(N, sizeof *s);
     for (int i = 0; i < N; i++)
-        s[i] = (mantra_pgo_schema){MANTRA_PGO_BASIC_BLOCK_INT_COUNT, 4 * i, 1, 0};
+        s[i] = (mantra_pgo_schema){MANTRA_PGO_BasicBlockIntCount, 4 * i, 1, 0};
     ck_assert_int_eq(mantra_pgo_method_instrument(m, s, N), 0);
     free(s);
     for (int i = 0; i < N; i++)

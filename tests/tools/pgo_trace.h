@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "mantra/event.h"
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
 #include "mantra/pgo.h"
 
 typedef struct pgo_trace pgo_trace;

@@ -59,7 +59,7 @@ static char *convert_json(run_tool_result *r, const char *trace, const char *jso
 }
 
 static const mantra_guid GUID_A = {0x11223344, 0x5566, 0x7788, {1, 2, 3, 4, 5, 6, 7, 8}};
-#define BB MANTRA_PGO_BASIC_BLOCK_INT_COUNT
+#define BB MANTRA_PGO_BasicBlockIntCount
 
 /* The module of every crafted method: app.dll, module 0x1000, assembly 0x2000. */
 static pgo_trace *open_app(const char *path) {
@@ -181,7 +181,7 @@ START_TEST(two_traces_merge) {
     two_blocks(t, 0x90, 0x06000001, "Loop", 7, 4294967295); /* FourByte sums saturate */
     {
         /* a record that matches nothing is appended; Version max; NumRuns sum */
-        mantra_pgo_schema s[] = {{BB, 0, 1, 0}, {MANTRA_PGO_EDGE_INT_COUNT, 0, 1, 12}, {MANTRA_PGO_VERSION, 0, 1, 3}};
+        mantra_pgo_schema s[] = {{BB, 0, 1, 0}, {MANTRA_PGO_EdgeIntCount, 0, 1, 12}, {MANTRA_PGO_Version, 0, 1, 3}};
         int64_t v[] = {2, 9};
         pgo_trace_method(t, 0x91, 0x1000, 0x06000003, "Ns.C", "Only2", "int32 (int32)", s, 3, v, 2);
         pgo_trace_method(t, 0x92, 0x1000, 0x06000002, "Ns.C", "Only1", "int32 (int32)", s, 3, v, 2);
@@ -548,9 +548,9 @@ START_TEST(handles_named_like_the_runtime) {
     PUT(clr);
     pgo_trace_event(t, 143, 1, p, n);
 #undef PUT
-    mantra_pgo_schema s[] = {{MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, 5, 1, 0},
-                             {MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, 5, 5, 0},
-                             {MANTRA_PGO_HANDLE_HISTOGRAM_METHODS, 9, 2, 0}};
+    mantra_pgo_schema s[] = {{MANTRA_PGO_HandleHistogramIntCount, 5, 1, 0},
+                             {MANTRA_PGO_HandleHistogramTypes, 5, 5, 0},
+                             {MANTRA_PGO_HandleHistogramMethods, 9, 2, 0}};
     int64_t v[] = {10, 0x7000, 0x7002, 0, 7, 0x7777, 0xA000, 0}; /* 7: an "unknown" handle (1..33) */
     pgo_trace_method(t, 0x50, 0x1000, 0x06000050, "Ns.C", "Calls", "void ()", s, 3, v, 8);
     pgo_trace_close(t);

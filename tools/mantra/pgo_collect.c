@@ -474,11 +474,11 @@ static int name_handles(trace_state *t, pgo_method *m) {
         int type = s->kind & MANTRA_PGO_MARSHAL_MASK;
         for (int32_t k = 0; k < s->count; k++, v++) {
             int64_t h = m->data.values[v];
-            if ((type != MANTRA_PGO_TYPE_HANDLE && type != MANTRA_PGO_METHOD_HANDLE) || h == 0 ||
+            if ((type != MANTRA_PGO_TypeHandle && type != MANTRA_PGO_MethodHandle) || h == 0 ||
                 (h >= MANTRA_PGO_UNKNOWN_HANDLE_MIN && h <= MANTRA_PGO_UNKNOWN_HANDLE_MAX))
                 continue;
             t->profile->counts.handles++;
-            m->handle_names[v] = type == MANTRA_PGO_TYPE_HANDLE ? type_name(t, (uint64_t)h)
+            m->handle_names[v] = type == MANTRA_PGO_TypeHandle ? type_name(t, (uint64_t)h)
                                                                 : method_handle_name(t, (uint64_t)h);
             if (m->handle_names[v] == NULL)
                 t->profile->counts.handles_unnamed++;

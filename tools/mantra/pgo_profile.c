@@ -90,7 +90,7 @@ static int summed(int32_t d) { return d == 0x40 || d == EDGE || d == 0x80 || d =
 static int concatenated(int32_t d) { return d == 0xC0 || d == 0x240; }
 
 static int64_t add_values(int32_t kind, int64_t a, int64_t b) {
-    if ((kind & MANTRA_PGO_MARSHAL_MASK) == MANTRA_PGO_FOUR_BYTE) {
+    if ((kind & MANTRA_PGO_MARSHAL_MASK) == MANTRA_PGO_FourByte) {
         uint64_t s = (uint64_t)(uint32_t)a + (uint64_t)(uint32_t)b;
         if (s > UINT32_MAX)
             s = UINT32_MAX;
@@ -136,9 +136,9 @@ static int merge_recs(recs *into, const recs *add, pgo_counts *c) {
         int64_t *runs = pass ? &runs_add : &runs_into;
         for (size_t i = 0; i < l->n; i++) {
             const mantra_pgo_schema *s = &l->r[i].s;
-            if (s->kind == MANTRA_PGO_NUM_RUNS)
+            if (s->kind == MANTRA_PGO_NumRuns)
                 *runs += s->other;
-            else if (s->kind == MANTRA_PGO_VERSION) {
+            else if (s->kind == MANTRA_PGO_Version) {
                 have_version = 1;
                 if (s->other > version)
                     version = s->other;
@@ -164,12 +164,12 @@ static int merge_recs(recs *into, const recs *add, pgo_counts *c) {
     }
     mantra_pgo_schema s;
     if (have_version) {
-        s = (mantra_pgo_schema){MANTRA_PGO_VERSION, 0, 1, version};
+        s = (mantra_pgo_schema){MANTRA_PGO_Version, 0, 1, version};
         if (recs_push(&out, &s, NULL, NULL) == NULL)
             goto oom;
     }
     int64_t runs = (runs_into ? runs_into : 1) + (runs_add ? runs_add : 1);
-    s = (mantra_pgo_schema){MANTRA_PGO_NUM_RUNS, 0, 1, runs > INT32_MAX ? INT32_MAX : (int32_t)runs};
+    s = (mantra_pgo_schema){MANTRA_PGO_NumRuns, 0, 1, runs > INT32_MAX ? INT32_MAX : (int32_t)runs};
     if (recs_push(&out, &s, NULL, NULL) == NULL)
         goto oom;
     recs_free(into);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
 #include "mantra/pgo.h"
 #include "mantra/reader.h"
 
@@ -165,7 +166,5 @@ int pgo_write_text(FILE *out, const pgo_profile *p);
 int pgo_write_json(FILE *out, const pgo_profile *p);
 /* The --top table of the n hottest methods. */
 void pgo_write_top(FILE *out, const pgo_profile *p, size_t n);
-/* Name of a kind ("BasicBlockIntCount"), NULL when not a known one. */
-const char *pgo_kind_name(int32_t kind);
 
 #endif

@@ -7,39 +7,6 @@
 #include "pgo_tool.h"
 #include "tool.h"
 
-static const struct {
-    int32_t kind;
-    const char *name;
-} kind_names[] = {
-    {MANTRA_PGO_NONE, "None"},
-    {MANTRA_PGO_FOUR_BYTE, "FourByte"},
-    {MANTRA_PGO_EIGHT_BYTE, "EightByte"},
-    {MANTRA_PGO_TYPE_HANDLE, "TypeHandle"},
-    {MANTRA_PGO_METHOD_HANDLE, "MethodHandle"},
-    {MANTRA_PGO_BASIC_BLOCK_INT_COUNT, "BasicBlockIntCount"},
-    {MANTRA_PGO_BASIC_BLOCK_LONG_COUNT, "BasicBlockLongCount"},
-    {MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT, "HandleHistogramIntCount"},
-    {MANTRA_PGO_HANDLE_HISTOGRAM_LONG_COUNT, "HandleHistogramLongCount"},
-    {MANTRA_PGO_HANDLE_HISTOGRAM_TYPES, "HandleHistogramTypes"},
-    {MANTRA_PGO_HANDLE_HISTOGRAM_METHODS, "HandleHistogramMethods"},
-    {MANTRA_PGO_VERSION, "Version"},
-    {MANTRA_PGO_NUM_RUNS, "NumRuns"},
-    {MANTRA_PGO_EDGE_INT_COUNT, "EdgeIntCount"},
-    {MANTRA_PGO_EDGE_LONG_COUNT, "EdgeLongCount"},
-    {MANTRA_PGO_GET_LIKELY_CLASS, "GetLikelyClass"},
-    {MANTRA_PGO_GET_LIKELY_METHOD, "GetLikelyMethod"},
-    {MANTRA_PGO_VALUE_HISTOGRAM_INT_COUNT, "ValueHistogramIntCount"},
-    {MANTRA_PGO_VALUE_HISTOGRAM_LONG_COUNT, "ValueHistogramLongCount"},
-    {MANTRA_PGO_VALUE_HISTOGRAM, "ValueHistogram"},
-};
-
-const char *pgo_kind_name(int32_t kind) {
-    for (size_t i = 0; i < sizeof kind_names / sizeof kind_names[0]; i++)
-        if (kind_names[i].kind == kind)
-            return kind_names[i].name;
-    return NULL;
-}
-
 /* ---- text ------------------------------------------------------------------------------------ */
 
 typedef struct text_ctx {
@@ -99,13 +66,13 @@ static void json_values(FILE *out, const pgo_method *m, const mantra_pgo_schema 
         if (k)
             fputc(',', out);
         int64_t x = m->data.values[v + (size_t)k];
-        if (type == MANTRA_PGO_TYPE_HANDLE || type == MANTRA_PGO_METHOD_HANDLE) {
+        if (type == MANTRA_PGO_TypeHandle || type == MANTRA_PGO_MethodHandle) {
             const char *name = m->handle_names ? m->handle_names[v + (size_t)k] : NULL;
             if (name)
                 jstr(out, name);
             else
                 fputs(x == 0 ? "\"NULL\"" : "\"UNKNOWN\"", out);
-        } else if (type == MANTRA_PGO_FOUR_BYTE) {
+        } else if (type == MANTRA_PGO_FourByte) {
             fprintf(out, "%" PRIu32, (uint32_t)x);
         } else {
             fprintf(out, "%" PRIu64, (uint64_t)x);
@@ -136,7 +103,7 @@ int pgo_write_json(FILE *out, const pgo_profile *p) {
         size_t v = 0;
         for (size_t r = 0; r < m->data.records; r++) {
             const mantra_pgo_schema *s = &m->data.schema[r];
-            const char *kn = pgo_kind_name(s->kind);
+            const char *kn = mantra_pgo_kind_name(s->kind);
             fprintf(out, "%s{\"kind\":%" PRId32 ",\"kind_name\":", r ? "," : "", s->kind);
             if (kn)
                 jstr(out, kn);
@@ -172,7 +139,7 @@ typedef struct hot {
 } hot;
 
 static uint64_t count_of(const mantra_pgo_schema *s, int64_t v) {
-    return (s->kind & MANTRA_PGO_MARSHAL_MASK) == MANTRA_PGO_FOUR_BYTE ? (uint64_t)(uint32_t)v : (uint64_t)v;
+    return (s->kind & MANTRA_PGO_MARSHAL_MASK) == MANTRA_PGO_FourByte ? (uint64_t)(uint32_t)v : (uint64_t)v;
 }
 
 static int is_block(int32_t kind) { return (kind & MANTRA_PGO_DESCRIPTOR_MASK) == 0x40; }

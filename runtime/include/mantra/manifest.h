@@ -26,8 +26,9 @@
  * those and of fields, value ranges, and payload shapes (`length` only and always on Binary, `count`
  * only on fixed-size scalars and structs, a named count/length is an earlier integer non-array field
  * of the same template or struct, no structs in structs). It does not check what only matters to
- * generated C (identifiers, generated-name collisions, keyword masks being single bits): use
- * `mantra-gen` for that. The first problem found is reported.
+ * generated C (identifiers, generated-name collisions, keyword masks being single bits, the sizes
+ * of pgo kinds against their element types): use `mantra-gen` for that. The first problem found is
+ * reported.
  */
 #ifndef MANTRA_MANIFEST_H
 #define MANTRA_MANIFEST_H

@@ -34,36 +34,22 @@
 MANTRA_BEGIN_DECLS
 
 /* ---- kinds (PgoInstrumentationKind: corjit.h, PgoFormat.cs) --------------------------------
- * Low nibble = element type, bits 4-5 = extra alignment, the rest = descriptor (0x40 * n). */
-enum mantra_pgo_kind {
-    MANTRA_PGO_NONE = 0x000, /* also "Done", the end of a record stream */
-    MANTRA_PGO_FOUR_BYTE = 0x001,
-    MANTRA_PGO_EIGHT_BYTE = 0x002,
-    MANTRA_PGO_TYPE_HANDLE = 0x003,
-    MANTRA_PGO_METHOD_HANDLE = 0x004,
-    MANTRA_PGO_ALIGN_4_BYTE = 0x010,
-    MANTRA_PGO_ALIGN_8_BYTE = 0x020,
-    MANTRA_PGO_ALIGN_POINTER = 0x030,
-    MANTRA_PGO_MARSHAL_MASK = 0x00F,
-    MANTRA_PGO_ALIGN_MASK = 0x030,
-    MANTRA_PGO_DESCRIPTOR_MIN = 0x040,
-    MANTRA_PGO_BASIC_BLOCK_INT_COUNT = 0x041,
-    MANTRA_PGO_BASIC_BLOCK_LONG_COUNT = 0x042,
-    MANTRA_PGO_HANDLE_HISTOGRAM_INT_COUNT = 0x0B1,
-    MANTRA_PGO_HANDLE_HISTOGRAM_LONG_COUNT = 0x082,
-    MANTRA_PGO_HANDLE_HISTOGRAM_TYPES = 0x0C3,
-    MANTRA_PGO_HANDLE_HISTOGRAM_METHODS = 0x0C4,
-    MANTRA_PGO_VERSION = 0x100,  /* value in Other, no data */
-    MANTRA_PGO_NUM_RUNS = 0x140, /* value in Other, no data */
-    MANTRA_PGO_EDGE_INT_COUNT = 0x181, /* source IL in ILOffset, target IL in Other */
-    MANTRA_PGO_EDGE_LONG_COUNT = 0x182,
-    MANTRA_PGO_GET_LIKELY_CLASS = 0x1C3,
-    MANTRA_PGO_GET_LIKELY_METHOD = 0x1C4,
-    MANTRA_PGO_VALUE_HISTOGRAM_INT_COUNT = 0x231,
-    MANTRA_PGO_VALUE_HISTOGRAM_LONG_COUNT = 0x202,
-    MANTRA_PGO_VALUE_HISTOGRAM = 0x242
-};
-#define MANTRA_PGO_DONE MANTRA_PGO_NONE
+ * The kinds are declared once, in the manifest (manifest/dotnet.yaml `pgo_kinds`: name, value,
+ * element size), and generated into dotnet_defs.h: MANTRA_PGO_<Name> (MANTRA_PGO_BasicBlockIntCount),
+ * MANTRA_PGO_<Name>_SIZE and the table MANTRA_PGO_KINDS(X). libmantra is built from that table
+ * (runtime/src/pgo/kinds.c): the element types (the kinds None, FourByte, EightByte, TypeHandle and
+ * MethodHandle, whose values are below 0x10) give the element sizes of the codec, the store and the
+ * text format, and the calls below name kinds. A kind value the manifest does not declare passes
+ * through as the CLR passes it, by its element type; it has no name.
+ *
+ * A kind value's bits (corjit.h): the low nibble is the element type, bits 4-5 an extra alignment,
+ * the rest the descriptor (0x40 * n); kind 0 (None) also ends a record stream ("Done"). */
+#define MANTRA_PGO_MARSHAL_MASK 0x00F
+#define MANTRA_PGO_ALIGN_MASK 0x030
+#define MANTRA_PGO_ALIGN_4_BYTE 0x010
+#define MANTRA_PGO_ALIGN_8_BYTE 0x020
+#define MANTRA_PGO_ALIGN_POINTER 0x030
+#define MANTRA_PGO_DESCRIPTOR_MIN 0x040
 /* DescriptorMask = ~(MarshalMask | AlignMask) */
 #define MANTRA_PGO_DESCRIPTOR_MASK (~0x3F)
 /* Handle values 1..33 mean "a type/method that could not be named"; 0 is null (corjit.h). */
@@ -72,15 +58,29 @@ enum mantra_pgo_kind {
 
 /* One schema record (ICorJitInfo::PgoInstrumentationSchema without Offset). */
 typedef struct mantra_pgo_schema {
-    int32_t kind; /* enum mantra_pgo_kind (or an unknown descriptor over a known element type) */
+    int32_t kind; /* a MANTRA_PGO_<Name> of the manifest (or an unknown descriptor over a known element type) */
     int32_t il_offset;
     int32_t count; /* elements of data (for Version and NumRuns: 1, the value is in other) */
     int32_t other;
 } mantra_pgo_schema;
 
-/* Element size in bytes of kind (pgo_formatprocessing.h): None 0, FourByte 4, EightByte 8,
- * Type/MethodHandle pointer_size. MANTRA_EINVAL for an unknown element type (low nibble 5..15) or
- * a pointer_size other than 4 or 8. */
+/* One kind of the manifest: its name, value and element size in bytes (0 none, -1 pointer-sized). */
+typedef struct mantra_pgo_kind_info {
+    const char *name;
+    int32_t value;
+    int size;
+} mantra_pgo_kind_info;
+/* The kinds libmantra was built with, in the manifest's order; *count (may be NULL) their number. */
+const mantra_pgo_kind_info *mantra_pgo_kinds(size_t *count);
+/* The name of a kind value ("BasicBlockIntCount"), NULL when the manifest does not declare it. */
+const char *mantra_pgo_kind_name(int32_t kind);
+/* The value of the kind named name: MANTRA_OK and *kind, or MANTRA_EINVAL when none is so named. */
+int mantra_pgo_kind_by_name(const char *name, int32_t *kind);
+
+/* Element size in bytes of kind (pgo_formatprocessing.h): the size the manifest gives its element
+ * type (None 0, FourByte 4, EightByte 8, Type/MethodHandle pointer_size). MANTRA_EINVAL for an
+ * element type the manifest does not declare (low nibble 5..15) or a pointer_size other than 4
+ * or 8. */
 int mantra_pgo_element_size(int32_t kind, unsigned pointer_size);
 /* Alignment in bytes: 0x10 -> 4, 0x20 -> 8, 0x30 -> pointer_size, else the element size (0 for
  * None). MANTRA_EINVAL as above. */

@@ -4,6 +4,7 @@
  * what a program reads back (counts with every thread's cells). */
 #include <stdlib.h>
 
+#include "dotnet_defs.h" /* MANTRA_PGO_BasicBlockIntCount: manifest/dotnet.yaml pgo_kinds */
 #include "interp/interp-internal.h"
 
 static void guid_of(const mantra_interp_module *m, mantra_guid *g) {
@@ -32,7 +33,7 @@ int ip_store_counters(const mantra_interp_module *m, ip_lmethod *lm) {
         return MANTRA_ENOMEM;
     }
     for (uint32_t k = 0; k < lm->nprobes; k++) {
-        s[k].kind = MANTRA_PGO_BASIC_BLOCK_INT_COUNT;
+        s[k].kind = MANTRA_PGO_BasicBlockIntCount;
         s[k].il_offset = (int32_t)lm->probe_il[k];
         s[k].count = 1;
         s[k].other = 0;

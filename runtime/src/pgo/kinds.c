@@ -1,27 +1,69 @@
-/* Instrumentation kinds: element sizes, alignment, the in-memory layout and the schema checks
- * (mantra/pgo.h). Facts: dotnet/runtime src/coreclr/inc/pgo_formatprocessing.h
+/* Instrumentation kinds: the manifest's table, element sizes, alignment, the in-memory layout and
+ * the schema checks (mantra/pgo.h). Facts: dotnet/runtime src/coreclr/inc/pgo_formatprocessing.h
  * (InstrumentKindSize / InstrumentKindAlignment / LayoutPgoInstrumentationSchema) and
- * src/coreclr/inc/corjit.h (PgoInstrumentationKind); see docs/pgo.md. */
+ * src/coreclr/inc/corjit.h (PgoInstrumentationKind); see docs/pgo.md. The kinds themselves are
+ * manifest/dotnet.yaml's `pgo_kinds`, generated into dotnet_defs.h (MANTRA_PGO_KINDS). */
 #include <string.h>
 
+#include "dotnet_defs.h"
 #include "pgo-internal.h"
+
+#define PG_KIND_ROW(name, value, size) {#name, (int32_t)(uint32_t)(value), (size)},
+static const mantra_pgo_kind_info pg_kinds[] = {MANTRA_PGO_KINDS(PG_KIND_ROW)};
+#define PG_KIND_COUNT (sizeof pg_kinds / sizeof pg_kinds[0])
+
+const mantra_pgo_kind_info *mantra_pgo_kinds(size_t *count) {
+    if (count != NULL)
+        *count = PG_KIND_COUNT;
+    return pg_kinds;
+}
+
+static const mantra_pgo_kind_info *pg_kind_of(int32_t kind) {
+    for (size_t i = 0; i < PG_KIND_COUNT; i++)
+        if (pg_kinds[i].value == kind)
+            return &pg_kinds[i];
+    return NULL;
+}
+
+const char *mantra_pgo_kind_name(int32_t kind) {
+    const mantra_pgo_kind_info *k = pg_kind_of(kind);
+    return k != NULL ? k->name : NULL;
+}
+
+int mantra_pgo_kind_by_name(const char *name, int32_t *kind) {
+    for (size_t i = 0; name != NULL && i < PG_KIND_COUNT; i++)
+        if (strcmp(pg_kinds[i].name, name) == 0) {
+            if (kind != NULL)
+                *kind = pg_kinds[i].value;
+            return MANTRA_OK;
+        }
+    return MANTRA_EINVAL;
+}
+
+/* The element types are the kinds below 0x10 (the low nibble of every kind): their sizes, -2 for
+ * an element type the manifest does not declare. Built once from the table (every thread computes
+ * the same values, so concurrent first calls agree). */
+static signed char pg_elem_sizes[16];
+static int pg_elem_sizes_ready;
+
+int pg_elem_size(int elem) {
+    if (!__atomic_load_n(&pg_elem_sizes_ready, __ATOMIC_ACQUIRE)) {
+        for (int e = 0; e < 16; e++) {
+            const mantra_pgo_kind_info *k = pg_kind_of(e);
+            __atomic_store_n(&pg_elem_sizes[e], (signed char)(k != NULL ? k->size : -2), __ATOMIC_RELAXED);
+        }
+        __atomic_store_n(&pg_elem_sizes_ready, 1, __ATOMIC_RELEASE);
+    }
+    return __atomic_load_n(&pg_elem_sizes[elem & MANTRA_PGO_MARSHAL_MASK], __ATOMIC_RELAXED);
+}
 
 int mantra_pgo_element_size(int32_t kind, unsigned pointer_size) {
     if (pointer_size != 4 && pointer_size != 8)
         return MANTRA_EINVAL;
-    switch (pg_elem(kind)) {
-    case MANTRA_PGO_NONE:
-        return 0;
-    case MANTRA_PGO_FOUR_BYTE:
-        return 4;
-    case MANTRA_PGO_EIGHT_BYTE:
-        return 8;
-    case MANTRA_PGO_TYPE_HANDLE:
-    case MANTRA_PGO_METHOD_HANDLE:
+    int size = pg_elem_size(pg_elem(kind));
+    if (size == -1)
         return (int)pointer_size;
-    default:
-        return MANTRA_EINVAL;
-    }
+    return size < 0 ? MANTRA_EINVAL : size;
 }
 
 int mantra_pgo_element_align(int32_t kind, unsigned pointer_size) {
@@ -40,7 +82,7 @@ int mantra_pgo_element_align(int32_t kind, unsigned pointer_size) {
     }
 }
 
-int mantra_pgo_has_data(int32_t kind) { return pg_elem(kind) != MANTRA_PGO_NONE; }
+int mantra_pgo_has_data(int32_t kind) { return pg_elem(kind) != MANTRA_PGO_None; }
 
 int64_t mantra_pgo_value_count(const mantra_pgo_schema *schema, size_t records) {
     if (schema == NULL && records > 0)
@@ -98,7 +140,7 @@ int mantra_pgo_schema_check(const mantra_pgo_schema *schema, size_t records, siz
     for (size_t i = 0; i < records; i++) {
         const mantra_pgo_schema *s = &schema[i];
         bad = i;
-        if (!pg_elem_known(s->kind) || s->kind == MANTRA_PGO_DONE || s->count < 0)
+        if (!pg_elem_known(s->kind) || s->kind == MANTRA_PGO_None || s->count < 0)
             goto fail;
         if (i > 0 && memcmp(s, &schema[i - 1], sizeof *s) == 0)
             goto fail;

@@ -7,10 +7,14 @@
 
 #include "mantra/pgo.h"
 
+#include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the kinds of manifest/dotnet.yaml */
+
 /* Element type of a kind (the low nibble: None, FourByte, EightByte, TypeHandle, MethodHandle). */
 static inline int pg_elem(int32_t kind) { return (int)((uint32_t)kind & MANTRA_PGO_MARSHAL_MASK); }
-/* 1 when the element type is one of the five known ones. */
-static inline int pg_elem_known(int32_t kind) { return pg_elem(kind) <= MANTRA_PGO_METHOD_HANDLE; }
+/* The manifest's size of an element type (kinds.c): bytes, -1 pointer-sized, -2 not declared. */
+int pg_elem_size(int elem);
+/* 1 when the manifest declares the kind's element type. */
+static inline int pg_elem_known(int32_t kind) { return pg_elem_size(pg_elem(kind)) != -2; }
 
 /* Relaxed atomic access to counters and handle slots (plain uint32_t / uint64_t / uintptr_t
  * memory that mantra_pgo_count() increments with the same builtins). */

@@ -12,13 +12,13 @@
 
 static int64_t read_elem(unsigned char *p, int elem, int reset, uint32_t slot) {
     switch (elem) {
-    case MANTRA_PGO_FOUR_BYTE: {
+    case MANTRA_PGO_FourByte: {
         uint32_t *c = (uint32_t *)(void *)p;
         uint32_t threads = slot != PG_NO_SLOT ? pg_thread_sum(slot) : 0u;
         uint32_t v = reset ? PG_XCHG(c, 0u - threads) : PG_LOAD(c);
         return (int64_t)(int32_t)(uint32_t)(v + threads);
     }
-    case MANTRA_PGO_EIGHT_BYTE: {
+    case MANTRA_PGO_EightByte: {
         uint64_t *c = (uint64_t *)(void *)p;
         uint64_t v = reset ? PG_XCHG(c, (uint64_t)0) : PG_LOAD(c);
         return (int64_t)v;
@@ -32,12 +32,12 @@ static int64_t read_elem(unsigned char *p, int elem, int reset, uint32_t slot) {
 
 static void write_elem(unsigned char *p, int elem, int64_t v, uint32_t slot) {
     switch (elem) {
-    case MANTRA_PGO_FOUR_BYTE: {
+    case MANTRA_PGO_FourByte: {
         uint32_t threads = slot != PG_NO_SLOT ? pg_thread_sum(slot) : 0u;
         PG_STORE((uint32_t *)(void *)p, (uint32_t)(uint64_t)v - threads);
         break;
     }
-    case MANTRA_PGO_EIGHT_BYTE:
+    case MANTRA_PGO_EightByte:
         PG_STORE((uint64_t *)(void *)p, (uint64_t)v);
         break;
     default:
@@ -75,7 +75,7 @@ int mantra_pgo_snapshot(const mantra_pgo_method *method, unsigned flags, mantra_
     size_t vi = 0;
     for (size_t r = 0; r < in->records; r++) {
         int elem = pg_elem(in->schema[r].kind);
-        if (elem == MANTRA_PGO_NONE)
+        if (elem == MANTRA_PGO_None)
             continue;
         size_t es = (size_t)mantra_pgo_element_size(in->schema[r].kind, (unsigned)sizeof(void *));
         unsigned char *p = in->data + in->offsets[r];
@@ -94,7 +94,7 @@ void mantra_pgo_reset(const mantra_pgo_method *method) {
         return;
     for (size_t r = 0; r < in->records; r++) {
         int elem = pg_elem(in->schema[r].kind);
-        if (elem == MANTRA_PGO_NONE)
+        if (elem == MANTRA_PGO_None)
             continue;
         size_t es = (size_t)mantra_pgo_element_size(in->schema[r].kind, (unsigned)sizeof(void *));
         unsigned char *p = in->data + in->offsets[r];

@@ -230,12 +230,12 @@ int mantra_pgo_method_instrument(mantra_pgo_method *method, const mantra_pgo_sch
     /* per-thread slots for the FourByte elements, consecutive within the method */
     uint64_t four = 0;
     for (size_t r = 0; r < records; r++)
-        if (pg_elem(schema[r].kind) == MANTRA_PGO_FOUR_BYTE)
+        if (pg_elem(schema[r].kind) == MANTRA_PGO_FourByte)
             four += (uint32_t)schema[r].count;
     uint32_t first = four > 0 && four < PG_NO_SLOT ? pg_reserve_slots((uint32_t)four) : PG_NO_SLOT;
     for (size_t r = 0; r < records; r++) {
         in->slots[r] = PG_NO_SLOT;
-        if (pg_elem(schema[r].kind) == MANTRA_PGO_FOUR_BYTE && first != PG_NO_SLOT) {
+        if (pg_elem(schema[r].kind) == MANTRA_PGO_FourByte && first != PG_NO_SLOT) {
             in->slots[r] = first;
             first += (uint32_t)schema[r].count;
         }
@@ -264,20 +264,20 @@ static void *typed(const mantra_pgo_method *method, size_t record, int want) {
     if (in == NULL || record >= in->records)
         return NULL;
     int elem = pg_elem(in->schema[record].kind);
-    if (want == MANTRA_PGO_TYPE_HANDLE ? (elem != MANTRA_PGO_TYPE_HANDLE && elem != MANTRA_PGO_METHOD_HANDLE)
+    if (want == MANTRA_PGO_TypeHandle ? (elem != MANTRA_PGO_TypeHandle && elem != MANTRA_PGO_MethodHandle)
                                        : elem != want)
         return NULL;
     return in->data + in->offsets[record];
 }
 
 uint32_t *mantra_pgo_counters_u32(const mantra_pgo_method *method, size_t record) {
-    return typed(method, record, MANTRA_PGO_FOUR_BYTE);
+    return typed(method, record, MANTRA_PGO_FourByte);
 }
 uint64_t *mantra_pgo_counters_u64(const mantra_pgo_method *method, size_t record) {
-    return typed(method, record, MANTRA_PGO_EIGHT_BYTE);
+    return typed(method, record, MANTRA_PGO_EightByte);
 }
 uintptr_t *mantra_pgo_handles(const mantra_pgo_method *method, size_t record) {
-    return typed(method, record, MANTRA_PGO_TYPE_HANDLE);
+    return typed(method, record, MANTRA_PGO_TypeHandle);
 }
 
 const mantra_pgo_method *mantra_pgo_next_method(const mantra_pgo_method *prev) {

@@ -74,7 +74,7 @@ int mantra_pgo_decode(const uint8_t *bytes, size_t size, unsigned pointer_size, 
                 goto fail;
             s.other = apply32(prev.other, delta);
         }
-        if (s.kind == MANTRA_PGO_DONE)
+        if (s.kind == MANTRA_PGO_None)
             break;
         if (!pg_elem_known(s.kind) || s.count < 0) {
             rc = MANTRA_EFORMAT;
@@ -86,7 +86,7 @@ int mantra_pgo_decode(const uint8_t *bytes, size_t size, unsigned pointer_size, 
         }
         out->schema[out->records++] = s;
         int elem = pg_elem(s.kind);
-        if (elem != MANTRA_PGO_NONE && s.count > 0) {
+        if (elem != MANTRA_PGO_None && s.count > 0) {
             /* every value takes at least one byte */
             if ((size_t)s.count > d.size - d.pos) {
                 d.where = d.size;
@@ -98,13 +98,13 @@ int mantra_pgo_decode(const uint8_t *bytes, size_t size, unsigned pointer_size, 
                 rc = MANTRA_ENOMEM;
                 goto fail;
             }
-            uint64_t *a = &acc[elem <= MANTRA_PGO_EIGHT_BYTE ? 0 : elem - MANTRA_PGO_EIGHT_BYTE];
+            uint64_t *a = &acc[elem <= MANTRA_PGO_EightByte ? 0 : elem - MANTRA_PGO_EightByte];
             for (int32_t k = 0; k < s.count; k++) {
                 if ((rc = next(&d, &delta)) != MANTRA_OK)
                     goto fail;
                 uint64_t v = *a + (uint64_t)delta;
                 /* a 4-byte producer's handle fits in 32 bits, zero- or sign-extended */
-                if (elem >= MANTRA_PGO_TYPE_HANDLE && pointer_size == 4 && v > UINT32_MAX &&
+                if (elem >= MANTRA_PGO_TypeHandle && pointer_size == 4 && v > UINT32_MAX &&
                     !((int64_t)v < 0 && (int64_t)v >= INT32_MIN)) {
                     rc = MANTRA_EFORMAT;
                     goto fail;

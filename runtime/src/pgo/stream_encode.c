@@ -51,11 +51,11 @@ int64_t mantra_pgo_encode(const mantra_pgo_schema *schema, size_t records, const
         if (mask & 8)
             put(&e, diff32(s->other, prev.other));
         int elem = pg_elem(s->kind);
-        if (elem != MANTRA_PGO_NONE) {
-            uint64_t *a = &acc[elem <= MANTRA_PGO_EIGHT_BYTE ? 0 : elem - MANTRA_PGO_EIGHT_BYTE];
+        if (elem != MANTRA_PGO_None) {
+            uint64_t *a = &acc[elem <= MANTRA_PGO_EightByte ? 0 : elem - MANTRA_PGO_EightByte];
             for (int32_t k = 0; k < s->count; k++) {
                 uint64_t v = (uint64_t)values[vi++];
-                if (elem == MANTRA_PGO_FOUR_BYTE) /* a FourByte slot is read as a signed int32 */
+                if (elem == MANTRA_PGO_FourByte) /* a FourByte slot is read as a signed int32 */
                     v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
                 put(&e, (int64_t)(v - *a));
                 *a = v;
@@ -65,7 +65,7 @@ int64_t mantra_pgo_encode(const mantra_pgo_schema *schema, size_t records, const
     }
     /* Done: only Kind changes, to 0. */
     put(&e, 2);
-    put(&e, diff32(MANTRA_PGO_DONE, prev.kind));
+    put(&e, diff32(MANTRA_PGO_None, prev.kind));
     if (e.size > (uint64_t)INT64_MAX)
         return MANTRA_ERANGE;
     return (int64_t)e.size;

@@ -195,7 +195,7 @@ static int read_method(mantra_pgo_text *t, line_reader *r, const char *path, uin
                 add_error(t, path, r->number, "line longer than 16383 bytes; the method is dropped%s", NULL);
                 return 1;
             }
-            if (elem == MANTRA_PGO_NONE) {
+            if (elem == MANTRA_PGO_None) {
                 if (!lit(&v, "None")) {
                     add_error(t, path, r->number, "expected None; the method is dropped%s", NULL);
                     return 1;
@@ -205,13 +205,13 @@ static int read_method(mantra_pgo_text *t, line_reader *r, const char *path, uin
             int64_t value = 0;
             const char *name = NULL;
             uint32_t lo, hi;
-            if (elem == MANTRA_PGO_FOUR_BYTE) {
+            if (elem == MANTRA_PGO_FourByte) {
                 if (!num(&v, 10, &lo)) {
                     add_error(t, path, r->number, "expected an unsigned 32-bit count; the method is dropped%s", NULL);
                     return 1;
                 }
                 value = (int64_t)(int32_t)lo;
-            } else if (elem == MANTRA_PGO_EIGHT_BYTE) {
+            } else if (elem == MANTRA_PGO_EightByte) {
                 if (!num(&v, 10, &lo) || !num(&v, 10, &hi)) {
                     add_error(t, path, r->number, "expected two unsigned 32-bit halves (low high); the method is dropped%s",
                               NULL);
@@ -219,7 +219,7 @@ static int read_method(mantra_pgo_text *t, line_reader *r, const char *path, uin
                 }
                 value = (int64_t)(((uint64_t)hi << 32) | lo);
             } else {
-                const char *prefix = elem == MANTRA_PGO_TYPE_HANDLE ? "TypeHandle: " : "MethodHandle: ";
+                const char *prefix = elem == MANTRA_PGO_TypeHandle ? "TypeHandle: " : "MethodHandle: ";
                 size_t pl = strlen(prefix);
                 if (l.len < pl || memcmp(l.s, prefix, pl) != 0 || !l.newline) {
                     if (!l.newline && l.len >= pl && memcmp(l.s, prefix, pl) == 0)

@@ -39,7 +39,7 @@ static int write_handle(mantra_pgo_write_fn write, void *ctx, const mantra_pgo_t
     const char *name = m->handle_name != NULL ? m->handle_name(m->handle_ctx, record, element, elem, value) : NULL;
     if (name == NULL || strlen(name) > PG_MAX_HANDLE_NAME || has_newline(name))
         name = value == 0 ? "NULL" : "UNKNOWN";
-    int rc = puts_(write, ctx, elem == MANTRA_PGO_TYPE_HANDLE ? "TypeHandle: " : "MethodHandle: ");
+    int rc = puts_(write, ctx, elem == MANTRA_PGO_TypeHandle ? "TypeHandle: " : "MethodHandle: ");
     if (rc == 0)
         rc = puts_(write, ctx, name);
     if (rc == 0)
@@ -56,7 +56,7 @@ int mantra_pgo_text_write_method(mantra_pgo_write_fn write, void *ctx, const man
     if (nv < 0 || (uint64_t)nv != m->value_count || (m->values == NULL && nv > 0))
         return MANTRA_EINVAL;
     for (size_t r = 0; r < m->records; r++)
-        if (m->schema[r].kind == MANTRA_PGO_DONE || !pg_elem_known(m->schema[r].kind))
+        if (m->schema[r].kind == MANTRA_PGO_None || !pg_elem_known(m->schema[r].kind))
             return MANTRA_EINVAL;
     char line[160];
     int n = snprintf(line, sizeof line,
@@ -88,17 +88,17 @@ int mantra_pgo_text_write_method(mantra_pgo_write_fn write, void *ctx, const man
         int elem = pg_elem(s->kind);
         /* None elements: one "None" line per Count element (pgo.cpp), though they carry no value */
         for (int32_t k = 0; rc == 0 && k < s->count; k++) {
-            if (elem == MANTRA_PGO_NONE) {
+            if (elem == MANTRA_PGO_None) {
                 rc = puts_(write, ctx, "None\n");
                 continue;
             }
             uint64_t v = (uint64_t)m->values[vi++];
             switch (elem) {
-            case MANTRA_PGO_FOUR_BYTE:
+            case MANTRA_PGO_FourByte:
                 n = snprintf(line, sizeof line, "%" PRIu32 "\n", (uint32_t)v);
                 rc = put(write, ctx, line, (size_t)n);
                 break;
-            case MANTRA_PGO_EIGHT_BYTE:
+            case MANTRA_PGO_EightByte:
                 n = snprintf(line, sizeof line, "%" PRIu32 " %" PRIu32 "\n", (uint32_t)v, (uint32_t)(v >> 32));
                 rc = put(write, ctx, line, (size_t)n);
                 break;
