@@ -40,22 +40,19 @@ int mantra_pgo_kind_by_name(const char *name, int32_t *kind) {
     return MANTRA_EINVAL;
 }
 
-/* The element types are the kinds below 0x10 (the low nibble of every kind): their sizes, -2 for
- * an element type the manifest does not declare. Built once from the table (every thread computes
- * the same values, so concurrent first calls agree). */
-static signed char pg_elem_sizes[16];
-static int pg_elem_sizes_ready;
-
-int pg_elem_size(int elem) {
-    if (!__atomic_load_n(&pg_elem_sizes_ready, __ATOMIC_ACQUIRE)) {
-        for (int e = 0; e < 16; e++) {
-            const mantra_pgo_kind_info *k = pg_kind_of(e);
-            __atomic_store_n(&pg_elem_sizes[e], (signed char)(k != NULL ? k->size : -2), __ATOMIC_RELAXED);
-        }
-        __atomic_store_n(&pg_elem_sizes_ready, 1, __ATOMIC_RELEASE);
-    }
-    return __atomic_load_n(&pg_elem_sizes[elem & MANTRA_PGO_MARSHAL_MASK], __ATOMIC_RELAXED);
-}
+/* The element types are the kinds below 0x10 (the low nibble of every kind): pg_elem_sizes[e] is
+ * element type e's size + 2 (so 0 is "not declared"), a constant built from the table: every kind
+ * of 0x10 or more lands in the unused slot 16, each overriding the one before. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+#define PG_ELEM_ROW(name, value, size) \
+    [(uint32_t)(value) < 16 ? (uint32_t)(value) : 16] = (signed char)((uint32_t)(value) < 16 ? (size) + 2 : 0),
+const signed char pg_elem_sizes[17] = {MANTRA_PGO_KINDS(PG_ELEM_ROW)};
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 int mantra_pgo_element_size(int32_t kind, unsigned pointer_size) {
     if (pointer_size != 4 && pointer_size != 8)

@@ -12,7 +12,8 @@
 /* Element type of a kind (the low nibble: None, FourByte, EightByte, TypeHandle, MethodHandle). */
 static inline int pg_elem(int32_t kind) { return (int)((uint32_t)kind & MANTRA_PGO_MARSHAL_MASK); }
 /* The manifest's size of an element type (kinds.c): bytes, -1 pointer-sized, -2 not declared. */
-int pg_elem_size(int elem);
+extern const signed char pg_elem_sizes[17];
+static inline int pg_elem_size(int elem) { return pg_elem_sizes[elem & MANTRA_PGO_MARSHAL_MASK] - 2; }
 /* 1 when the manifest declares the kind's element type. */
 static inline int pg_elem_known(int32_t kind) { return pg_elem_size(pg_elem(kind)) != -2; }
 
