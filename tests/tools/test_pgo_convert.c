@@ -392,26 +392,43 @@ static size_t put_utf16(uint8_t *p, const char *s) {
     return n;
 }
 
+/* The test payloads below are laid out by hand from ClrEtwAll.man's templates, independently of the
+ * generated readers the converter uses. PUT appends a value's bytes to p at n. */
+#define PUT(v) (memcpy(p + n, &(v), sizeof(v)), n += sizeof(v))
+
+/* A final-chunk JitInstrumentationData (297) of method carrying blob; its size. */
+static size_t event_297(uint8_t *p, uint64_t method, const uint8_t *blob, uint32_t size) {
+    size_t n = 0;
+    uint16_t clr = 0;
+    uint32_t flags = 0x80000000u;
+    PUT(clr), PUT(flags), PUT(size), PUT(method);
+    memcpy(p + n, blob, size);
+    return n + size;
+}
+
+/* The fields of MethodLoadVerbose / MethodDC*Verbose V0 (MethodID .. MethodSignature, signature
+ * "void ()"); the size. Versions 1 and 2 append ClrInstanceID, then ReJITID. */
+static size_t method_verbose(uint8_t *p, uint64_t method, uint32_t token, const char *ns, const char *name) {
+    size_t n = 0;
+    uint64_t module = 0x1000, start = 0x9000;
+    uint32_t msize = 10, mflags = 8;
+    PUT(method), PUT(module), PUT(start), PUT(msize), PUT(token), PUT(mflags);
+    n += put_utf16(p + n, ns);
+    n += put_utf16(p + n, name);
+    n += put_utf16(p + n, "void ()");
+    return n;
+}
+
 START_TEST(event_297_named_by_method_events) {
     char *trace = path_of("e297.nettrace"), *json = path_of("e297.json");
     pgo_trace *t = open_app(trace);
     static const uint8_t blob[] = {0x0c, 0x80, 0x82, 0x02, 0x0a, 0x04, 0xbf, 0x7f};
     uint8_t p[256];
-    size_t n = 0;
     uint16_t clr = 0;
-    uint32_t flags = 0x80000000u, size = sizeof blob;
-    uint64_t method = 0x42, module = 0x1000, start = 0x9000;
-    uint32_t msize = 10, token = 0x06000042, mflags = 8, il = 28;
-#define PUT(v) (memcpy(p + n, &(v), sizeof(v)), n += sizeof(v))
-    PUT(clr), PUT(flags), PUT(size), PUT(method);
-    memcpy(p + n, blob, sizeof blob);
-    n += sizeof blob;
-    pgo_trace_event(t, 297, 0, p, n);
-    n = 0; /* MethodLoadVerbose V1 */
-    PUT(method), PUT(module), PUT(start), PUT(msize), PUT(token), PUT(mflags);
-    n += put_utf16(p + n, "Ns.C");
-    n += put_utf16(p + n, "Named");
-    n += put_utf16(p + n, "void ()");
+    uint64_t method = 0x42, module = 0x1000;
+    uint32_t token = 0x06000042, il = 28;
+    pgo_trace_event(t, 297, 0, p, event_297(p, method, blob, sizeof blob));
+    size_t n = method_verbose(p, method, token, "Ns.C", "Named"); /* MethodLoadVerbose V1 */
     PUT(clr);
     pgo_trace_event(t, 143, 1, p, n);
     n = 0; /* MethodJittingStarted V1 */
@@ -421,7 +438,6 @@ START_TEST(event_297_named_by_method_events) {
     n += put_utf16(p + n, "void ()");
     PUT(clr);
     pgo_trace_event(t, 145, 1, p, n);
-#undef PUT
     pgo_trace_close(t);
     run_tool_result r;
     char *out = convert_json(&r, trace, json);
@@ -447,33 +463,15 @@ START_TEST(naming_events_of_every_version) {
     pgo_trace *t = open_app(trace);
     static const uint8_t blob[] = {0x0c, 0x80, 0x82, 0x02, 0x0a, 0x04, 0xbf, 0x7f};
     uint8_t p[256];
-    size_t n = 0;
     uint16_t clr = 0;
-    uint32_t flags = 0x80000000u, size = sizeof blob, zero = 0;
-    uint64_t method = 0x42, method2 = 0x43, module = 0x1000, module2 = 0x1001, start = 0x9000, rejit = 0;
-    uint32_t msize = 10, token = 0x06000042, token2 = 0x06000043, mflags = 8;
-#define PUT(v) (memcpy(p + n, &(v), sizeof(v)), n += sizeof(v))
-    PUT(clr), PUT(flags), PUT(size), PUT(method);
-    memcpy(p + n, blob, sizeof blob);
-    n += sizeof blob;
-    pgo_trace_event(t, 297, 0, p, n);
-    n = 0;
-    PUT(clr), PUT(flags), PUT(size), PUT(method2);
-    memcpy(p + n, blob, sizeof blob);
-    n += sizeof blob;
-    pgo_trace_event(t, 297, 0, p, n);
-    n = 0; /* MethodDCEndVerbose V1 of 0x42 */
-    PUT(method), PUT(module), PUT(start), PUT(msize), PUT(token), PUT(mflags);
-    n += put_utf16(p + n, "Ns.Rundown");
-    n += put_utf16(p + n, "FromV1");
-    n += put_utf16(p + n, "void ()");
+    uint32_t zero = 0;
+    uint64_t module2 = 0x1001, rejit = 0;
+    pgo_trace_event(t, 297, 0, p, event_297(p, 0x42, blob, sizeof blob));
+    pgo_trace_event(t, 297, 0, p, event_297(p, 0x43, blob, sizeof blob));
+    size_t n = method_verbose(p, 0x42, 0x06000042, "Ns.Rundown", "FromV1"); /* MethodDCEndVerbose V1 */
     PUT(clr);
     pgo_trace_rundown_event(t, 144, 1, p, n);
-    n = 0; /* MethodLoadVerbose V2 of 0x43 with a byte too many: does not fit */
-    PUT(method2), PUT(module), PUT(start), PUT(msize), PUT(token2), PUT(mflags);
-    n += put_utf16(p + n, "Ns.Bad");
-    n += put_utf16(p + n, "Trailing");
-    n += put_utf16(p + n, "void ()");
+    n = method_verbose(p, 0x43, 0x06000043, "Ns.Bad", "Trailing"); /* V2 with a byte too many: does not fit */
     PUT(clr), PUT(rejit);
     p[n++] = 0x55;
     pgo_trace_event(t, 143, 2, p, n);
@@ -483,14 +481,9 @@ START_TEST(naming_events_of_every_version) {
     n += put_utf16(p + n, "");
     pgo_trace_event(t, 152, 2, p, n);
     size_t cut = n;
-    n = 0; /* MethodLoadVerbose V3 (newer than any manifest) of 0x43: V2's fields and one appended */
-    PUT(method2), PUT(module), PUT(start), PUT(msize), PUT(token2), PUT(mflags);
-    n += put_utf16(p + n, "Ns.New");
-    n += put_utf16(p + n, "FromV3");
-    n += put_utf16(p + n, "void ()");
+    n = method_verbose(p, 0x43, 0x06000043, "Ns.New", "FromV3"); /* V3 (newer than any manifest): one field more */
     PUT(clr), PUT(rejit), PUT(zero);
     pgo_trace_event(t, 143, 3, p, n);
-#undef PUT
     pgo_trace_close(t);
     run_tool_result r;
     char *out = convert_json(&r, trace, json);
@@ -516,6 +509,7 @@ END_TEST
 /* Handles named as the runtime's dump names them: BulkType names rebuilt assembly-qualified
  * (generic arguments from TypeParameters), a nested type's enclosing type from a method namespace,
  * a method handle from MethodDetails + MethodLoadVerbose; 0 is NULL, 1..33 and unnamed UNKNOWN. */
+
 START_TEST(handles_named_like_the_runtime) {
     char *trace = path_of("handles.nettrace"), *txt = path_of("handles.txt");
     pgo_trace *t = open_app(trace);
@@ -523,9 +517,8 @@ START_TEST(handles_named_like_the_runtime) {
     size_t n = 0;
     uint16_t clr = 0;
     uint8_t cor = 0x12;
-    uint32_t zero = 0, one = 1, count = 3, token = 0x06000010, mflags = 8, msize = 4;
-    uint64_t list = 0x7000, i32 = 0x7001, inner = 0x7002, module = 0x1000, method = 0xA000, start = 0x9000;
-#define PUT(v) (memcpy(p + n, &(v), sizeof(v)), n += sizeof(v))
+    uint32_t zero = 0, one = 1, count = 3, token = 0x06000010;
+    uint64_t list = 0x7000, i32 = 0x7001, inner = 0x7002, module = 0x1000, method = 0xA000;
     PUT(count), PUT(clr); /* BulkType */
     PUT(list), PUT(module), PUT(zero), PUT(zero), PUT(cor);
     n += put_utf16(p + n, "System.Collections.Generic.List`1[System.Int32]");
@@ -540,14 +533,9 @@ START_TEST(handles_named_like_the_runtime) {
     n = 0; /* MethodDetails of method 0xA000: type Inner */
     PUT(method), PUT(inner), PUT(token), PUT(zero), PUT(module);
     pgo_trace_event(t, 72, 0, p, n);
-    n = 0; /* MethodLoadVerbose V1 of 0xA000: Ns.Outer+Inner.Run */
-    PUT(method), PUT(module), PUT(start), PUT(msize), PUT(token), PUT(mflags);
-    n += put_utf16(p + n, "Ns.Outer+Inner");
-    n += put_utf16(p + n, "Run");
-    n += put_utf16(p + n, "void ()");
+    n = method_verbose(p, method, token, "Ns.Outer+Inner", "Run"); /* MethodLoadVerbose V1 of 0xA000 */
     PUT(clr);
     pgo_trace_event(t, 143, 1, p, n);
-#undef PUT
     mantra_pgo_schema s[] = {{MANTRA_PGO_HandleHistogramIntCount, 5, 1, 0},
                              {MANTRA_PGO_HandleHistogramTypes, 5, 5, 0},
                              {MANTRA_PGO_HandleHistogramMethods, 9, 2, 0}};
@@ -579,6 +567,7 @@ START_TEST(handles_named_like_the_runtime) {
     free(txt);
 }
 END_TEST
+#undef PUT
 
 /* Regression (issue 10 item 7): event 298 with the runtime's empty metadata used to be reported as
  * "has bytes after the last field of the registered provider's template", without its Data. */

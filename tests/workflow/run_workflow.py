@@ -41,6 +41,12 @@ def check(ok, what, detail=""):
     print(f"  ok: {what}", flush=True)
 
 
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
 def edit(text, anchor, insert, after=True, start=0):
     """text with insert placed after (or before) the first anchor at or after start."""
     at = text.find(anchor, start)
@@ -96,9 +102,7 @@ def main():
 
     # ---- breaking: a field in the middle ---------------------------------------------------------
     bad = os.path.join(work, "breaking", "dotnet.yaml")
-    os.makedirs(os.path.dirname(bad))
-    with open(bad, "w", encoding="utf-8") as f:
-        f.write(breaking(text))
+    write(bad, breaking(text))
     r = run(gen + ["--compat", original, bad])
     check(r.returncode == 1, "--compat exits 1 for a field inserted in the middle", r.stdout + r.stderr)
     check("JitInstrumentationDataVerbose" in r.stderr and "error:" in r.stderr and
@@ -109,9 +113,7 @@ def main():
     # ---- compatible: a new version and a new kind ------------------------------------------------
     manifest = os.path.join(work, "compatible", "manifest", "dotnet.yaml")
     generated = os.path.join(work, "compatible", "generated")
-    os.makedirs(os.path.dirname(manifest))
-    with open(manifest, "w", encoding="utf-8") as f:
-        f.write(compatible(text))
+    write(manifest, compatible(text))
     r = run(gen + ["--compat", original, manifest])
     check(r.returncode == 0, "--compat exits 0 for a new version and a new kind", r.stdout + r.stderr)
     check("compat: 0 breaking change(s), 3 addition(s)" in r.stdout and "version 1 of event id 298" in r.stdout,
