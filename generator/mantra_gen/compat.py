@@ -262,6 +262,8 @@ class _Compat:
             self.breaking(g.loc, f"{name} changed its count from {_count(f.count)} to {_count(g.count)}")
         if f.length != g.length:
             self.breaking(g.loc, f"{name} changed its length from {_count(f.length)} to {_count(g.length)}")
+        if f.type == "struct" and (f.layout or "packed") != (g.layout or "packed"):
+            self.breaking(g.loc, f"{name} changed its layout from {f.layout or 'packed'} to {g.layout or 'packed'}")
         if f.type == "struct":
             self.fields(f.fields, g.fields, ev, f"{path}{g.name}.")
 

@@ -81,7 +81,7 @@ class _Writer:
     def fields(self, depth: int, fields: List[Field]) -> None:
         for f in fields:
             if f.type == "struct":
-                attrs = [("name", f.name), ("count", f.count), ("length", f.length)]
+                attrs = [("name", f.name), ("count", f.count), ("length", f.length), ("mantra:layout", f.layout)]
                 if f.fields:
                     self.put(depth, _tag("struct", attrs, False))
                     self.fields(depth + 1, f.fields)

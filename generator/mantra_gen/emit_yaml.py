@@ -178,6 +178,7 @@ def _field(f: Field) -> Union[str, _Pairs]:
     _opt(pairs, "map", f.map)
     _opt(pairs, "length", f.length, _size_ref)
     _opt(pairs, "count", f.count, _size_ref)
+    _opt(pairs, "layout", f.layout)
     if not f.fields:
         return _flow(pairs)
     pairs.append(("fields", [_field(m) for m in f.fields]))

@@ -338,11 +338,13 @@ class _Loader:
                 a.error("unexpected <struct> inside <struct> '%s'" % owner.name,
                         "an ETW struct holds <data> fields only")
                 return (_IGNORE, None)
-            a.check_mantra()
+            a.check_mantra(("layout",))
             a.check_only(STRUCT_ATTRS)
+            layout = a.text("layout", mantra=True)
             f = Field(name=a.text("name", required=True) or "", type="struct",
                       length=self._count(a, "length", False),
-                      count=self._count(a, "count", True), loc=a.loc)
+                      count=self._count(a, "count", True),
+                      layout=None if layout == "packed" else layout, loc=a.loc)
             fields.append(f)
             return ("fields", (f.fields, f))
         return None        # UserData and friends

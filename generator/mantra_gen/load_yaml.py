@@ -50,7 +50,7 @@ _TASK_KEYS = ("name", "value", "symbol", "guid", "message", "opcodes")
 _MAP_KEYS = ("name", "kind", "entries")
 _ENTRY_KEYS = ("value", "message")
 _TEMPLATE_KEYS = ("name", "fields")
-_FIELD_KEYS = ("name", "type", "out", "map", "length", "count", "fields")
+_FIELD_KEYS = ("name", "type", "out", "map", "length", "count", "fields", "layout")
 _EVENT_KEYS = ("name", "id", "version", "level", "keywords", "task", "opcode", "template", "fields",
                "symbol", "stack", "message")
 _PGO_KEYS = ("name", "value", "size")
@@ -464,7 +464,8 @@ class _Builder:
             return None
         vals = self.values(pairs, req, {"name": self.string, "type": self.field_type,
                                         "out": self.string, "map": self.string,
-                                        "length": self.size_ref, "count": self.size_ref})
+                                        "length": self.size_ref, "count": self.size_ref,
+                                        "layout": self.string})
         members = self.fields(pairs)
         if vals is None:
             return None
@@ -476,6 +477,8 @@ class _Builder:
             del vals["count"]
         if "out" in vals:
             vals["out_type"] = vals.pop("out")
+        if vals.get("layout") == "packed":
+            del vals["layout"]                    # the default: None in the model
         return Field(**vals, fields=members, loc=self.loc(node))
 
     def event(self, node: Node, p: Provider) -> Optional[Event]:

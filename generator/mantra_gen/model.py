@@ -119,6 +119,7 @@ class Field:
     length: Optional[Union[str, int]] = None   # Binary (and strings with fixed length)
     count: Optional[Union[str, int]] = None    # arrays and structs
     fields: List["Field"] = field(default_factory=list)   # members when type == "struct"
+    layout: Optional[str] = None        # struct only: "c" (C alignment and padding); None packed
     loc: Loc = _loc()
 
 

@@ -80,6 +80,7 @@ class FieldView:
     owner: str = ""                    # the template's C type (prefix of a struct's helpers)
     elem: str = ""                     # struct: the element struct type
     size_param: str = ""               # struct: the writer parameter carrying the size in bytes
+    align: str = ""                    # a C-layout struct's member: its alignment (a C expression)
 
 
 @dataclass
@@ -87,6 +88,7 @@ class StructView:
     name: str                      # field name
     c_elem: str                    # element struct type
     fields: List[FieldView]
+    c_layout: bool = False         # layout: c (members at their natural alignment, elements padded)
 
 
 @dataclass
@@ -226,6 +228,8 @@ class _Renderer:
             doc += f" (length {f.length})"
         if f.map:
             doc += f", map {f.map}"
+        if f.layout:
+            doc += f", layout {f.layout}"
         v = FieldView(f.name, t, KIND_OF.get(t, "scalar"), doc, owner=owner)
         if t == "struct":
             v.count = f.count
@@ -243,10 +247,25 @@ class _Renderer:
             v.unsigned = UNSIGNED_OF.get(v.ctype)
         return v
 
+    @classmethod
+    def _member(cls, f: Field, owner: str, parent: Field) -> FieldView:
+        """A struct member; in a C-layout struct with its alignment: a scalar's size (GUID 4, the
+        alignment of its first member; Pointer the trace's pointer size), an array's element's."""
+        v = cls._field(f, owner)
+        if parent.layout == "c":
+            if f.type == "Pointer":
+                v.align = "(size_t)c.pointer_size"
+            elif f.type == "GUID":
+                v.align = "(size_t)4"
+            else:
+                v.align = f"(size_t){SCALARS[f.type][1]}"
+        return v
+
     def _template(self, pre: str, t: Template, used: bool) -> TemplateView:
         c_type = f"mantra_{pre}_tpl_{t.name}"
         fields = [self._field(f, c_type) for f in t.fields]
-        structs = [StructView(f.name, f"{c_type}_{f.name}_elem", [self._field(sf, c_type) for sf in f.fields])
+        structs = [StructView(f.name, f"{c_type}_{f.name}_elem", [self._member(sf, c_type, f) for sf in f.fields],
+                              f.layout == "c")
                    for f in t.fields if f.type == "struct"]
         has16 = any(f.type == "UnicodeString" for f in t.fields)
         view = TemplateView(t.name, c_type, fields, structs, has16, used)

@@ -27,7 +27,9 @@ Rules (tests/gen/invalid/ has a manifest for each):
   a named count/length is an EARLIER integer (non-array) field of the same template or struct,
   a fixed one is at least 1; structs have members and no structs inside; a used template's fixed
   part stays within 65535 bytes
-* pgo kinds: value 0..0xffffffff, unique; size one of -1, 0, 1, 2, 4, 8
+* struct layout: only on structs, packed or c; a c struct's members have a fixed size
+* pgo kinds: value 0..0xffffffff, unique; size one of -1, 0, 1, 2, 4, 8; a kind's size is its
+  element type's
 """
 from __future__ import annotations
 
@@ -67,6 +69,7 @@ RESERVED_PREFIXES = ("mantra_", "MANTRA_")
 # Types whose elements have a fixed size, so `count` can make an array of them (raw elements, no
 # prefix, as the runtime's writers lay them out). Strings (NUL-terminated) and Binary (already sized
 # by its length) have no element size; structs take a count of their own.
+STRUCT_LAYOUTS = ("c",)  # besides the default, packed (None in the model)
 ARRAY_TYPES = tuple(t for t in FIELD_TYPES if t not in STRING_TYPES + ("Binary", "struct"))
 
 
@@ -270,6 +273,10 @@ class _Validator:
                 if not f.fields:
                     self.error(f.loc, f"struct '{f.name}' has no fields")
                 self.fields(f.fields, f" in struct '{f.name}'", f, maps, tuple(x.name for x in fields))
+                self.layout(f)
+            elif f.layout is not None:
+                self.error(f.loc, f"field '{f.name}' of type '{f.type}' cannot have a layout",
+                           "a layout applies to struct fields")
             if f.length is not None and f.count is not None:
                 self.error(f.loc, f"field '{f.name}' has both a count and a length")
             elif f.count is not None and f.type not in ARRAY_TYPES + ("struct",):
@@ -289,6 +296,22 @@ class _Validator:
                 elif f.type not in INTEGER_TYPES:
                     self.error(f.loc, f"field '{f.name}' of type '{f.type}' cannot have a map",
                                "maps apply to integer fields")
+
+    def layout(self, f: Field) -> None:
+        """A struct's layout: packed (the default) or c, whose members must have a C type of a fixed
+        size (no strings, Binary or counted arrays: a C struct cannot hold them inline)."""
+        if f.layout is None:
+            return
+        if f.layout not in STRUCT_LAYOUTS:
+            self.error(f.loc, f"unknown layout '{f.layout}' of struct '{f.name}'",
+                       "packed (the default: members back to back) or c (each member at its natural "
+                       "alignment, each element padded to the largest)")
+            return
+        for m in f.fields:
+            if m.type in STRING_TYPES + ("Binary",) or isinstance(m.count, str):
+                self.error(m.loc, f"member '{m.name}' of struct '{f.name}' (layout c) has no fixed size",
+                           "a C-layout struct holds fixed-size members only: scalars, GUID, Pointer and "
+                           "arrays of a fixed count of them")
 
     def reference(self, what: str, value, f: Field, fields: List[Field], index: int,
                   outer: Tuple[str, ...]) -> None:

@@ -384,7 +384,7 @@ START_TEST(empty_event_and_descriptors) {
     ck_assert_uint_eq(mantra_AllTypes_events[MANTRA_AllTypes_EVENT_Structs].flags, MANTRA_EVENT_PARTIAL_METADATA);
     ck_assert_uint_eq(mantra_AllTypes_events[MANTRA_AllTypes_EVENT_RenamedEvent].level, MANTRA_LEVEL_ERROR);
     ck_assert_str_eq(mantra_AllTypes_events[MANTRA_AllTypes_EVENT_RenamedEvent].name, "Renamed");
-    ck_assert_uint_eq(mantra_AllTypes_provider.event_count, 10);
+    ck_assert_uint_eq(mantra_AllTypes_provider.event_count, 11);
     ck_assert_str_eq(mantra_AllTypes_provider.name, "Mantra-Test-AllTypes");
     ck_assert_int_eq(MANTRA_PGO_BasicBlockIntCount, 0x41);
     ck_assert_int_eq(MANTRA_PGO_TypeHandle_SIZE, -1);
@@ -500,6 +500,54 @@ START_TEST(every_version_reader) {
 }
 END_TEST
 
+/* A struct with `layout: c` (Buckets.Values: u16 Index, u32 Hits, Pointer Size, u8 Tag): the writer
+ * takes the caller's C array as it is in memory, and the reader finds each member at its natural
+ * alignment, each element padded to its largest member's (24 bytes with 8-byte pointers, 16 with 4). */
+typedef struct bucket {
+    uint16_t index;
+    uint32_t hits;
+    uintptr_t size;
+    uint8_t tag;
+} bucket;
+
+START_TEST(c_layout_struct) {
+    static const bucket values[3] = {{0, 7, 0x3a8, 1}, {1, 3, 0x410, 2}, {4, 1, 0xa60, 0xff}};
+    ck_assert_int_eq(mantra_AllTypes_Buckets_write(9, 3, values, sizeof values), MANTRA_WRITE_OK);
+    ck_assert_uint_eq(g_size, 4 + sizeof values);
+    mantra_AllTypes_Buckets_fields f;
+    unsigned ptr = (unsigned)sizeof(uintptr_t);
+    ck_assert_int_eq(mantra_AllTypes_Buckets_decode(g_payload, g_size, ptr, &f), MANTRA_DECODE_OK);
+    ck_assert_uint_eq(f.Kind, 9);
+    ck_assert_uint_eq(f.Values.count, 3);
+    ck_assert_uint_eq(f.Values.size, sizeof values);
+    mantra_cursor c = mantra_cursor_of(f.Values, ptr);
+    for (int i = 0; i < 3; i++) {
+        mantra_AllTypes_tpl_Buckets_Values_elem e;
+        ck_assert_int_eq(mantra_AllTypes_tpl_Buckets_Values_next(&c, &e), MANTRA_DECODE_OK);
+        ck_assert_uint_eq(e.Index, values[i].index);
+        ck_assert_uint_eq(e.Hits, values[i].hits);
+        ck_assert_uint_eq(e.Size, values[i].size);
+        ck_assert_uint_eq(e.Tag, values[i].tag);
+        ck_assert_uint_eq(c.pos, (size_t)(i + 1) * sizeof(bucket));
+    }
+    /* a 32-bit process's array: Index, 2 bytes of padding, Hits, Size (4 bytes), Tag, 3 bytes */
+    static const uint8_t p32[] = {5, 0, 2, 0,                                       /* Kind, Count */
+                                  1, 0, 0xEE, 0xEE, 10, 0, 0, 0, 0x44, 0x33, 0x22, 0x11, 7, 0xEE, 0xEE, 0xEE,
+                                  2, 0, 0xEE, 0xEE, 20, 0, 0, 0, 0x88, 0x77, 0x66, 0x55, 8, 0xEE, 0xEE, 0xEE};
+    ck_assert_int_eq(mantra_AllTypes_Buckets_decode(p32, sizeof p32, 4, &f), MANTRA_DECODE_OK);
+    c = mantra_cursor_of(f.Values, 4);
+    mantra_AllTypes_tpl_Buckets_Values_elem e;
+    ck_assert_int_eq(mantra_AllTypes_tpl_Buckets_Values_next(&c, &e), MANTRA_DECODE_OK);
+    ck_assert(e.Index == 1 && e.Hits == 10 && e.Size == 0x11223344u && e.Tag == 7);
+    ck_assert_int_eq(mantra_AllTypes_tpl_Buckets_Values_next(&c, &e), MANTRA_DECODE_OK);
+    ck_assert(e.Index == 2 && e.Hits == 20 && e.Size == 0x55667788u && e.Tag == 8);
+    /* without the last element's trailing padding the payload is short */
+    ck_assert_int_eq(mantra_AllTypes_Buckets_decode(p32, sizeof p32 - 1, 4, &f), MANTRA_DECODE_SHORT);
+    /* read packed (no padding), the same bytes would not fit: Count 2 packed elements are 11 bytes each */
+    ck_assert_uint_eq(sizeof p32 - 4, 2 * 16);
+}
+END_TEST
+
 START_TEST(pointer_size_4_traces) {
     /* A 32-bit writer's Scalars payload: pointer field is 4 bytes. */
     uint8_t p[75] = {0};
@@ -536,6 +584,7 @@ static Suite *suite(void) {
     tcase_add_test(t, unterminated_string_is_bad);
     tcase_add_test(t, pointer_size_4_traces);
     tcase_add_test(t, every_version_reader);
+    tcase_add_test(t, c_layout_struct);
     suite_add_tcase(s, t);
     return s;
 }

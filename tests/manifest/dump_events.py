@@ -25,6 +25,8 @@ def fields_text(fields):
             s += "=" + f.map
         if f.out_type:
             s += "/" + f.out_type
+        if f.layout:
+            s += "@" + f.layout
         if f.type == "struct":
             s += "{" + fields_text(f.fields) + "}"
         out.append(s)

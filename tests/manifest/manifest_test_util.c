@@ -45,7 +45,8 @@ const char *mt_load_error(const char *text, const char *name) {
     return buf;
 }
 
-/* field := NAME ":" TYPE ["[" COUNT "]"] ["<" LENGTH ">"] ["=" MAP] ["/" OUT] ["{" field,... "}"]
+/* field := NAME ":" TYPE ["[" COUNT "]"] ["<" LENGTH ">"] ["=" MAP] ["/" OUT] ["@c"] ["{" field,... "}"]
+ * (@c: a struct with layout c)
  * COUNT and LENGTH: a number, or the name of the field they refer to. */
 static void put_ref(char *buf, size_t size, size_t *o, const mantra_manifest_field *list, uint8_t kind,
                     uint32_t value, const char *open, const char *close) {
@@ -65,6 +66,8 @@ static void put_fields(char *buf, size_t size, size_t *o, const mantra_manifest_
             *o += (size_t)snprintf(buf + *o, size - *o, "=%s", f[i].map->name);
         if (f[i].out_type != NULL && *o < size)
             *o += (size_t)snprintf(buf + *o, size - *o, "/%s", f[i].out_type);
+        if (f[i].layout == MANTRA_MANIFEST_LAYOUT_C && *o < size)
+            *o += (size_t)snprintf(buf + *o, size - *o, "@c");
         if (f[i].members != NULL && *o < size) {
             *o += (size_t)snprintf(buf + *o, size - *o, "{");
             put_fields(buf, size, o, f[i].members, f[i].member_count);

@@ -389,6 +389,43 @@ START_TEST(structs) {
 }
 END_TEST
 
+/* A struct with layout c (Buckets.Values: u16, u32, Pointer, u8): each member at its natural
+ * alignment, each element padded, with 8-byte and with 4-byte pointers; the generated reader agrees. */
+START_TEST(c_layout_struct) {
+    static const struct {
+        uint16_t index;
+        uint32_t hits;
+        uintptr_t size;
+        uint8_t tag;
+    } values[2] = {{1, 7, 0x3a8, 9}, {4, 1, 0xa60, 0xff}};
+    ck_assert_int_eq(mantra_AllTypes_Buckets_write(3, 2, values, sizeof values), MANTRA_WRITE_OK);
+    unsigned ptr = (unsigned)sizeof(uintptr_t);
+    memset(&g_pr, 0, sizeof g_pr);
+    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, g_size, ptr, &print_value, &g_pr, NULL),
+                     MANTRA_DECODE_OK);
+    ck_assert_str_eq(g_pr.text, "Kind=3 Count=2 Values#2=[{Index=1 Hits=7 Size=0x3a8 Tag=9 } "
+                                "{Index=4 Hits=1 Size=0xa60 Tag=255 } ] ");
+    check_lengths();
+    mantra_AllTypes_Buckets_fields f;
+    ck_assert_int_eq(mantra_AllTypes_Buckets_decode(g_payload, g_size, ptr, &f), MANTRA_DECODE_OK);
+    spans seen = {0, 0, 0};
+    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, g_size, ptr, &visit_spans, &seen, NULL),
+                     MANTRA_DECODE_OK);
+    ck_assert_uint_eq(seen.struct_size, f.Values.size);
+    ck_assert_uint_eq(seen.struct_size, sizeof values);
+    /* 4-byte pointers: elements of 16 bytes (Index, 2 bytes of padding, Hits, Size, Tag, 3 bytes) */
+    static const uint8_t p32[] = {5, 0, 1, 0, 2, 0, 0xEE, 0xEE, 10, 0, 0, 0, 0x44, 0x33, 0x22, 0x11, 7, 0xEE, 0xEE, 0xEE};
+    memcpy(g_payload, p32, sizeof p32);
+    memset(&g_pr, 0, sizeof g_pr);
+    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, sizeof p32, 4, &print_value, &g_pr, NULL),
+                     MANTRA_DECODE_OK);
+    ck_assert_str_eq(g_pr.text, "Kind=5 Count=1 Values#1=[{Index=2 Hits=10 Size=0x11223344 Tag=7 } ] ");
+    mantra_manifest_decode_info info;
+    ck_assert_int_eq(mantra_manifest_decode(written_tpl(), g_payload, sizeof p32 - 1, 4, NULL, NULL, &info),
+                     MANTRA_DECODE_SHORT); /* the last element's padding is part of the array */
+}
+END_TEST
+
 START_TEST(empty_and_inline) {
     ck_assert_int_eq(mantra_AllTypes_Empty_write(), MANTRA_WRITE_OK);
     ck_assert_uint_eq(g_size, 0);
@@ -483,6 +520,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, strings);
     tcase_add_test(tc, arrays);
     tcase_add_test(tc, structs);
+    tcase_add_test(tc, c_layout_struct);
     tcase_add_test(tc, empty_and_inline);
     tcase_add_test(tc, visitor_stops);
     tcase_add_test(tc, handwritten_templates);

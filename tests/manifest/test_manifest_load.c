@@ -156,7 +156,7 @@ END_TEST
 START_TEST(alltypes_yaml) {
     mantra_manifest *m = mt_load_file(mt_source_path("tests/golden/alltypes.yaml"));
     ck_assert_uint_eq(mantra_manifest_provider_count(m), 1);
-    ck_assert_uint_eq(mantra_manifest_event_count(m), 10);
+    ck_assert_uint_eq(mantra_manifest_event_count(m), 11);
     const mantra_manifest_provider *p = mantra_manifest_provider_at(m, 0);
     ck_assert_str_eq(p->name, "Mantra-Test-AllTypes");
     ck_assert_str_eq(guid_text(&p->guid), "0a7ca70b-5551-5fdf-d974-7080bcdc47e8");
@@ -164,7 +164,7 @@ START_TEST(alltypes_yaml) {
     ck_assert_uint_eq(p->keyword_count, 4);
     ck_assert_str_eq(p->keywords[3].name, "High");
     ck_assert_uint_eq(p->keywords[3].mask, 0x8000000000000000ull);
-    ck_assert_uint_eq(p->template_count, 8); /* 7 named + RenamedEvent (inline) */
+    ck_assert_uint_eq(p->template_count, 9); /* 8 named + RenamedEvent (inline) */
     ck_assert_uint_eq(p->map_count, 2);
 
     char *text = mt_describe_events(m);
@@ -185,6 +185,8 @@ START_TEST(alltypes_yaml) {
         "Mantra-Test-AllTypes/5/v0 Empty Empty level=1 keywords=0x0 task=0 opcode=0 stack=1 tpl=-: \n"
         "Mantra-Test-AllTypes/6/v0 Renamed RenamedEvent level=2 keywords=0x0 task=0 opcode=0 stack=1 "
         "tpl=RenamedEvent: X:UInt8\n"
+        "Mantra-Test-AllTypes/8/v0 Buckets Buckets level=4 keywords=0x0 task=0 opcode=0 stack=1 tpl=Buckets: Kind:UInt16, "
+        "Count:UInt16, Values:struct[Count]@c{Index:UInt16, Hits:UInt32, Size:Pointer, Tag:UInt8}\n"
         "Mantra-Test-AllTypes/7/v0 Grown Grown level=4 keywords=0x0 task=0 opcode=0 stack=1 tpl=Grown: A:UInt32, "
         "Label:AnsiString\n"
         "Mantra-Test-AllTypes/7/v1 Grown Grown_V1 level=4 keywords=0x0 task=0 opcode=0 stack=1 tpl=Grown_V1: A:UInt32, "
@@ -211,7 +213,7 @@ START_TEST(alltypes_yaml) {
     ck_assert_uint_eq(f[1].size, 4);
     ck_assert_uint_eq(f[7].size, 0); /* Pointer: the trace says */
     ck_assert_uint_eq(f[8].size, 16);
-    ck_assert_uint_eq(f[1].line, 57);
+    ck_assert_uint_eq(f[1].line, 58);
     ck_assert_uint_eq(f[1].column, 13);
     const mantra_manifest_event *structs = mantra_manifest_find_event(p, 4, 0);
     const mantra_manifest_field *items = &structs->tpl->fields[1];
@@ -221,7 +223,11 @@ START_TEST(alltypes_yaml) {
     ck_assert_uint_eq(items->members[3].count, 2);
     ck_assert_uint_eq(items->members[2].slot, 0);
     ck_assert_uint_eq(structs->tpl->struct_slot_count, 1);
-    ck_assert_uint_eq(structs->line, 97);
+    ck_assert_uint_eq(structs->line, 112);
+    ck_assert_uint_eq(items->layout, MANTRA_MANIFEST_LAYOUT_PACKED);
+    const mantra_manifest_field *buckets = &mantra_manifest_find_event(p, 8, 0)->tpl->fields[2];
+    ck_assert_uint_eq(buckets->type, MANTRA_TYPE_OBJECT);
+    ck_assert_uint_eq(buckets->layout, MANTRA_MANIFEST_LAYOUT_C);
     ck_assert_uint_eq(structs->column, 9);
 
     ck_assert_uint_eq(mantra_manifest_pgo_kind_count(m), 2);

@@ -101,6 +101,11 @@ int mantra_cursor_f64(mantra_cursor *c, double *out);
 int mantra_cursor_guid(mantra_cursor *c, mantra_guid *out);
 int mantra_cursor_str16(mantra_cursor *c, mantra_str16 *out);
 int mantra_cursor_str8(mantra_cursor *c, mantra_str8 *out);
+/* Skips the padding a C compiler puts before a member of alignment align in a struct that starts
+ * at offset start: to the next multiple of align from start (MANTRA_DECODE_SHORT when the payload
+ * ends first). The readers of a struct with `layout: c` call it before each member and at the end
+ * of each element (docs/manifest.md). */
+int mantra_cursor_align(mantra_cursor *c, size_t start, size_t align);
 /* count elements of elem_size bytes each (overflow-checked). */
 int mantra_cursor_array(mantra_cursor *c, uint64_t count, size_t elem_size, mantra_array *out);
 /* Returns from the enclosing function when a cursor call fails. */

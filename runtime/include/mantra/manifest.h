@@ -98,6 +98,13 @@ struct mantra_manifest_field {
     uint8_t length_kind; /* enum mantra_manifest_ref_kind */
     uint8_t size;        /* bytes of one element of a fixed-size type; 0 for Pointer (the trace
                             says), strings, Binary and struct */
+    uint8_t layout;      /* a struct's enum mantra_manifest_layout (PACKED for other types) */
+};
+/* How a struct's elements are laid out (`layout:` of a struct field, docs/manifest.md). */
+enum mantra_manifest_layout {
+    MANTRA_MANIFEST_LAYOUT_PACKED = 0, /* members back to back (the default, as ETW manifests say) */
+    MANTRA_MANIFEST_LAYOUT_C = 1       /* as a C compiler lays the struct out: each member at its
+                                          natural alignment, each element padded to the largest */
 };
 #define MANTRA_MANIFEST_NO_SLOT 0xFFFFu
 /* At most this many fields of one template (or of one struct) may be named by a count or length. */

@@ -27,6 +27,18 @@ static inline int mantra__cursor_bytes(mantra_cursor *c, size_t n, const uint8_t
     return MANTRA_DECODE_OK;
 }
 
+/* Skips to the next offset from start that is a multiple of align (C struct padding). */
+static inline int mantra__cursor_align(mantra_cursor *c, size_t start, size_t align) {
+    if (align > 1 && c->pos >= start) {
+        size_t rem = (c->pos - start) % align;
+        if (rem != 0) {
+            const uint8_t *unused;
+            return mantra__cursor_bytes(c, align - rem, &unused);
+        }
+    }
+    return MANTRA_DECODE_OK;
+}
+
 static inline int mantra__cursor_u8(mantra_cursor *c, uint8_t *out) {
     const uint8_t *p;
     MANTRA_TRY(mantra__cursor_bytes(c, 1, &p));

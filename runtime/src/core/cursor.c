@@ -14,6 +14,8 @@ int mantra_cursor_guid(mantra_cursor *c, mantra_guid *out) { return mantra__curs
 int mantra_cursor_str16(mantra_cursor *c, mantra_str16 *out) { return mantra__cursor_str16(c, out); }
 int mantra_cursor_str8(mantra_cursor *c, mantra_str8 *out) { return mantra__cursor_str8(c, out); }
 
+int mantra_cursor_align(mantra_cursor *c, size_t start, size_t align) { return mantra__cursor_align(c, start, align); }
+
 int mantra_cursor_array(mantra_cursor *c, uint64_t count, size_t elem_size, mantra_array *out) {
     return mantra__cursor_array(c, count, elem_size, out);
 }

@@ -9,7 +9,7 @@
 
 #include "manifest/loader-internal.h"
 
-static const char *const FIELD_KEYS[] = {"name", "type", "out", "map", "length", "count", "fields", NULL};
+static const char *const FIELD_KEYS[] = {"name", "type", "out", "map", "length", "count", "fields", "layout", NULL};
 
 typedef struct field_src {
     yaml_node_t *node;
@@ -133,6 +133,19 @@ static void fields(mf_loader *l, mf_provider_ctx *c, yaml_node_item_t *items, si
             snprintf(note, sizeof note, "field '%.200s' has type '%s'", f->name, mantra_manifest_type_name(f->type));
             mf_fail(l, p.key[6], note, "only a struct field can have 'fields'");
         }
+        if (mf_given(&p, 7)) {
+            const char *layout = mf_string(l, p.val[7], "layout");
+            if (f->type != MANTRA_TYPE_OBJECT)
+                mf_fail(l, node, "a layout applies to struct fields", "field '%s' of type '%s' cannot have a layout",
+                        f->name, mantra_manifest_type_name(f->type));
+            else if (layout != NULL && strcmp(layout, "c") == 0)
+                f->layout = MANTRA_MANIFEST_LAYOUT_C;
+            else if (layout != NULL && strcmp(layout, "packed") != 0)
+                mf_fail(l, node,
+                        "packed (the default: members back to back) or c (each member at its natural alignment, each "
+                        "element padded to the largest)",
+                        "unknown layout '%s' of struct '%s'", layout, f->name);
+        }
         f->line = mf_node_line(node);
         f->column = mf_node_col(node);
         f->size = mf_type_info_of(f->type)->size; /* a type mf_field_type() accepted */
@@ -175,6 +188,15 @@ static void fields(mf_loader *l, mf_provider_ctx *c, yaml_node_item_t *items, si
             fields(l, c, mitems, mn, swhere, f, out, n, &members, &mslots, &unused);
             f->members = members;
             f->member_count = (uint32_t)mn;
+            for (size_t k = 0; f->layout == MANTRA_MANIFEST_LAYOUT_C && k < mn; k++) {
+                const mantra_manifest_field *m = &members[k];
+                if (m->type == MANTRA_TYPE_STRING || m->type == MANTRA_TYPE_STRING8 || m->type == MANTRA_TYPE_BINARY ||
+                    m->count_kind == MANTRA_MANIFEST_REF_FIELD)
+                    mf_fail(l, mf_node_at(l, mitems[k]),
+                            "a C-layout struct holds fixed-size members only: scalars, GUID, Pointer and arrays of a "
+                            "fixed count of them",
+                            "member '%s' of struct '%s' (layout c) has no fixed size", m->name, f->name);
+            }
             if (mslots > *struct_slots)
                 *struct_slots = mslots;
         }

@@ -1,5 +1,6 @@
 /* Payload decoding driven by a loaded manifest's template: every value is shown, in order, to a
  * mantra_field_visitor (mantra/visit.h), in the shapes the trace decoders show. */
+#include <stdint.h>
 #include <string.h>
 
 #include "manifest/decode-internal.h"
@@ -129,8 +130,20 @@ static int read_scalar(dstate *d, const mantra_manifest_field *f, mantra_value *
     return MANTRA_DECODE_OK;
 }
 
+/* decode_fields' c_start when the fields are not the members of a C-layout struct's element. */
+#define NOT_C_LAYOUT SIZE_MAX
+
 static int decode_fields(dstate *d, const mantra_manifest_field *list, const mantra_field_desc *descs, uint32_t n,
-                         unsigned depth);
+                         unsigned depth, size_t c_start);
+
+/* A member's alignment in a C-layout struct: its element's size (GUID 4, the alignment of its first
+ * member; Pointer the trace's pointer size). */
+static size_t c_align(const mantra_manifest_field *m, unsigned pointer_size) {
+    if (m->type == MANTRA_TYPE_GUID)
+        return 4;
+    size_t a = elem_size(m, pointer_size);
+    return a ? a : 1;
+}
 
 /* A struct: an array (count elements) of objects whose members are f's members. */
 static int decode_struct(dstate *d, const mantra_manifest_field *f, const mantra_field_desc *desc, uint64_t count,
@@ -153,7 +166,8 @@ static int decode_struct(dstate *d, const mantra_manifest_field *f, const mantra
         o.data = d->c.data + before;
         if (call(d, d->vis->begin_object, &o) == STOPPED)
             return STOPPED;
-        int rc = decode_fields(d, f->members, o.field != NULL ? o.field->fields : NULL, f->member_count, depth + 2);
+        int rc = decode_fields(d, f->members, o.field != NULL ? o.field->fields : NULL, f->member_count, depth + 2,
+                               f->layout == MANTRA_MANIFEST_LAYOUT_C ? before : NOT_C_LAYOUT);
         if (rc != MANTRA_DECODE_OK)
             return rc;
         o.size = d->c.pos - before;
@@ -211,13 +225,22 @@ static int decode_array(dstate *d, const mantra_manifest_field *f, const mantra_
     return call(d, d->vis->end_array, &v) == STOPPED ? STOPPED : MANTRA_DECODE_OK;
 }
 
-/* Fields list[0..n) at the cursor; slots: values of the fields others take counts/lengths from. */
+/* Fields list[0..n) at the cursor; slots: values of the fields others take counts/lengths from.
+ * c_start: NOT_C_LAYOUT, or where an element of a C-layout struct starts: each of its members (fixed
+ * sizes, the loader checks) at its natural alignment from there, then the padding to the largest. */
 static int decode_fields(dstate *d, const mantra_manifest_field *list, const mantra_field_desc *descs, uint32_t n,
-                         unsigned depth) {
+                         unsigned depth, size_t c_start) {
     uint64_t slots[MANTRA_MANIFEST_MAX_SLOTS];
+    size_t largest = 1;
     for (uint32_t i = 0; i < n; i++) {
-        const mantra_manifest_field *f = &list[i];
         const mantra_field_desc *desc = descs != NULL ? &descs[i] : NULL;
+        const mantra_manifest_field *f = &list[i];
+        if (c_start != NOT_C_LAYOUT) {
+            size_t align = c_align(f, d->c.pointer_size);
+            largest = align > largest ? align : largest;
+            d->failed = f;
+            MANTRA_TRY(mantra_cursor_align(&d->c, c_start, align));
+        }
         uint64_t count = 1;
         if (f->count_kind == MANTRA_MANIFEST_REF_FIXED)
             count = f->count;
@@ -261,7 +284,7 @@ static int decode_fields(dstate *d, const mantra_manifest_field *list, const man
         if (rc != MANTRA_DECODE_OK)
             return rc;
     }
-    return MANTRA_DECODE_OK;
+    return c_start != NOT_C_LAYOUT ? mantra_cursor_align(&d->c, c_start, largest) : MANTRA_DECODE_OK;
 }
 
 int mf_decode_described(const mantra_manifest_template *tpl, const mantra_field_desc *descs, const uint8_t *payload,
@@ -280,7 +303,7 @@ int mf_decode_described(const mantra_manifest_template *tpl, const mantra_field_
     d.failed = NULL;
     int rc = MANTRA_DECODE_OK;
     if (tpl != NULL)
-        rc = decode_fields(&d, tpl->fields, descs, tpl->field_count, 0);
+        rc = decode_fields(&d, tpl->fields, descs, tpl->field_count, 0, NOT_C_LAYOUT);
     if (rc == MANTRA_DECODE_OK)
         rc = mantra_cursor_finish(&d.c);
     if (info != NULL) {
