@@ -58,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--prefix", action="append", metavar="PROVIDER=PREFIX",
                    help="C prefix of a provider's generated names (mantra_PREFIX_...), instead of the "
                         "manifest's or the one derived from its name (repeatable)")
+    p.add_argument("--c-layout", action="append", metavar="TEMPLATE.FIELD",
+                   help="give that struct field of every provider's template TEMPLATE the layout c (each "
+                        "member at its natural alignment, elements padded) before anything else is done "
+                        "(repeatable; for manifests one cannot edit, such as ClrEtwAll.man)")
     p.add_argument("--compat", nargs=2, metavar=("OLD", "NEW"),
                    help="report changes from OLD to NEW that break readers or writers of existing events")
     p.add_argument("--version", action="version", version=f"mantra-gen {__version__}")
@@ -82,6 +86,20 @@ def _write_if_changed(path: str, content: str) -> bool:
         f.write(data)
     os.replace(tmp, path)
     return True
+
+
+def _set_c_layout(m, spec: str) -> None:
+    """--c-layout TEMPLATE.FIELD: layout c on that struct field of every template so named."""
+    from .errors import fail
+    from .model import Loc
+    tname, dot, fname = spec.partition(".")
+    hits = [f for p in m.providers for t in p.templates if t.name == tname for f in t.fields
+            if f.name == fname and f.type == "struct"]
+    if not dot or not hits:
+        raise fail(Loc(m.path, 1, 1), f"--c-layout {spec}: no template '{tname}' has a struct field '{fname}'",
+                   "give TEMPLATE.FIELD of a struct field")
+    for f in hits:
+        f.layout = "c"
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -123,6 +141,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             for p in m.providers:
                 if p.name in prefixes:
                     p.prefix = prefixes[p.name]
+            for spec in args.c_layout or []:
+                _set_c_layout(m, spec)
             validate(m)
             manifests.append(m)
         except ManifestError as e:

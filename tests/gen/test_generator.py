@@ -308,3 +308,36 @@ def test_prefix_collision_is_reported(tmp_path):
 def test_clr_readers_args_are_current():
     """manifest/clr/readers.args regenerates generated/clr_* exactly (also `make test-gen`)."""
     assert run_gen(["--check", "-o", "generated", "@manifest/clr/readers.args"]) == (0, b"", b"")
+
+
+# ---- --c-layout (manifest/clr/runtime.args) ---------------------------------------------------------
+def test_c_layout_option(tmp_path):
+    """--c-layout TEMPLATE.FIELD gives a struct field layout c before validation: printed by --emit-yaml
+    and --emit-xml, refused where a member has no fixed size, an error for a name that is no struct."""
+    src = tmp_path / "m.yaml"
+    src.write_text("providers:\n  - name: P\n    templates:\n      - name: T\n        fields:\n"
+                   "          - {name: N, type: UInt16}\n          - name: S\n            type: struct\n"
+                   "            count: N\n            fields:\n              - {name: A, type: UInt8}\n"
+                   "              - {name: B, type: Pointer}\n    events:\n      - {name: E, id: 1, template: T}\n")
+    status, out, err = run_gen(["--emit-yaml", "--c-layout", "T.S", str(src)])
+    assert (status, err) == (0, b"")
+    assert "            count: N\n            layout: c\n" in out.decode()
+    status, out, err = run_gen(["--emit-xml", "--c-layout", "T.S", str(src)])
+    assert (status, err) == (0, b"")
+    assert 'mantra:layout="c"' in out.decode()
+    status, out, err = run_gen(["--validate", "--c-layout", "T.N", str(src)])
+    assert (status, out) == (1, b"")
+    assert b"--c-layout T.N: no template 'T' has a struct field 'N'" in err
+    status, out, err = run_gen(["--validate", "--c-layout", "Structs.Items", "tests/golden/alltypes.yaml"])
+    assert (status, out) == (1, b"")
+    assert b"error: member 'Name' of struct 'Items' (layout c) has no fixed size" in err
+
+
+def test_clr_runtime_args_mark_gc_fit_bucket_info():
+    """manifest/clr/runtime.yaml gives GCFitBucketInfo's Values the C layout (manifest/clr/runtime.args)."""
+    with open(os.path.join(SOURCE_DIR, "manifest/clr/runtime.yaml"), encoding="utf-8") as f:
+        text = f.read()
+    at = text.index("      - name: GCFitBucketInfo\n        fields:")
+    assert "          - name: Values\n            type: struct\n            count: Count\n            layout: c\n" \
+        in text[at:at + 600]
+    assert text.count("layout: c") == 1

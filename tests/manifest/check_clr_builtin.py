@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """clr-builtin-current: the built-in runtime providers (manifest/clr/runtime.yaml) are exactly what
-`mantra-gen --emit-yaml --layouts-only --provider ...` makes of the current fixture manifest
-(docs/manifest.md "Refreshing the built-in data"). Prints SKIP (CTest: skipped) without the fixture,
-fails then when MANTRA_REQUIRE_INTEROP=1.
+`mantra-gen @manifest/clr/runtime.args` makes of the current fixture manifest (docs/manifest.md
+"Refreshing the built-in data"). Prints SKIP (CTest: skipped) without the fixture, fails then when
+MANTRA_REQUIRE_INTEROP=1.
 
     check_clr_builtin.py GEN_SCRIPT MAN_FILE REPO_ROOT
 """
@@ -10,11 +10,6 @@ import difflib
 import os
 import subprocess
 import sys
-
-# The providers of ClrEtwAll.man that manifest/clr/runtime.yaml holds, in this order (the Mono
-# profiler provider is left out: mantra reads CoreCLR traces).
-PROVIDERS = ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown",
-             "Microsoft-Windows-DotNETRuntimeStress", "Microsoft-Windows-DotNETRuntimePrivate"]
 
 
 def main() -> int:
@@ -25,11 +20,8 @@ def main() -> int:
             return 1
         print(f"SKIP: clr-builtin-current: fixture {man} not found (set MANTRA_REQUIRE_INTEROP=1 to make this fail)")
         return 0
-    cmd = [sys.executable, gen, "--emit-yaml", "--layouts-only"]
-    for p in PROVIDERS:
-        cmd += ["--provider", p]
-    cmd.append(man)
-    made = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    cmd = [sys.executable, gen, "@manifest/clr/runtime.args", man]
+    made = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=root).stdout
     path = os.path.join(root, "manifest", "clr", "runtime.yaml")
     with open(path, encoding="utf-8") as f:
         have = f.read()
@@ -41,7 +33,7 @@ def main() -> int:
               f"({len(diff)} diff lines); refresh it: {' '.join(cmd[1:])} > manifest/clr/runtime.yaml")
         return 1
     print(f"clr-builtin-current: manifest/clr/runtime.yaml is current ({len(made)} bytes, "
-          f"{made.count(chr(10))} lines, providers {', '.join(PROVIDERS)})")
+          f"{made.count(chr(10))} lines, from manifest/clr/runtime.args)")
     return 0
 
 

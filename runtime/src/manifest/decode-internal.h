@@ -12,4 +12,10 @@ int mf_decode_described(const mantra_manifest_template *tpl, const mantra_field_
                         size_t size, unsigned pointer_size, const mantra_field_visitor *visitor, void *ctx,
                         mantra_manifest_decode_info *info);
 
+/* Struct layout C (mantra_manifest_field.layout): a member's alignment (GUID 4, Pointer the pointer
+ * size, else its element's size) and the size of one element of the struct f (each member at its
+ * alignment, the end padded to the largest), with pointers of pointer_size bytes. */
+size_t mf_c_align(const mantra_manifest_field *m, unsigned pointer_size);
+size_t mf_c_element_size(const mantra_manifest_field *f, unsigned pointer_size);
+
 #endif

@@ -138,11 +138,23 @@ static int decode_fields(dstate *d, const mantra_manifest_field *list, const man
 
 /* A member's alignment in a C-layout struct: its element's size (GUID 4, the alignment of its first
  * member; Pointer the trace's pointer size). */
-static size_t c_align(const mantra_manifest_field *m, unsigned pointer_size) {
+size_t mf_c_align(const mantra_manifest_field *m, unsigned pointer_size) {
     if (m->type == MANTRA_TYPE_GUID)
         return 4;
     size_t a = elem_size(m, pointer_size);
     return a ? a : 1;
+}
+
+size_t mf_c_element_size(const mantra_manifest_field *f, unsigned pointer_size) {
+    size_t end = 0, largest = 1;
+    for (uint32_t i = 0; i < f->member_count; i++) {
+        const mantra_manifest_field *m = &f->members[i];
+        size_t align = mf_c_align(m, pointer_size);
+        size_t n = m->count_kind == MANTRA_MANIFEST_REF_FIXED ? m->count : 1;
+        largest = align > largest ? align : largest;
+        end = (end + align - 1) / align * align + n * elem_size(m, pointer_size);
+    }
+    return (end + largest - 1) / largest * largest;
 }
 
 /* A struct: an array (count elements) of objects whose members are f's members. */
@@ -236,7 +248,7 @@ static int decode_fields(dstate *d, const mantra_manifest_field *list, const man
         const mantra_field_desc *desc = descs != NULL ? &descs[i] : NULL;
         const mantra_manifest_field *f = &list[i];
         if (c_start != NOT_C_LAYOUT) {
-            size_t align = c_align(f, d->c.pointer_size);
+            size_t align = mf_c_align(f, d->c.pointer_size);
             largest = align > largest ? align : largest;
             d->failed = f;
             MANTRA_TRY(mantra_cursor_align(&d->c, c_start, align));

@@ -11,6 +11,7 @@
 
 #include "common/le-internal.h"
 #include "field_plan-internal.h"
+#include "manifest/decode-internal.h"
 #include "mantra/manifest.h"
 #include "reader-internal.h"
 
@@ -81,7 +82,11 @@ static int add_field(cm_arena *a, rd_manifest_plan *p, const mantra_manifest_fie
         count = f->count;
     else if (f->count_kind == MANTRA_MANIFEST_REF_FIELD)
         s.from_slot = 1, s.slot = list[f->count].slot;
-    if (f->type == MANTRA_TYPE_OBJECT) {
+    if (f->type == MANTRA_TYPE_OBJECT && f->layout == MANTRA_MANIFEST_LAYOUT_C) {
+        s.kind = MK_ARRAY; /* elements of one fixed size, padding included (manifest/visit.c) */
+        s.esize = (uint32_t)mf_c_element_size(f, psize);
+        s.n = count;
+    } else if (f->type == MANTRA_TYPE_OBJECT) {
         s.kind = MK_STRUCT;
         s.n = count;
         s.members = build(a, f->members, f->member_count, psize, depth + 1);
