@@ -8,6 +8,9 @@ MODE env: `dotnet TraceMaker.dll work` with DOTNET_EnableEventPipe=1 (GC, JIT, l
   JitInstrumentationDataVerbose (298) events, each decoded whole with its Data by default, the sample profiler, the Mantra-TraceMaker
   EventSource with keywords 0xF00000000003: bits 44-47 let WriteEvent(int, object[]) events through);
   the runtime writes the exit rundown by default.
+MODE sweep (not a CTest test yet, tests/interop/README.md): `TraceMaker sweep` with every keyword of
+  the runtime, rundown and private providers at verbose level (SWEEP_CONFIG); it must hold at
+  least SWEEP_MIN_TYPES distinct event types.
 MODE default | dotnet-sampled-thread-time | gc-verbose: `TraceMaker serve 30` and
   `dotnet-trace collect -p PID [--profile MODE] --duration 00:00:00:03` against it (dotnet-trace of
   tests/interop/dotnet-tools.json; `default` passes no --profile).
@@ -45,6 +48,11 @@ RUNTIME = ("Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRu
 # MethodDiagnostic 0x4000000000 (MethodDetails, 72), JitInstrumentationData 0x10000000000 (ClrEtwAll.man)
 CONFIG = ("Microsoft-Windows-DotNETRuntime:0x1C04009C01D:5,Microsoft-DotNETCore-SampleProfiler:0:5,"
           "Mantra-TraceMaker:0xF00000000003:5,Mantra-TraceMaker-SelfDescribing:0xF00000000003:5")
+# The sweep: every keyword of the runtime's providers at verbose level, and nothing else.
+SWEEP_CONFIG = ",".join(f"{p}:0xFFFFFFFFFFFFFFFF:5" for p in (
+    "Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown",
+    "Microsoft-Windows-DotNETRuntimePrivate")) + ",Microsoft-DotNETCore-SampleProfiler:0:5"
+SWEEP_MIN_TYPES = 150  # the goal for the distinct event types (provider, id, version) of the sweep
 # What the env run must hold: (provider, event name) of each kind of work TraceMaker does.
 REQUIRED = [(RUNTIME[0], n) for n in ("GCStart", "GCEnd", "GCAllocationTick", "MethodJittingStarted",
                                       "MethodLoadVerbose", "TypeLoadStart", "AssemblyLoadStart", "ModuleLoad",
@@ -68,11 +76,11 @@ def fail(msg):
     sys.exit(1)
 
 
-def make_env_trace(dll, trace):
-    env = dict(ENV, DOTNET_EnableEventPipe="1", DOTNET_EventPipeOutputPath=trace, DOTNET_EventPipeConfig=CONFIG)
-    p = subprocess.run(["dotnet", dll, "work"], env=env, capture_output=True, text=True, timeout=300)
+def make_env_trace(dll, trace, config=CONFIG, what="work"):
+    env = dict(ENV, DOTNET_EnableEventPipe="1", DOTNET_EventPipeOutputPath=trace, DOTNET_EventPipeConfig=config)
+    p = subprocess.run(["dotnet", dll, what], env=env, capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
-        fail(f"TraceMaker work exited {p.returncode}: {p.stderr}")
+        fail(f"TraceMaker {what} exited {p.returncode}: {p.stderr}")
 
 
 def make_collect_trace(dll, trace, profile):
@@ -112,6 +120,8 @@ def main(argv):
         os.unlink(trace)
     if mode == "env":
         make_env_trace(dll, trace)
+    elif mode == "sweep":
+        make_env_trace(dll, trace, SWEEP_CONFIG, "sweep")
     else:
         make_collect_trace(dll, trace, mode)
 
@@ -125,11 +135,12 @@ def main(argv):
     # the events each counted rule of TraceEventDump compare must apply to, from our side
     expect = {"298": 0, "GCDynamicEvent": 0, "MethodDetails": 0, "MethodFlags": 0, "short": 0}
     fit = 0  # GCFitBucketInfo events with buckets, each decoded whole (layout c)
-    providers, seen = set(), set()
+    providers, seen, types = set(), set(), set()
     with open(ours, encoding="utf-8") as f:
         for line in f:
             o = json.loads(line)
             providers.add(o["provider"])
+            types.add((o["provider"], o["event_id"], o["version"]))
             seen.add((o["provider"], o["name"]))
             want = {("Mantra-TraceMaker", "Texts"): TEXTS,
                     ("Mantra-TraceMaker-SelfDescribing", "Numbers"): NUMBERS}.get((o["provider"], o["name"]))
@@ -187,6 +198,9 @@ def main(argv):
         tl = re.search(r"Mantra-TraceMaker-SelfDescribing/\d+/v0: the payload \(5 bytes\) ends inside a field", w)
         if tl is None and "events whose payload" not in w:
             fail(f"unexpected warning: {w}")
+    if mode == "sweep" and len(types) < SWEEP_MIN_TYPES:
+        fail(f"the sweep holds {len(types)} distinct event types (provider, id, version), want {SWEEP_MIN_TYPES}")
+    print(f"{trace}: {len(types)} distinct event types (provider, id, version)")
     print(f"{trace}: {stats['events']} events, {runtime} of the runtime providers, all decoded and named; "
           f"{whole298} JitInstrumentationDataVerbose with their Data, {fit} GCFitBucketInfo with padded buckets decoded, {flags} TraceLogging bool decode errors; "
           f"providers: {', '.join(sorted(providers))}")

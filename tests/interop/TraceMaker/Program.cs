@@ -7,6 +7,11 @@
 //                            the runtime writes the trace and its exit rundown)
 //   TraceMaker serve SECONDS the workload in a loop for SECONDS (for `dotnet-trace collect -p PID`);
 //                            prints "ready PID" first
+//   TraceMaker sweep         the workload and then whatever else makes the runtime write events
+//                            (finalizers, GC handles, pinning, weak references, P/Invoke stubs, an
+//                            assembly load context, tiered compilation, wait handles, timers, thread
+//                            starts, exception filters and finally blocks), once, then exit: run it
+//                            with every keyword of the runtime's providers (fresh_trace.py sweep)
 using System.Diagnostics;
 using System.Diagnostics.Tracing;
 using System.Linq.Expressions;
@@ -87,6 +92,12 @@ static class Program
             Work(0);
             return 0;
         }
+        if (args.Length == 1 && args[0] == "sweep")
+        {
+            Work(0);
+            Sweep();
+            return 0;
+        }
         if (args.Length == 2 && args[0] == "serve" && int.TryParse(args[1], out int seconds))
         {
             Console.WriteLine($"ready {Environment.ProcessId}");
@@ -96,7 +107,7 @@ static class Program
                 Work(round);
             return 0;
         }
-        Console.Error.WriteLine("usage: TraceMaker work | TraceMaker serve SECONDS");
+        Console.Error.WriteLine("usage: TraceMaker work | TraceMaker serve SECONDS | TraceMaker sweep");
         return 2;
     }
 
@@ -166,6 +177,83 @@ static class Program
         while (sw.ElapsedMilliseconds < 200)
             _sink += Busy(50_000);
         log.StepStop(round);
+    }
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "getpid")]
+    static extern int GetPid();
+
+    sealed class Finalized
+    {
+        public static int Count;
+        ~Finalized() => Interlocked.Increment(ref Count);
+    }
+
+    static int Hot(int x) => (x * 7) ^ (x >> 2);
+
+    static bool Log(Exception e) { _sink += e.Message.Length; return true; }
+
+    static void Sweep()
+    {
+        // finalizers, weak references, GC handles and pinning
+        for (int i = 0; i < 100; i++)
+            _ = new Finalized();
+        var weak = new WeakReference(new object());
+        var pinned = System.Runtime.InteropServices.GCHandle.Alloc(new byte[64], System.Runtime.InteropServices.GCHandleType.Pinned);
+        var normal = System.Runtime.InteropServices.GCHandle.Alloc(new object());
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+        _sink += Finalized.Count + (weak.IsAlive ? 1 : 0);
+        pinned.Free();
+        normal.Free();
+        // a background GC, and allocations on the large and pinned object heaps
+        GC.Collect(2, GCCollectionMode.Optimized, blocking: false);
+        _sink += GC.AllocateArray<byte>(100_000, pinned: true).Length + new byte[200_000].Length;
+
+        // P/Invoke (an IL stub)
+        for (int i = 0; i < 3; i++)
+            _sink += GetPid();
+
+        // an assembly load context loading an assembly again
+        var alc = new System.Runtime.Loader.AssemblyLoadContext("sweep", isCollectible: true);
+        var asm = alc.LoadFromAssemblyPath(typeof(Regex).Assembly.Location);
+        _sink += asm.GetTypes().Length;
+        alc.Unload();
+
+        // tiered compilation: a hot method called until it is recompiled
+        var sw = Stopwatch.StartNew();
+        while (sw.ElapsedMilliseconds < 1500)
+            for (int i = 0; i < 10_000; i++)
+                _sink += Hot(i);
+
+        // wait handles, timers, thread starts
+        using (var ev = new ManualResetEventSlim(false))
+        using (var timer = new Timer(_ => ev.Set(), null, 20, Timeout.Infinite))
+            ev.Wait(2000);
+        using (var mre = new ManualResetEvent(false))
+            mre.WaitOne(10);
+        Task.Delay(20).Wait();
+        var t = new Thread(() => _sink += Busy(1000));
+        t.Start();
+        t.Join();
+
+        // exceptions through a filter and a finally block, and one rethrown
+        for (int i = 0; i < 3; i++)
+        {
+            try
+            {
+                try { Throw(i); }
+                finally { _sink++; }
+            }
+            catch (InvalidOperationException e) when (Log(e)) { }
+            try
+            {
+                try { Throw(i); }
+                catch (InvalidOperationException) { throw; }
+            }
+            catch (InvalidOperationException e) { _sink += e.HResult; }
+        }
+        GC.Collect();
     }
 
     static long Busy(int n)
