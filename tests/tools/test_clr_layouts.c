@@ -5,7 +5,9 @@
  *   - GCFitBucketInfo (209), whose Values the runtime copies as a C array (16-byte elements), with the
  *     bytes of a real .NET 10 payload (issue 31): Index 0/1/2/4, Count 7/3/1/1, Size 0x3a8/0x410/
  *     0x350/0xa60 (they add up to TotalSize 0x1568), and no decode error;
- *   - BulkType (15), whose Values stay packed, in the same trace. */
+ *   - BulkType (15), whose Values stay packed, in the same trace;
+ *   - the runtime's events newer than the shared ClrEtwAll.man (manifest/clr/additions.yaml):
+ *     WaitHandleWaitStart/Stop (301/302) and AllocationSampled (303). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
@@ -48,6 +50,44 @@ static size_t bulk_type(uint8_t *p) {
     return sizeof b;
 }
 
+START_TEST(events_newer_than_the_fixture) {
+    char *trace = path_of("newer.nettrace");
+    pgo_trace *t = pgo_trace_open(trace);
+    static const uint8_t start[] = {1, 0x34, 0x12, 0, 0, 0, 0, 0, 0, 0, 0};     /* MonitorWait, 0x1234, 0 */
+    static const uint8_t stop[] = {0, 0};
+    static const uint8_t sampled[] = {1, 0, 0, 0, 0, 0,                          /* Large, ClrInstanceID 0 */
+                                      0x00, 0x70, 0, 0, 0, 0, 0, 0,              /* TypeID 0x7000 */
+                                      'T', 0, '[', 0, ']', 0, 0, 0,              /* TypeName "T[]" */
+                                      0x00, 0x10, 0, 0, 0, 0, 0, 0,              /* Address 0x1000 */
+                                      0x80, 0x38, 0x01, 0, 0, 0, 0, 0,           /* ObjectSize 80000 */
+                                      0x10, 0, 0, 0, 0, 0, 0, 0};                /* SampledByteOffset 16 */
+    pgo_trace_event(t, 301, 0, start, sizeof start);
+    pgo_trace_event(t, 302, 0, stop, sizeof stop);
+    pgo_trace_event(t, 303, 0, sampled, sizeof sampled);
+    pgo_trace_close(t);
+    run_tool_result r;
+    ck_assert_int_eq(run_tool((const char *[]){tool(), "dump", "--json", trace, NULL}, NULL, &r), 0);
+    ck_assert_msg(r.status == 0 && r.err_len == 0, "%d %.2000s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "\"name\":\"WaitHandleWaitStart\",\"task\":\"WaitHandleWait\",\"opcode\":\"Start\"") &&
+                      strstr(r.out, "\"fields\":{\"WaitSource\":1,\"AssociatedObjectID\":4660,\"ClrInstanceID\":0}") &&
+                      strstr(r.out, "\"maps\":{\"WaitSource\":\"MonitorWait\"}"),
+                  "%.3000s", r.out);
+    ck_assert_msg(strstr(r.out, "\"name\":\"WaitHandleWaitStop\"") &&
+                      strstr(r.out, "\"fields\":{\"ClrInstanceID\":0}"), "%.3000s", r.out);
+    ck_assert_msg(strstr(r.out, "\"name\":\"AllocationSampled\"") &&
+                      strstr(r.out, "\"fields\":{\"AllocationKind\":1,\"ClrInstanceID\":0,\"TypeID\":28672,"
+                                    "\"TypeName\":\"T[]\",\"Address\":4096,\"ObjectSize\":80000,"
+                                    "\"SampledByteOffset\":16}"),
+                  "%.3000s", r.out);
+    run_tool_free(&r);
+    ck_assert_int_eq(run_tool((const char *[]){tool(), "stats", "--json", trace, NULL}, NULL, &r), 0);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "\"errors\":[]") && strstr(r.out, "\"decode_errors\":0"),
+                  "%.3000s", r.out);
+    run_tool_free(&r);
+    free(trace);
+}
+END_TEST
+
 START_TEST(gc_fit_bucket_info_aligned_bulk_type_packed) {
     char *trace = path_of("layouts.nettrace");
     pgo_trace *t = pgo_trace_open(trace);
@@ -87,6 +127,7 @@ static Suite *suite(void) {
     Suite *s = suite_create("clr_layouts");
     TCase *tc = tcase_create("layouts");
     tcase_add_test(tc, gc_fit_bucket_info_aligned_bulk_type_packed);
+    tcase_add_test(tc, events_newer_than_the_fixture);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -30,22 +30,28 @@ static const mantra_manifest *registry_manifest(void) {
 }
 #endif
 
-/* manifest/clr/runtime.yaml and manifest/clr/eventpipe.yaml, embedded at build time
+/* manifest/clr/runtime.yaml, additions.yaml and eventpipe.yaml, embedded at build time
  * (tools/embed_file.cmake): the .NET runtime's providers (docs/manifest.md). */
 extern const unsigned char mantra_tool_clr_runtime[];
 extern const size_t mantra_tool_clr_runtime_size;
+extern const unsigned char mantra_tool_clr_additions[];
+extern const size_t mantra_tool_clr_additions_size;
 extern const unsigned char mantra_tool_clr_eventpipe[];
 extern const size_t mantra_tool_clr_eventpipe_size;
 
-/* The built-in manifests, loaded once (an entry stays NULL without YAML support). */
+/* The built-in manifests, loaded once (an entry stays NULL without YAML support), in their order of
+ * precedence: ClrEtwAll's data, then the runtime's newer events, then the EventPipe providers. */
+#define BUILTIN_COUNT 3
 static const mantra_manifest *const *builtin_manifests(void) {
-    static mantra_manifest *m[2];
+    static mantra_manifest *m[BUILTIN_COUNT];
     static int tried;
     if (!tried) {
         tried = 1;
         m[0] = mantra_manifest_load_memory(mantra_tool_clr_runtime, mantra_tool_clr_runtime_size,
                                            "manifest/clr/runtime.yaml", NULL);
-        m[1] = mantra_manifest_load_memory(mantra_tool_clr_eventpipe, mantra_tool_clr_eventpipe_size,
+        m[1] = mantra_manifest_load_memory(mantra_tool_clr_additions, mantra_tool_clr_additions_size,
+                                           "manifest/clr/additions.yaml", NULL);
+        m[2] = mantra_manifest_load_memory(mantra_tool_clr_eventpipe, mantra_tool_clr_eventpipe_size,
                                            "manifest/clr/eventpipe.yaml", NULL);
     }
     return (const mantra_manifest *const *)m;
@@ -66,7 +72,7 @@ mantra_reader *tool_reader(const char *cmd, unsigned flags, const tool_manifests
         }
     /* precedence: --manifest files, MANTRA_MANIFEST_PATH, the built-in data, the generated registry */
     const mantra_manifest *const *builtin = builtin_manifests();
-    for (size_t i = 0; i < 2; i++)
+    for (size_t i = 0; i < BUILTIN_COUNT; i++)
         if (builtin[i] && mantra_reader_add_manifest(r, builtin[i]) < 0) {
             fprintf(stderr, "mantra %s: out of memory\n", cmd);
             mantra_reader_free(r);
