@@ -52,6 +52,8 @@ CONFIG = ("Microsoft-Windows-DotNETRuntime:0x1C04009C01D:5,Microsoft-DotNETCore-
 SWEEP_CONFIG = ",".join(f"{p}:0xFFFFFFFFFFFFFFFF:5" for p in (
     "Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown",
     "Microsoft-Windows-DotNETRuntimePrivate")) + ",Microsoft-DotNETCore-SampleProfiler:0:5"
+# server GC with two heaps and background GC: the per-heap, join and background-GC events
+SWEEP_ENV = {"DOTNET_gcServer": "1", "DOTNET_GCHeapCount": "2", "DOTNET_gcConcurrent": "1"}
 SWEEP_MIN_TYPES = 150  # the goal for the distinct event types (provider, id, version) of the sweep (printed)
 # What the env run must hold: (provider, event name) of each kind of work TraceMaker does.
 REQUIRED = [(RUNTIME[0], n) for n in ("GCStart", "GCEnd", "GCAllocationTick", "MethodJittingStarted",
@@ -76,8 +78,9 @@ def fail(msg):
     sys.exit(1)
 
 
-def make_env_trace(dll, trace, config=CONFIG, what="work"):
-    env = dict(ENV, DOTNET_EnableEventPipe="1", DOTNET_EventPipeOutputPath=trace, DOTNET_EventPipeConfig=config)
+def make_env_trace(dll, trace, config=CONFIG, what="work", extra=None):
+    env = dict(ENV, DOTNET_EnableEventPipe="1", DOTNET_EventPipeOutputPath=trace, DOTNET_EventPipeConfig=config,
+               **(extra or {}))
     p = subprocess.run(["dotnet", dll, what], env=env, capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         fail(f"TraceMaker {what} exited {p.returncode}: {p.stderr}")
@@ -121,7 +124,7 @@ def main(argv):
     if mode == "env":
         make_env_trace(dll, trace)
     elif mode == "sweep":
-        make_env_trace(dll, trace, SWEEP_CONFIG, "sweep")
+        make_env_trace(dll, trace, SWEEP_CONFIG, "sweep", SWEEP_ENV)
     else:
         make_collect_trace(dll, trace, mode)
 
