@@ -199,7 +199,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                     print(f"mantra-gen: wrote {path}")
     extra = (" --readers-only" if args.readers_only else "") + \
         (f" --base {args.base}" if args.base else "") + \
-        "".join(f" --prefix {spec}" for spec in args.prefix or [])
+        "".join(f" --prefix {spec}" for spec in args.prefix or []) + \
+        "".join(f" --c-layout {spec}" for spec in args.c_layout or [])
     for path, why in stale:
         sys.stderr.write(f"mantra-gen: {path}: {why} (regenerate with tools/mantra-gen -o {args.output}{extra} "
                          f"{' '.join(args.manifests)})\n")

@@ -89,6 +89,7 @@ class StructView:
     c_elem: str                    # element struct type
     fields: List[FieldView]
     c_layout: bool = False         # layout: c (members at their natural alignment, elements padded)
+    c_align: str = ""              # layout c: the element's alignment, its largest member's (a C expression)
 
 
 @dataclass
@@ -248,25 +249,32 @@ class _Renderer:
         return v
 
     @classmethod
-    def _member(cls, f: Field, owner: str, parent: Field) -> FieldView:
-        """A struct member; in a C-layout struct with its alignment: a scalar's size (GUID 4, the
-        alignment of its first member; Pointer the trace's pointer size), an array's element's."""
-        v = cls._field(f, owner)
-        if parent.layout == "c":
-            if f.type == "Pointer":
-                v.align = "(size_t)c.pointer_size"
-            elif f.type == "GUID":
-                v.align = "(size_t)4"
-            else:
-                v.align = f"(size_t){SCALARS[f.type][1]}"
-        return v
+    def _struct(cls, f: Field, owner: str) -> StructView:
+        """A struct field's element. With layout c each member but the first (at offset 0) that needs
+        it gets its alignment (a scalar's size; GUID 4, the alignment of its first member; Pointer the
+        trace's pointer size; an array its element's), and the element the largest of them."""
+        members = [cls._field(m, owner) for m in f.fields]
+        view = StructView(f.name, f"{owner}_{f.name}_elem", members, f.layout == "c")
+        if not view.c_layout:
+            return view
+        sizes = []
+        for i, (m, v) in enumerate(zip(f.fields, members)):
+            size = 0 if m.type == "Pointer" else 4 if m.type == "GUID" else SCALARS[m.type][1]
+            sizes.append(size)
+            if i > 0 and size != 1:
+                v.align = "(size_t)c.pointer_size" if size == 0 else f"(size_t){size}"
+        largest = max(sizes)
+        if 0 not in sizes:
+            view.c_align = f"(size_t){largest}"
+        else:  # a pointer: 4 or 8 bytes, as the trace says
+            view.c_align = "(size_t)c.pointer_size" if largest <= 4 else \
+                f"(c.pointer_size > {largest} ? (size_t)c.pointer_size : (size_t){largest})"
+        return view
 
     def _template(self, pre: str, t: Template, used: bool) -> TemplateView:
         c_type = f"mantra_{pre}_tpl_{t.name}"
         fields = [self._field(f, c_type) for f in t.fields]
-        structs = [StructView(f.name, f"{c_type}_{f.name}_elem", [self._member(sf, c_type, f) for sf in f.fields],
-                              f.layout == "c")
-                   for f in t.fields if f.type == "struct"]
+        structs = [self._struct(f, c_type) for f in t.fields if f.type == "struct"]
         has16 = any(f.type == "UnicodeString" for f in t.fields)
         view = TemplateView(t.name, c_type, fields, structs, has16, used)
         self._pack(t, view)

@@ -9,12 +9,14 @@
 
 #include "../../tools/mantra/pgo_tool.h"
 
-static int count_type(void *ctx, uint64_t type_id, uint64_t module_id, const char *name, const uint64_t *params,
-                      uint32_t nparams) {
-    (void)type_id, (void)module_id, (void)params;
-    if (name == NULL || (nparams && params == NULL))
+/* Every type's views lie inside the payload (ctx: the event). */
+static int count_type(void *ctx, uint64_t type_id, uint64_t module_id, mantra_str16 name, mantra_array params) {
+    (void)type_id, (void)module_id;
+    const mantra_trace_event *ev = ctx;
+    const uint8_t *end = ev->payload + ev->payload_size;
+    if ((name.units && (name.data < ev->payload || name.data + 2 * name.units > end)) ||
+        (params.count && (params.data < ev->payload || params.data + 8 * params.count > end)))
         abort();
-    (*(size_t *)ctx)++;
     return 0;
 }
 
@@ -76,8 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
     }
     default: {
-        size_t types = 0;
-        rc = pgo_read_bulk_type(&ev, 8, count_type, &types, &why);
+        rc = pgo_read_bulk_type(&ev, 8, count_type, &ev, &why);
         break;
     }
     }

@@ -185,8 +185,11 @@ static int on_instr(trace_state *t, const mantra_trace_event *ev, uint64_t index
     return 0;
 }
 
-/* A naming event that does not fit its template: a warning and a count, then it is ignored. */
-static int unfit(trace_state *t, const mantra_trace_event *ev, uint64_t index, const char *why) {
+/* A naming event that pgo_read_* could not read (rc -1 or -2): out of memory (-2), or one that does
+ * not fit its template: a warning and a count, then it is ignored (0). */
+static int not_read(trace_state *t, const mantra_trace_event *ev, uint64_t index, int rc, const char *why) {
+    if (rc == -2)
+        return -2;
     t->profile->counts.unfit_naming++;
     warn(t, ev->offset, index, "%s/%" PRIu32 "/v%" PRIu32 ": the payload (%zu bytes) does not fit its template (%s): ignored",
          ev->metadata->provider, ev->metadata->event_id, ev->version, ev->payload_size, why);
@@ -197,10 +200,8 @@ static int on_module(trace_state *t, const mantra_trace_event *ev, uint64_t inde
     pgo_module_event m;
     const char *why = NULL;
     int rc = pgo_read_module(ev, t->pointer_size, rundown, &m, &why);
-    if (rc < 0) {
-        free(m.il_path);
-        return rc == -2 ? -2 : unfit(t, ev, index, why);
-    }
+    if (rc < 0)
+        return not_read(t, ev, index, rc, why);
     int status;
     module_info *mi = ADD(t, module_of, modules, m.module_id, &status);
     if (mi == NULL) {
@@ -218,7 +219,7 @@ static int on_assembly(trace_state *t, const mantra_trace_event *ev, uint64_t in
     const char *why = NULL;
     int rc = pgo_read_assembly(ev, t->pointer_size, rundown, &a, &why);
     if (rc < 0)
-        return rc == -2 ? -2 : unfit(t, ev, index, why);
+        return not_read(t, ev, index, rc, why);
     int status;
     char **slot = ADD(t, assembly_of, assemblies, a.assembly_id, &status);
     if (slot == NULL) {
@@ -261,10 +262,8 @@ static int on_method(trace_state *t, const mantra_trace_event *ev, uint64_t inde
     pgo_method_event m;
     const char *why = NULL;
     int rc = pgo_read_method(ev, t->pointer_size, rundown, &m, &why);
-    if (rc < 0) {
-        pgo_method_event_free(&m);
-        return rc == -2 ? -2 : unfit(t, ev, index, why);
-    }
+    if (rc < 0)
+        return not_read(t, ev, index, rc, why);
     uint64_t *have = pgo_u64map_get(&t->method_of, m.method_id);
     if (have) {
         if (m.il_size)
@@ -286,10 +285,8 @@ static int on_details(trace_state *t, const mantra_trace_event *ev, uint64_t ind
     pgo_details_event d;
     const char *why = NULL;
     int rc = pgo_read_method_details(ev, t->pointer_size, &d, &why);
-    if (rc < 0) {
-        free(d.type_parameters);
-        return rc == -2 ? -2 : unfit(t, ev, index, why);
-    }
+    if (rc < 0)
+        return not_read(t, ev, index, rc, why);
     int status;
     pgo_details_event *e = ADD(t, details_of, details, d.method_id, &status);
     if (e == NULL) {
@@ -300,23 +297,21 @@ static int on_details(trace_state *t, const mantra_trace_event *ev, uint64_t ind
     return 0;
 }
 
-static int on_type(void *ctx, uint64_t type_id, uint64_t module_id, const char *name, const uint64_t *params,
-                   uint32_t nparams) {
+static int on_type(void *ctx, uint64_t type_id, uint64_t module_id, mantra_str16 name, mantra_array params) {
     trace_state *t = ctx;
-    if (name == NULL || name[0] == '\0')
+    if (name.units == 0)
         return 0;
     int status;
     type_info *ti = ADD(t, type_of, types, type_id, &status);
     if (ti == NULL)
         return status < 0 ? -1 : 0;
-    if ((ti->name = pgo_strdup(name)) == NULL)
+    if ((ti->name = pgo_str16_dup(name)) == NULL)
         return -1;
     ti->module_id = module_id;
-    if (nparams) {
-        if ((ti->params = malloc(nparams * sizeof *ti->params)) == NULL)
+    if (params.count) {
+        if ((ti->params = pgo_u64_array_dup(params)) == NULL)
             return -1;
-        memcpy(ti->params, params, nparams * sizeof *params);
-        ti->nparams = nparams;
+        ti->nparams = (uint32_t)params.count;
     }
     return 0;
 }
@@ -339,7 +334,7 @@ static int on_event(trace_state *t, const mantra_trace_event *ev, uint64_t index
         case 15: {
             const char *why = NULL;
             int rc = pgo_read_bulk_type(ev, t->pointer_size, on_type, t, &why);
-            return rc == -2 ? -2 : rc < 0 ? unfit(t, ev, index, why) : 0;
+            return rc < 0 ? not_read(t, ev, index, rc, why) : 0;
         }
         default: return 0;
         }

@@ -136,6 +136,26 @@ char *pgo_strdup(const char *s) {
     return c;
 }
 
+char *pgo_str16_dup(mantra_str16 s) {
+    char small[256]; /* one conversion for the short strings names are */
+    size_t need = mantra_str16_to_utf8(s, small, sizeof small);
+    char *u = malloc(need + 1);
+    if (u == NULL)
+        return NULL;
+    if (need < sizeof small)
+        memcpy(u, small, need + 1);
+    else
+        mantra_str16_to_utf8(s, u, need + 1);
+    return u;
+}
+
+uint64_t *pgo_u64_array_dup(mantra_array a) {
+    uint64_t *v = a.count ? malloc(a.count * sizeof *v) : NULL;
+    for (size_t i = 0; v != NULL && i < a.count; i++)
+        v[i] = mantra_array_u64(a, i);
+    return v;
+}
+
 char *pgo_strf(const char *fmt, ...) {
     char small[256]; /* one formatting pass for short strings (identities, names) */
     va_list ap;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "dotnet_defs.h" /* MANTRA_PGO_<Name>: the PGO kinds of manifest/dotnet.yaml */
+#include "mantra/decode.h"
 #include "mantra/pgo.h"
 #include "mantra/reader.h"
 
@@ -45,13 +46,18 @@ int pgo_strmap_put(pgo_strmap *m, const char *key, size_t val);
 void pgo_strmap_free(pgo_strmap *m);
 
 char *pgo_strdup(const char *s);
+/* A UTF-16 view as a new UTF-8 string (lone surrogates become U+FFFD); NULL when out of memory. */
+char *pgo_str16_dup(mantra_str16 s);
+/* The elements of an array of UInt64 as a new array; NULL when empty or out of memory. */
+uint64_t *pgo_u64_array_dup(mantra_array a);
 /* printf into a new string (NULL when out of memory). */
 char *pgo_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- pgo_events.c: the runtime events read, through the generated readers ------------------- */
 /* Each pgo_read_* decodes one event of the trace (its version and payload; pointer_size: the
  * trace's) with the every-version reader of its manifest (pgo_events.c says which) and returns 0,
- * -1 with *why set when the payload does not fit the template, or -2 when memory ran out. */
+ * -1 with *why set when the payload does not fit the template, or -2 when memory ran out; on -1 and
+ * -2 it leaves nothing allocated. */
 
 /* JitInstrumentationDataVerbose (298) and JitInstrumentationData (297). Strings are UTF-8 copies
  * (NULL for 297); data points into the payload. */
@@ -108,9 +114,10 @@ typedef struct pgo_details_event {
 int pgo_read_method_details(const mantra_trace_event *ev, unsigned pointer_size, pgo_details_event *out,
                             const char **why);
 
-/* BulkType (15): calls fn for every type of the event; -2 also when fn fails. */
-typedef int (*pgo_type_fn)(void *ctx, uint64_t type_id, uint64_t module_id, const char *name,
-                           const uint64_t *type_parameters, uint32_t type_parameter_count);
+/* BulkType (15): calls fn for every type of the event, with views into the payload (its Name, and
+ * TypeParameters: UInt64 elements); -2 also when fn fails. */
+typedef int (*pgo_type_fn)(void *ctx, uint64_t type_id, uint64_t module_id, mantra_str16 name,
+                           mantra_array type_parameters);
 int pgo_read_bulk_type(const mantra_trace_event *ev, unsigned pointer_size, pgo_type_fn fn, void *ctx,
                        const char **why);
 

@@ -5,8 +5,7 @@
  * manifest/dotnet.yaml's `pgo_kinds`, generated into dotnet_defs.h (MANTRA_PGO_KINDS). */
 #include <string.h>
 
-#include "dotnet_defs.h"
-#include "pgo-internal.h"
+#include "pgo-internal.h" /* and dotnet_defs.h: MANTRA_PGO_KINDS */
 
 #define PG_KIND_ROW(name, value, size) {#name, (int32_t)(uint32_t)(value), (size)},
 static const mantra_pgo_kind_info pg_kinds[] = {MANTRA_PGO_KINDS(PG_KIND_ROW)};

@@ -122,20 +122,14 @@ int mantra_AllTypes_tpl_Buckets_Values_next(mantra_cursor *cursor, mantra_AllTyp
     memset(out, 0, sizeof *out);
     /* layout c: each member at its natural alignment from the element's start, the element padded
        to its largest member's alignment */
-    size_t start_ = c.pos, align_ = 1;
-    MANTRA_TRY(mantra_cursor_align(&c, start_, (size_t)2));
-    align_ = (size_t)2 > align_ ? (size_t)2 : align_;
+    size_t start_ = c.pos;
     MANTRA_TRY(mantra_cursor_u16(&c, &out->Index));
     MANTRA_TRY(mantra_cursor_align(&c, start_, (size_t)4));
-    align_ = (size_t)4 > align_ ? (size_t)4 : align_;
     MANTRA_TRY(mantra_cursor_u32(&c, &out->Hits));
     MANTRA_TRY(mantra_cursor_align(&c, start_, (size_t)c.pointer_size));
-    align_ = (size_t)c.pointer_size > align_ ? (size_t)c.pointer_size : align_;
     MANTRA_TRY(mantra_cursor_pointer(&c, &out->Size));
-    MANTRA_TRY(mantra_cursor_align(&c, start_, (size_t)1));
-    align_ = (size_t)1 > align_ ? (size_t)1 : align_;
     MANTRA_TRY(mantra_cursor_u8(&c, &out->Tag));
-    MANTRA_TRY(mantra_cursor_align(&c, start_, align_));
+    MANTRA_TRY(mantra_cursor_align(&c, start_, (size_t)c.pointer_size));
     *cursor = c;
     return MANTRA_DECODE_OK;
 }

@@ -210,7 +210,7 @@ static class Program
         GC.Collect(2, GCCollectionMode.Optimized, blocking: false);
         _sink += GC.AllocateArray<byte>(100_000, pinned: true).Length + new byte[200_000].Length;
 
-        // P/Invoke (an IL stub)
+        // P/Invoke: getpid through a DllImport, which the runtime calls through an IL stub
         for (int i = 0; i < 3; i++)
             _sink += GetPid();
 
