@@ -333,11 +333,13 @@ def test_c_layout_option(tmp_path):
     assert b"error: member 'Name' of struct 'Items' (layout c) has no fixed size" in err
 
 
-def test_clr_runtime_args_mark_gc_fit_bucket_info():
-    """manifest/clr/runtime.yaml gives GCFitBucketInfo's Values the C layout (manifest/clr/runtime.args)."""
+def test_clr_runtime_args_mark_gc_fit_bucket_info_and_loh_compact():
+    """manifest/clr/runtime.yaml gives GCFitBucketInfo's and GCLOHCompact's Values the C layout
+    (manifest/clr/runtime.args), and no other struct."""
     with open(os.path.join(SOURCE_DIR, "manifest/clr/runtime.yaml"), encoding="utf-8") as f:
         text = f.read()
-    at = text.index("      - name: GCFitBucketInfo\n        fields:")
-    assert "          - name: Values\n            type: struct\n            count: Count\n            layout: c\n" \
-        in text[at:at + 600]
-    assert text.count("layout: c") == 1
+    for template in ("GCFitBucketInfo", "GCLOHCompact"):
+        at = text.index(f"      - name: {template}\n        fields:")
+        assert "          - name: Values\n            type: struct\n            count: Count\n            layout: c\n" \
+            in text[at:at + 600]
+    assert text.count("layout: c") == 2

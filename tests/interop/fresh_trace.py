@@ -9,8 +9,11 @@ MODE env: `dotnet TraceMaker.dll work` with DOTNET_EnableEventPipe=1 (GC, JIT, l
   EventSource with keywords 0xF00000000003: bits 44-47 let WriteEvent(int, object[]) events through);
   the runtime writes the exit rundown by default.
 MODE sweep: `TraceMaker sweep` with every keyword of the runtime, rundown and private providers at
-  verbose level (SWEEP_CONFIG); the number of distinct event types it holds is printed against the
-  goal SWEEP_MIN_TYPES.
+  verbose level, and the core library's own event sources (SWEEP_CONFIG), under server GC with
+  background GC and the GC's generation-aware analysis (SWEEP_ENV), run in OUTDIR (where the
+  analysis writes its own gcgenaware.PID.nettrace and multicore JIT its profile); the number of
+  distinct event types it holds, and how many of them the runtime's native providers wrote, are
+  printed against the goal SWEEP_MIN_TYPES.
 MODE default | dotnet-sampled-thread-time | gc-verbose: `TraceMaker serve 30` and
   `dotnet-trace collect -p PID [--profile MODE] --duration 00:00:00:03` against it (dotnet-trace of
   tests/interop/dotnet-tools.json; `default` passes no --profile).
@@ -35,6 +38,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -48,12 +52,20 @@ RUNTIME = ("Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRu
 # MethodDiagnostic 0x4000000000 (MethodDetails, 72), JitInstrumentationData 0x10000000000 (ClrEtwAll.man)
 CONFIG = ("Microsoft-Windows-DotNETRuntime:0x1C04009C01D:5,Microsoft-DotNETCore-SampleProfiler:0:5,"
           "Mantra-TraceMaker:0xF00000000003:5,Mantra-TraceMaker-SelfDescribing:0xF00000000003:5")
-# The sweep: every keyword of the runtime's providers at verbose level, and nothing else.
+# The sweep: every keyword of the runtime's providers at verbose level, and the event sources of
+# System.Private.CoreLib (and System.Net's) that TraceMaker sweep drives: tasks and async methods,
+# parallel loops, the shared array pool, sockets and name resolution.
 SWEEP_CONFIG = ",".join(f"{p}:0xFFFFFFFFFFFFFFFF:5" for p in (
     "Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown",
-    "Microsoft-Windows-DotNETRuntimePrivate")) + ",Microsoft-DotNETCore-SampleProfiler:0:5"
-# server GC with two heaps and background GC: the per-heap, join and background-GC events
-SWEEP_ENV = {"DOTNET_gcServer": "1", "DOTNET_GCHeapCount": "2", "DOTNET_gcConcurrent": "1"}
+    "Microsoft-Windows-DotNETRuntimePrivate", "System.Threading.Tasks.TplEventSource",
+    "System.Threading.Tasks.Parallel.EventSource", "System.Buffers.ArrayPoolEventSource",
+    "System.Net.Sockets", "System.Net.NameResolution")) + ",Microsoft-DotNETCore-SampleProfiler:0:5"
+# server GC with two heaps and background GC (the per-heap, join and BGC events), and the GC's
+# generation-aware analysis of the first gen-1 GC that promotes a byte (GenAwareBegin/End; it writes
+# its own trace into the working directory, no dump)
+SWEEP_ENV = {"DOTNET_gcServer": "1", "DOTNET_GCHeapCount": "2", "DOTNET_gcConcurrent": "1",
+             "DOTNET_GCGenAnalysisGen": "1", "DOTNET_GCGenAnalysisBytes": "1", "DOTNET_GCGenAnalysisTrace": "1",
+             "DOTNET_GCGenAnalysisDump": "0"}
 SWEEP_MIN_TYPES = 150  # the goal for the distinct event types (provider, id, version) of the sweep (printed)
 # What the env run must hold: (provider, event name) of each kind of work TraceMaker does.
 REQUIRED = [(RUNTIME[0], n) for n in ("GCStart", "GCEnd", "GCAllocationTick", "MethodJittingStarted",
@@ -78,10 +90,10 @@ def fail(msg):
     sys.exit(1)
 
 
-def make_env_trace(dll, trace, config=CONFIG, what="work", extra=None):
+def make_env_trace(dll, trace, config=CONFIG, what="work", extra=None, cwd=None):
     env = dict(ENV, DOTNET_EnableEventPipe="1", DOTNET_EventPipeOutputPath=trace, DOTNET_EventPipeConfig=config,
                **(extra or {}))
-    p = subprocess.run(["dotnet", dll, what], env=env, capture_output=True, text=True, timeout=300)
+    p = subprocess.run(["dotnet", dll, what], env=env, capture_output=True, text=True, timeout=300, cwd=cwd)
     if p.returncode != 0:
         fail(f"TraceMaker {what} exited {p.returncode}: {p.stderr}")
 
@@ -107,6 +119,32 @@ def make_collect_trace(dll, trace, profile):
         app.wait()
 
 
+def check_gen_aware(mantra, te, rundir):
+    """The trace the GC's generation-aware analysis wrote by itself (a heap walk, V4 format): decoded
+    whole, GenAwareBegin and GenAwareEnd in it, and 0 differences from TraceEvent."""
+    found = sorted(f for f in os.listdir(rundir) if re.fullmatch(r"gcgenaware\.\d+\.nettrace", f))
+    if len(found) != 1:
+        fail(f"want one gcgenaware.PID.nettrace in {rundir}, found {found}")
+    trace = os.path.join(rundir, found[0])
+    stats = json.loads(subprocess.run([mantra, "stats", "--json", trace], capture_output=True, text=True).stdout)
+    names = stats["by_name"]
+    if (stats["decode_errors"] or not stats["complete"] or stats["dropped"]
+            or not names.get("Microsoft-Windows-DotNETRuntime/GenAwareBegin")
+            or not names.get("Microsoft-Windows-DotNETRuntime/GenAwareEnd")):
+        fail(f"{trace}: {stats}")
+    ours = trace + ".mantra.jsonl"
+    with open(ours, "wb") as f:
+        p = subprocess.run([mantra, "dump", "--json", "--sorted", trace], stdout=f, stderr=subprocess.PIPE)
+    if p.returncode != 0 or p.stderr:
+        fail(f"mantra dump of {trace} exited {p.returncode}: {p.stderr.decode()}")
+    p = subprocess.run(te + ["compare", trace, ours], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    text = p.stdout.decode("utf-8", "replace")
+    if p.returncode != 0 or " 0 differences" not in text.splitlines()[-1]:
+        fail(f"TraceEvent's compare of {trace} found differences: {text}")
+    print(f"{trace}: {stats['events']} events ({', '.join(n.split('/')[1] for n in sorted(names))}), "
+          f"all decoded; {text.splitlines()[-1]}")
+
+
 def main(argv):
     if len(argv) != 4:
         fail(__doc__)
@@ -124,7 +162,10 @@ def main(argv):
     if mode == "env":
         make_env_trace(dll, trace)
     elif mode == "sweep":
-        make_env_trace(dll, trace, SWEEP_CONFIG, "sweep", SWEEP_ENV)
+        rundir = os.path.join(outdir, "sweep-run")
+        shutil.rmtree(rundir, ignore_errors=True)
+        os.makedirs(rundir)
+        make_env_trace(dll, trace, SWEEP_CONFIG, "sweep", dict(SWEEP_ENV, MANTRA_SWEEP_DIR=rundir), rundir)
     else:
         make_collect_trace(dll, trace, mode)
 
@@ -203,7 +244,9 @@ def main(argv):
             fail(f"unexpected warning: {w}")
     goal = ""
     if mode == "sweep":
-        goal = f" (the goal is {SWEEP_MIN_TYPES}: {'met' if len(types) >= SWEEP_MIN_TYPES else 'not met yet'})"
+        native = sum(1 for t in types if t[0] in RUNTIME)
+        goal = (f", {native} of them from the runtime's native providers (the goal is {SWEEP_MIN_TYPES}: "
+                f"{'met' if len(types) >= SWEEP_MIN_TYPES else 'not met'})")
     print(f"{trace}: {len(types)} distinct event types (provider, id, version){goal}")
     print(f"{trace}: {stats['events']} events, {runtime} of the runtime providers, all decoded and named; "
           f"{whole298} JitInstrumentationDataVerbose with their Data, {fit} GCFitBucketInfo with padded buckets decoded, {flags} TraceLogging bool decode errors; "
@@ -225,6 +268,8 @@ def main(argv):
         if got != expect[rule]:
             fail(f"compare counted {got} events under the {rule} rule, our events call for {expect[rule]}")
     print("counted exceptions: " + ", ".join(f"{k} {v}" for k, v in expect.items()))
+    if mode == "sweep":
+        check_gen_aware(mantra, te, os.path.join(outdir, "sweep-run"))
     print("OK")
     return 0
 

@@ -5,6 +5,9 @@
  *   - GCFitBucketInfo (209), whose Values the runtime copies as a C array (16-byte elements), with the
  *     bytes of a real .NET 10 payload (issue 31): Index 0/1/2/4, Count 7/3/1/1, Size 0x3a8/0x410/
  *     0x350/0xa60 (they add up to TotalSize 0x1568), and no decode error;
+ *   - GCLOHCompact (208), whose Values (one per heap) the runtime copies as a C array too (32-byte
+ *     elements: 4 bytes of padding after TimeRelocate; a real .NET 10 payload with two heaps is 68
+ *     bytes, 8 more than the packed reading takes), crafted with padding bytes that must be skipped;
  *   - BulkType (15), whose Values stay packed, in the same trace;
  *   - the runtime's events newer than the shared ClrEtwAll.man (manifest/clr/additions.yaml):
  *     WaitHandleWaitStart/Stop (301/302) and AllocationSampled (303). */
@@ -36,6 +39,16 @@ static const uint8_t FIT_BUCKETS[] = {
     0x01, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x10, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
     0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x50, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
     0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x60, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+};
+
+/* GCLOHCompact: ClrInstanceID 0, Count 2, then two 32-byte {u32 TimePlan, u32 TimeCompact, u32
+ * TimeRelocate, 4 bytes padding (0xAA here), u64 TotalRefs, u64 ZeroRefs}. */
+static const uint8_t LOH_COMPACT[] = {
+    0x00, 0x00, 0x02, 0x00,
+    0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0xaa, 0xaa, 0xaa, 0xaa,
+    0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x01, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x0a, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x1e, 0x00, 0x00, 0x00, 0xaa, 0xaa, 0xaa, 0xaa,
+    0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
 
 /* One BulkType (packed) with one type: TypeID 0x7000, ModuleID 0x1000, TypeNameID 5, Flags 6,
@@ -88,11 +101,13 @@ START_TEST(events_newer_than_the_fixture) {
 }
 END_TEST
 
-START_TEST(gc_fit_bucket_info_aligned_bulk_type_packed) {
+START_TEST(gc_fit_bucket_info_and_loh_compact_aligned_bulk_type_packed) {
     char *trace = path_of("layouts.nettrace");
     pgo_trace *t = pgo_trace_open(trace);
     ck_assert_uint_eq(sizeof FIT_BUCKETS, 78); /* the payload size of the issue's decode error */
     pgo_trace_event(t, 209, 0, FIT_BUCKETS, sizeof FIT_BUCKETS);
+    ck_assert_uint_eq(sizeof LOH_COMPACT, 68); /* the payload size of a real two-heap event */
+    pgo_trace_event(t, 208, 0, LOH_COMPACT, sizeof LOH_COMPACT);
     uint8_t p[128];
     pgo_trace_event(t, 15, 0, p, bulk_type(p));
     pgo_trace_close(t);
@@ -108,6 +123,13 @@ START_TEST(gc_fit_bucket_info_aligned_bulk_type_packed) {
                                 "{\"Index\":4,\"Count\":1,\"Size\":2656}]}") != NULL,      /* 0xa60 */
                   "%.3000s", r.out);
     ck_assert_uint_eq(936 + 1040 + 848 + 2656, 0x1568); /* the sizes add up to TotalSize */
+    ck_assert_msg(strstr(r.out, "\"name\":\"GCLOHCompact\"") != NULL, "%.3000s", r.out);
+    ck_assert_msg(strstr(r.out, "\"fields\":{\"ClrInstanceID\":0,\"Count\":2,"
+                                "\"Values\":[{\"TimePlan\":1,\"TimeCompact\":2,\"TimeRelocate\":3,"
+                                "\"TotalRefs\":81684111829661576,\"ZeroRefs\":5},"     /* 0x0122334455667788 */
+                                "{\"TimePlan\":10,\"TimeCompact\":20,\"TimeRelocate\":30,"
+                                "\"TotalRefs\":40,\"ZeroRefs\":0}]}") != NULL,
+                  "%.3000s", r.out);
     ck_assert_msg(strstr(r.out, "\"Values\":[{\"TypeID\":28672,\"ModuleID\":4096,\"TypeNameID\":5,\"Flags\":6,"
                                 "\"CorElementType\":18,\"Name\":\"T\",\"TypeParameterCount\":1,"
                                 "\"TypeParameters\":[28673]}]") != NULL,
@@ -118,6 +140,7 @@ START_TEST(gc_fit_bucket_info_aligned_bulk_type_packed) {
     ck_assert_msg(r.status == 0, "%d %.2000s", r.status, r.err);
     ck_assert_msg(strstr(r.out, "\"errors\":[]") != NULL, "%.3000s", r.out);
     ck_assert_msg(strstr(r.out, "\"Microsoft-Windows-DotNETRuntime/209/v0\":1") != NULL, "%.3000s", r.out);
+    ck_assert_msg(strstr(r.out, "\"Microsoft-Windows-DotNETRuntime/208/v0\":1") != NULL, "%.3000s", r.out);
     run_tool_free(&r);
     free(trace);
 }
@@ -126,7 +149,7 @@ END_TEST
 static Suite *suite(void) {
     Suite *s = suite_create("clr_layouts");
     TCase *tc = tcase_create("layouts");
-    tcase_add_test(tc, gc_fit_bucket_info_aligned_bulk_type_packed);
+    tcase_add_test(tc, gc_fit_bucket_info_and_loh_compact_aligned_bulk_type_packed);
     tcase_add_test(tc, events_newer_than_the_fixture);
     suite_add_tcase(s, tc);
     return s;

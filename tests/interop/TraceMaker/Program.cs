@@ -8,10 +8,13 @@
 //   TraceMaker serve SECONDS the workload in a loop for SECONDS (for `dotnet-trace collect -p PID`);
 //                            prints "ready PID" first
 //   TraceMaker sweep         the workload and then whatever else makes the runtime write events
-//                            (finalizers, GC handles, pinning, weak references, P/Invoke stubs, an
-//                            assembly load context, tiered compilation, wait handles, timers, thread
-//                            starts, exception filters and finally blocks), once, then exit: run it
-//                            with every keyword of the runtime's providers (fresh_trace.py sweep)
+//                            (a heap walk through a second session of its own, a background GC, LOH
+//                            compaction, finalizers, GC handles, pinning, weak references, P/Invoke
+//                            stubs, assembly resolution handlers, assembly load contexts, multicore
+//                            JIT, sockets, registered waits, tasks and async methods, the array
+//                            pool, tiered compilation, wait handles, timers, thread starts,
+//                            exception filters and finally blocks), once, then exit: run it with
+//                            every keyword of the runtime's providers (fresh_trace.py sweep)
 using System.Diagnostics;
 using System.Diagnostics.Tracing;
 using System.Linq.Expressions;
@@ -182,6 +185,13 @@ static class Program
     [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "getpid")]
     static extern int GetPid();
 
+    // a string argument needs marshalling: the runtime generates an IL stub (ILStubGenerated)
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "strlen")]
+    static extern nint StrLen(string s);
+
+    [System.Runtime.InteropServices.UnmanagedFunctionPointer(System.Runtime.InteropServices.CallingConvention.Cdecl)]
+    delegate nint StrLenFn(string s);
+
     sealed class Finalized
     {
         public static int Count;
@@ -194,6 +204,7 @@ static class Program
 
     static void Sweep()
     {
+        SweepExtra();
         // finalizers, weak references, GC handles and pinning
         for (int i = 0; i < 100; i++)
             _ = new Finalized();
@@ -254,6 +265,126 @@ static class Program
             catch (InvalidOperationException e) { _sink += e.HResult; }
         }
         GC.Collect();
+    }
+
+    static void SweepExtra()
+    {
+        // a second session of this process's own, enabling GCHeapCollect: the runtime walks the
+        // heap in a forced GC (GCBulkNode, GCBulkEdge, GCBulkRootEdge, ...), written to every
+        // session that enables GCHeapDump (the startup session does), and enabling
+        // AppDomainResourceManagement late sends what only a late enable sends (ThreadTerminated)
+        var client = new Microsoft.Diagnostics.NETCore.Client.DiagnosticsClient(Environment.ProcessId);
+        var providers = new[] { new Microsoft.Diagnostics.NETCore.Client.EventPipeProvider(
+            "Microsoft-Windows-DotNETRuntime", EventLevel.Verbose, 0x800000 | 0x100000 | 0x800) };
+        var cwt = new System.Runtime.CompilerServices.ConditionalWeakTable<object, object>();
+        var key = new object();
+        cwt.Add(key, new byte[10]);
+        using (var session = client.StartEventPipeSession(providers, requestRundown: false, circularBufferMB: 16))
+        {
+            var drain = Task.Run(() => session.EventStream.CopyTo(Stream.Null));
+            Thread.Sleep(1500);
+            GC.Collect();
+            Thread.Sleep(200);
+            session.Stop();
+            drain.Wait(5000);
+        }
+        GC.KeepAlive(key);
+
+        // a background GC that really runs: objects that survive until the gen-2 budget triggers one
+        // (an induced non-blocking GC right after blocking ones is done blocking), while this thread
+        // goes on allocating
+        long bgc = GC.GetGCMemoryInfo(GCKind.Background).Index;
+        var keep = new List<byte[]>();
+        for (int i = 0; i < 400_000 && GC.GetGCMemoryInfo(GCKind.Background).Index == bgc; i++)
+        {
+            keep.Add(new byte[i % 64 == 0 ? 100_000 : 1000]);  // large objects wait for the BGC's planning
+            if (i % 50_000 == 49_999)
+                GC.Collect(2, GCCollectionMode.Forced, blocking: false);
+        }
+        _sink += keep.Count;
+        keep = null;
+
+        // compacting the large object heap once
+        System.Runtime.GCSettings.LargeObjectHeapCompactionMode = System.Runtime.GCLargeObjectHeapCompactionMode.CompactOnce;
+        GC.Collect();
+        GC.Collect(2, GCCollectionMode.Aggressive, blocking: true, compacting: true);
+
+        // marshalling stubs, and a delegate for a native function
+        _sink += StrLen("sweep");
+        var lib = System.Runtime.InteropServices.NativeLibrary.Load("libc.so.6");
+        var strlen = System.Runtime.InteropServices.Marshal.GetDelegateForFunctionPointer<StrLenFn>(
+            System.Runtime.InteropServices.NativeLibrary.GetExport(lib, "strlen"));
+        _sink += strlen("delegate");
+
+        // a wait registered with the thread pool, signalled three times
+        using (var signal = new AutoResetEvent(false))
+        using (var done = new CountdownEvent(3))
+        {
+            var reg = ThreadPool.RegisterWaitForSingleObject(signal, (_, _) => done.Signal(), null, 5000, false);
+            for (int i = 0; i < 3; i++)
+            {
+                signal.Set();
+                Thread.Sleep(20);
+            }
+            done.Wait(5000);
+            reg.Unregister(null);
+        }
+
+        // assembly resolution handlers: AppDomain.AssemblyResolve and the default context's Resolving
+        AppDomain.CurrentDomain.AssemblyResolve += (_, _) => null;
+        System.Runtime.Loader.AssemblyLoadContext.Default.Resolving += (_, _) => null;
+        try { System.Reflection.Assembly.Load("Mantra.Sweep.Missing"); }
+        catch (FileNotFoundException) { _sink++; }
+
+        // multicore JIT (ProfileOptimization, MulticoreJit events): its profile goes to MANTRA_SWEEP_DIR
+        var dir = Environment.GetEnvironmentVariable("MANTRA_SWEEP_DIR");
+        if (dir != null)
+        {
+            System.Runtime.ProfileOptimization.SetProfileRoot(dir);
+            System.Runtime.ProfileOptimization.StartProfile("sweep.jitprofile");
+        }
+
+        // sockets: I/O completions on the thread pool
+        var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        var port = ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+        var accept = listener.AcceptTcpClientAsync();
+        using (var c = new System.Net.Sockets.TcpClient())
+        {
+            c.ConnectAsync(System.Net.IPAddress.Loopback, port).Wait();
+            using var server = accept.Result;
+            var buf = new byte[16];
+            for (int i = 0; i < 10; i++)
+            {
+                var read = server.GetStream().ReadAsync(buf, 0, buf.Length);
+                c.GetStream().WriteAsync(new byte[] { 1, 2, 3 }, 0, 3).Wait();
+                _sink += read.Result;
+            }
+        }
+        listener.Stop();
+        // the core library's own event sources: tasks and async methods (TplEventSource), parallel
+        // loops, the shared array pool, a name lookup
+        Parallel.Invoke(() => _sink += Busy(100), () => _sink += Busy(200));
+        _sink += AwaitChain(3).Result;
+        var pool = System.Buffers.ArrayPool<byte>.Shared;
+        var rented = pool.Rent(5000);
+        pool.Return(rented);
+        _sink += System.Buffers.ArrayPool<byte>.Create().Rent(100).Length;
+        _sink += System.Net.Dns.GetHostAddresses("localhost").Length;
+        ThreadPool.QueueUserWorkItem(_ => _sink++);
+        ThreadPool.UnsafeQueueUserWorkItem(_ => _sink++, null);
+        Thread.Sleep(50);
+    }
+
+    static async Task<long> AwaitChain(int depth)
+    {
+        await Task.Yield();
+        if (depth == 0)
+        {
+            await Task.Delay(5);
+            return 1;
+        }
+        return 1 + await AwaitChain(depth - 1);
     }
 
     static long Busy(int n)
