@@ -24,11 +24,15 @@ START_TEST(every_code_named) {
     ck_assert_str_eq(mantra_strerror(MANTRA_EIO), "I/O error");
     ck_assert_str_eq(mantra_strerror(MANTRA_ETRUNCATED), "input ends early");
     ck_assert_str_eq(mantra_strerror(MANTRA_EUNSUPPORTED), "not supported");
+    ck_assert_str_eq(mantra_status_name(MANTRA_ENOENT), "MANTRA_ENOENT");
+    ck_assert_str_eq(mantra_strerror(MANTRA_ENOENT), "not found");
+    ck_assert_str_eq(mantra_status_name(MANTRA_ETIMEDOUT), "MANTRA_ETIMEDOUT");
+    ck_assert_str_eq(mantra_strerror(MANTRA_ETIMEDOUT), "timed out");
 }
 END_TEST
 
 START_TEST(unknown_codes) {
-    const int bad[] = {1, 7, -11, -100, INT_MIN, INT_MAX};
+    const int bad[] = {1, 7, -13, -100, INT_MIN, INT_MAX};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_str_eq(mantra_status_name(bad[i]), "?");
         ck_assert_str_eq(mantra_strerror(bad[i]), "unknown status");

@@ -14,6 +14,10 @@ static const char usage[] =
     "  emit [--threads N] [--events M] [--trace FILE] ...   write Mantra-Demo events through sessions\n"
     "  run PROGRAM [--trace FILE] [--entry METHOD] [ARGS]  assemble and run an interpreter program\n"
     "  pgo TRACE... -o PROFILE [--format text|json]        traces' PGO data -> profile (--check, --top)\n"
+#ifdef MANTRA_TOOL_HAVE_DIAG_CLIENT
+    "  ps [--json]                                         processes with a diagnostics endpoint\n"
+    "  collect -p PID [--providers SPEC] [--profile NAME]  trace another process over the diagnostics IPC\n"
+#endif
     "\n"
     "Options:\n"
     "  --help      show this help (also: mantra COMMAND --help)\n"
@@ -45,6 +49,12 @@ int main(int argc, char **argv) {
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "pgo") == 0)
         return cmd_pgo(argc - 1, argv + 1);
+#ifdef MANTRA_TOOL_HAVE_DIAG_CLIENT
+    if (strcmp(cmd, "ps") == 0)
+        return cmd_ps(argc - 1, argv + 1);
+    if (strcmp(cmd, "collect") == 0)
+        return cmd_collect(argc - 1, argv + 1);
+#endif
     fprintf(stderr, "mantra: unknown command '%s'\nTry 'mantra --help'.\n", cmd);
     return TOOL_USAGE;
 }

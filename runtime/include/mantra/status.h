@@ -38,7 +38,9 @@ enum mantra_status {
     MANTRA_EORDER = -7,       /* events handed in an order the chosen mode does not allow */
     MANTRA_EFORMAT = -8,      /* the bytes break the format (corrupt, or not a trace) */
     MANTRA_ETRUNCATED = -9,   /* the input ends before the end-of-stream marker */
-    MANTRA_EUNSUPPORTED = -10 /* not available in this build, or a format version not read (NetPerf V3) */
+    MANTRA_EUNSUPPORTED = -10, /* not available in this build, or a format version not read (NetPerf V3) */
+    MANTRA_ENOENT = -11,       /* no such process, file or endpoint */
+    MANTRA_ETIMEDOUT = -12     /* nothing came within the time allowed */
 };
 
 /* The constant's name ("MANTRA_EIO"); "MANTRA_OK" for 0; "?" for anything else. */

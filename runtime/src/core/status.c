@@ -16,6 +16,8 @@ static const struct {
     /* -8 */ {"MANTRA_EFORMAT", "malformed input"},
     /* -9 */ {"MANTRA_ETRUNCATED", "input ends early"},
     /* -10 */ {"MANTRA_EUNSUPPORTED", "not supported"},
+    /* -11 */ {"MANTRA_ENOENT", "not found"},
+    /* -12 */ {"MANTRA_ETIMEDOUT", "timed out"},
 };
 #define STATUS_COUNT (sizeof STATUS / sizeof STATUS[0])
 

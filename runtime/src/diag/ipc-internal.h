@@ -130,4 +130,27 @@ int dg_reply_process_info(dg_buf *b, int version, const dg_process_facts *f);
  * continuation {uint32 count; string...} in body. 0 or -1. */
 int dg_reply_environment(dg_buf *head, dg_buf *body, char *const *env);
 
+/* ---- the client side: requests (ipc_request.c) and replies (ipc_parse.c) ---- */
+
+struct mantra_diag_collect_request;
+struct mantra_diag_process_info;
+
+/* A command without payload (ProcessInfo 1..3, ResumeRuntime). 0 or -1. */
+int dg_request_simple(dg_buf *b, uint8_t set, uint8_t id);
+/* StopTracing(id). 0 or -1. */
+int dg_request_stop(dg_buf *b, uint64_t id);
+/* The CollectTracing that dotnet-trace would send for req (EventPipeSession.CreateStartMessage):
+ * CollectTracing2 when the rundown keywords are the default or 0 and stacks are on, 3 when stacks
+ * are off, 4 for other rundown keywords; format 1 (NetTrace). 0, -1 (memory or over 65535 bytes),
+ * or -2 when req is invalid (no providers, over 1000, a level over 5, an empty name). */
+int dg_request_collect(dg_buf *b, const struct mantra_diag_collect_request *req);
+
+/* The payload of a reply whose header h was parsed: 0 for OK with the payload left to the caller;
+ * for an error reply, its HRESULT in *hresult and 1; BAD_ENCODING as -1 when the reply is neither
+ * (another command set, or an error without its 4 bytes). */
+int dg_parse_reply(const dg_header *h, const uint8_t *p, size_t n, uint32_t *hresult);
+/* The OK payload of ProcessInfo (version 1), ProcessInfo2 (2) or ProcessInfo3 (3) into *out (free
+ * with mantra_diag_process_info_free, also after a failure). 0, or -1 when the bytes do not hold it. */
+int dg_parse_process_info(int version, const uint8_t *p, size_t n, struct mantra_diag_process_info *out);
+
 #endif

@@ -10,8 +10,9 @@
 
 #include "common/utf-internal.h"
 #include "diag/ipc-internal.h"
-#include "mantra/session.h"
 #include "mantra/decode.h"
+#include "mantra/diag_client.h"
+#include "mantra/session.h"
 
 uint32_t dg_parse_header(const uint8_t *b, dg_header *h) {
     /* the runtime compares the magic as a C string (ds-server.c): all 14 bytes, NUL included */
@@ -201,4 +202,57 @@ char *dg_collect_spec(const dg_collect *c) {
     }
     spec[len] = 0;
     return spec;
+}
+
+/* ---- replies (the client side) ---- */
+
+int dg_parse_reply(const dg_header *h, const uint8_t *p, size_t n, uint32_t *hresult) {
+    if (h->set != DG_SET_SERVER)
+        return -1;
+    if (h->id == DG_SERVER_OK)
+        return 0;
+    if (h->id != DG_SERVER_ERROR || n < 4)
+        return -1;
+    *hresult = mantra_load_u32(p);
+    return 1;
+}
+
+/* A string of a reply: "" for a null one, so that callers never see NULL. */
+static char *reply_str(rd *r) {
+    char *s;
+    str(r, &s);
+    if (!s && !r->bad) {
+        s = malloc(1);
+        if (s)
+            s[0] = 0;
+        else
+            r->bad = 1;
+    }
+    return s;
+}
+
+int dg_parse_process_info(int version, const uint8_t *p, size_t n, mantra_diag_process_info *out) {
+    memset(out, 0, sizeof *out);
+    rd r = {p, n, 0, 0};
+    if (version == 3)
+        (void)u32(&r); /* the layout version: 1 adds portableRid */
+    out->version = version;
+    out->pid = u64(&r);
+    const uint8_t *cookie = take(&r, 16);
+    if (cookie)
+        memcpy(out->cookie, cookie, 16);
+    out->command_line = reply_str(&r);
+    out->os = reply_str(&r);
+    out->arch = reply_str(&r);
+    if (version >= 2) {
+        out->entrypoint = reply_str(&r);
+        out->runtime_version = reply_str(&r);
+    }
+    if (version == 3 && r.at < r.n)
+        out->rid = reply_str(&r);
+    if (r.bad) {
+        mantra_diag_process_info_free(out);
+        return -1;
+    }
+    return 0;
 }

@@ -269,6 +269,14 @@ int mantra_pal_unlink(const char *path);
 /* The permission bits of path (stat), or MANTRA_EIO. */
 int mantra_pal_file_mode(const char *path);
 
+/* Calls fn(ctx, name) for each entry of the directory dir but "." and "..", until fn returns non-zero
+ * (that value is returned). 0, or MANTRA_EIO when dir cannot be read. */
+int mantra_pal_list_dir(const char *dir, int (*fn)(void *ctx, const char *name), void *ctx);
+/* The last modification time of path in nanoseconds since the epoch, or MANTRA_EIO. */
+int64_t mantra_pal_file_mtime_ns(const char *path);
+/* 1 when a process pid runs (a signal 0 reaches it, or only permission is missing), else 0. */
+int mantra_pal_process_alive(uint64_t pid);
+
 /* ---- process facts for the diagnostics server ---- */
 /* The temporary directory: $TMPDIR, or "/tmp" when unset or empty (no trailing slash added;
  * env_values.c). */

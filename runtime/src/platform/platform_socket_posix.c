@@ -6,7 +6,9 @@
  * Excluded from the WASI build (CMakeLists.txt), where platform_wasi.c answers
  * MANTRA_EUNSUPPORTED. */
 #define _GNU_SOURCE /* accept4, SOCK_CLOEXEC, SO_PEERCRED, struct ucred, environ */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -331,6 +333,32 @@ int mantra_pal_poll(mantra_pal_pollfd *fds, size_t n, uint32_t timeout_ms) {
 void mantra_pal_socket_shutdown(int fd) { (void)shutdown(fd, SHUT_RDWR); }
 
 int mantra_pal_unlink(const char *path) { return unlink(path) == 0 ? MANTRA_OK : MANTRA_EIO; }
+
+int mantra_pal_list_dir(const char *dir, int (*fn)(void *ctx, const char *name), void *ctx) {
+    DIR *d = opendir(dir);
+    if (!d)
+        return MANTRA_EIO;
+    int rc = 0;
+    struct dirent *e;
+    while (!rc && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            rc = fn(ctx, e->d_name);
+    closedir(d);
+    return rc;
+}
+
+int64_t mantra_pal_file_mtime_ns(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return MANTRA_EIO;
+    return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+int mantra_pal_process_alive(uint64_t pid) {
+    if (pid == 0 || pid > (uint64_t)INT32_MAX)
+        return 0;
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
 
 int mantra_pal_file_mode(const char *path) {
     struct stat st;

@@ -228,6 +228,20 @@ int mantra_pal_unlink(const char *path) {
     (void)path;
     return MANTRA_EUNSUPPORTED;
 }
+int mantra_pal_list_dir(const char *dir, int (*fn)(void *ctx, const char *name), void *ctx) {
+    (void)dir;
+    (void)fn;
+    (void)ctx;
+    return MANTRA_EUNSUPPORTED;
+}
+int64_t mantra_pal_file_mtime_ns(const char *path) {
+    (void)path;
+    return MANTRA_EUNSUPPORTED;
+}
+int mantra_pal_process_alive(uint64_t pid) {
+    (void)pid;
+    return 0;
+}
 int mantra_pal_file_mode(const char *path) {
     (void)path;
     return MANTRA_EUNSUPPORTED;

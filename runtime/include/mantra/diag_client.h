@@ -1,0 +1,99 @@
+/* mantra/diag_client.h - the diagnostics client: what dotnet-trace and dotnet-counters do over the
+ * diagnostics IPC protocol (dotnet/diagnostics, documentation/design-docs/ipc-protocol.md), in C, for
+ * any process that serves it: a .NET runtime or a process that embeds mantra (mantra/diag.h).
+ * docs/diagnostics.md, "The client", has the details.
+ *
+ * An ADDRESS is a Unix socket path, or TCP "host:port" (the syntax of MANTRA_DiagnosticPorts:
+ * TCP when it ends in ":DIGITS" and holds no '/'). A process's default endpoint is the newest
+ * $TMPDIR/dotnet-diagnostic-PID-KEY-socket (mantra_diag_endpoint_of).
+ *
+ * Errors: 0 or a negative MANTRA_E* code (mantra/status.h) with the text in err (at most errlen
+ * bytes): MANTRA_ENOENT no such process or no endpoint, MANTRA_EIO the connection failed (the host's
+ * reason, e.g. permission), MANTRA_ESTATE the runtime answered with an error (*hresult holds it;
+ * mantra_diag_hresult_name names it), MANTRA_EINVAL a malformed address or request,
+ * MANTRA_EUNSUPPORTED no sockets here (WASI). Nothing is left behind on a failure. */
+#ifndef MANTRA_DIAG_CLIENT_H
+#define MANTRA_DIAG_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mantra/session.h"
+#include "mantra/status.h"
+
+MANTRA_BEGIN_DECLS
+
+/* One published endpoint: a socket file of a live process. */
+typedef struct mantra_diag_endpoint {
+    uint64_t pid;
+    char path[256];
+} mantra_diag_endpoint;
+
+/* The endpoints in $TMPDIR (or /tmp), by pid ascending, one per pid (its newest socket file);
+ * files of processes that no longer run are skipped and counted in *stale (may be NULL). At most
+ * cap into out; *count is how many there are. 0 or a code. */
+int mantra_diag_list(mantra_diag_endpoint *out, size_t cap, size_t *count, size_t *stale, char *err, size_t errlen);
+/* The default endpoint of pid into path: MANTRA_ENOENT ("no such process" or "no diagnostics
+ * endpoint") when there is none. */
+int mantra_diag_endpoint_of(uint64_t pid, char *path, size_t size, char *err, size_t errlen);
+
+/* What ProcessInfo says. Strings are malloc'd UTF-8 ("" when the reply has none). */
+typedef struct mantra_diag_process_info {
+    int version;     /* 1, 2 or 3: the command the process answered */
+    uint64_t pid;
+    uint8_t cookie[16];
+    char *command_line, *os, *arch;
+    char *entrypoint, *runtime_version; /* ProcessInfo2 and 3 */
+    char *rid;                          /* ProcessInfo3 */
+} mantra_diag_process_info;
+
+/* ProcessInfo3, then ProcessInfo2, then ProcessInfo when the process answers UNKNOWN_COMMAND (as
+ * dotnet-counters does). */
+int mantra_diag_process_info_get(const char *address, uint32_t timeout_ms, mantra_diag_process_info *out,
+                                 uint32_t *hresult, char *err, size_t errlen);
+void mantra_diag_process_info_free(mantra_diag_process_info *info);
+
+/* ResumeRuntime: 0 also when the process answers UNKNOWN_COMMAND (it does not wait). */
+int mantra_diag_resume(const char *address, uint32_t timeout_ms, uint32_t *hresult, char *err, size_t errlen);
+
+/* A tracing session requested over IPC. */
+typedef struct mantra_diag_collect_request {
+    const mantra_provider_spec *providers; /* 1..1000 */
+    size_t count;
+    uint32_t buffer_mb;        /* 0: 256, as dotnet-trace */
+    uint64_t rundown_keywords; /* MANTRA_DIAG_RUNDOWN_DEFAULT, 0 for none, or others (CollectTracing4) */
+    int stackwalk;             /* 1 (the default of the tools) or 0 (CollectTracing3) */
+} mantra_diag_collect_request;
+
+/* The rundown keywords a session gets by default (dotnet/runtime ep.c, ep_default_rundown_keyword). */
+#define MANTRA_DIAG_RUNDOWN_DEFAULT UINT64_C(0x80020139)
+
+typedef struct mantra_diag_session mantra_diag_session;
+
+/* CollectTracing2 (the default rundown or none, stacks on), 3 (stacks off) or 4 (other rundown
+ * keywords), as dotnet-trace chooses; on UNKNOWN_COMMAND to 3 or 4, nothing is retried (the caller
+ * decides). On success *out streams the session's nettrace. */
+int mantra_diag_collect_start(const char *address, const mantra_diag_collect_request *req, uint32_t timeout_ms,
+                              mantra_diag_session **out, uint32_t *hresult, char *err, size_t errlen);
+/* The session id the process gave. */
+uint64_t mantra_diag_session_id(const mantra_diag_session *s);
+/* Reads the next bytes of the stream, waiting up to timeout_ms: the count (> 0), 0 at the end of
+ * the stream (the process closed it: stopped or exited), MANTRA_ETIMEDOUT when nothing came in time,
+ * or MANTRA_EIO. */
+int64_t mantra_diag_session_read(mantra_diag_session *s, void *buf, size_t size, uint32_t timeout_ms, char *err,
+                                 size_t errlen);
+/* Closes the stream (does not stop the session: mantra_diag_stop_tracing does). */
+void mantra_diag_session_close(mantra_diag_session *s);
+
+/* StopTracing(id) on a connection of its own; the process then writes the rundown and the end of
+ * the stream and closes it. */
+int mantra_diag_stop_tracing(const char *address, uint64_t id, uint32_t timeout_ms, uint32_t *hresult, char *err,
+                     size_t errlen);
+
+/* The protocol's name of an HRESULT a process answers with ("UNKNOWN_COMMAND", "BAD_ENCODING",
+ * "UNKNOWN_MAGIC", "NOT_SUPPORTED", "E_FAIL", "INVALIDARG", ...), or NULL. */
+const char *mantra_diag_hresult_name(uint32_t hresult);
+
+MANTRA_END_DECLS
+
+#endif /* MANTRA_DIAG_CLIENT_H */

@@ -1,0 +1,301 @@
+/* The diagnostics client's connections (mantra/diag_client.h): one command per connection, as the
+ * protocol has it (dotnet/diagnostics, documentation/design-docs/ipc-protocol.md: "a connection
+ * carries one command"; CollectTracing keeps its connection for the session's stream). Requests
+ * and replies as bytes are in ipc_request.c and ipc_parse.c; sockets through the platform layer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag/server-internal.h"
+#include "mantra/decode.h"
+#include "mantra/diag_client.h"
+#include "platform/platform-internal.h"
+
+struct mantra_diag_session {
+    int fd;
+    uint64_t id;
+};
+
+const char *mantra_diag_hresult_name(uint32_t hresult) {
+    switch (hresult) {
+    case DG_E_BAD_ENCODING: return "BAD_ENCODING";
+    case DG_E_UNKNOWN_COMMAND: return "UNKNOWN_COMMAND";
+    case DG_E_UNKNOWN_MAGIC: return "UNKNOWN_MAGIC";
+    case DG_E_NOTSUPPORTED: return "NOT_SUPPORTED";
+    case DG_E_FAIL: return "E_FAIL";
+    case DG_E_INVALIDARG: return "INVALIDARG";
+    default: return NULL;
+    }
+}
+
+void mantra_diag_process_info_free(mantra_diag_process_info *info) {
+    if (!info)
+        return;
+    free(info->command_line);
+    free(info->os);
+    free(info->arch);
+    free(info->entrypoint);
+    free(info->runtime_version);
+    free(info->rid);
+    memset(info, 0, sizeof *info);
+}
+
+/* Connects to ADDRESS (a Unix socket path or TCP host:port). A descriptor or a code. */
+static int connect_to(const char *address, uint32_t timeout_ms, char *err, size_t errlen) {
+    if (!mantra_pal_sockets_available()) {
+        snprintf(err, errlen, "no sockets on this host");
+        return MANTRA_EUNSUPPORTED;
+    }
+    if (!address || !address[0] || strchr(address, ';') || strchr(address, ',')) {
+        snprintf(err, errlen, "'%s': not a diagnostics address (a socket path or host:port)", address ? address : "");
+        return MANTRA_EINVAL;
+    }
+    dg_port_spec spec;
+    size_t count = 0;
+    char why[160];
+    if (dg_parse_ports(address, &spec, 1, &count, why, sizeof why) != 0 || count != 1) {
+        snprintf(err, errlen, "'%s': %s", address, count == 1 ? "not a diagnostics address" : why);
+        return MANTRA_EINVAL;
+    }
+    char host_err[160] = "";
+    int fd = spec.tcp ? mantra_pal_tcp_connect(spec.host, spec.port, timeout_ms, host_err, sizeof host_err)
+                      : mantra_pal_unix_connect(spec.address, timeout_ms, host_err, sizeof host_err);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot connect to %s: %s", address, host_err);
+        return fd == MANTRA_ERANGE ? MANTRA_EINVAL : MANTRA_EIO;
+    }
+    return fd;
+}
+
+static void close_fd(int fd) {
+    char e[64];
+    (void)mantra_pal_close(fd, e, sizeof e);
+}
+
+/* Reads exactly n bytes within timeout_ms overall. 0, MANTRA_ETIMEDOUT, or MANTRA_EIO (also when
+ * the stream ends first). */
+static int read_exact(int fd, uint8_t *buf, size_t n, uint32_t timeout_ms, char *err, size_t errlen) {
+    uint64_t deadline = mantra_pal_monotonic_ns() + (uint64_t)timeout_ms * 1000000u;
+    size_t got = 0;
+    while (got < n) {
+        int64_t k = mantra_pal_recv(fd, buf + got, n - got, err, errlen);
+        if (k > 0) {
+            got += (size_t)k;
+            continue;
+        }
+        if (k == 0) {
+            snprintf(err, errlen, "the process closed the connection before its reply ended");
+            return MANTRA_EIO;
+        }
+        if (k != MANTRA_PAL_WOULDBLOCK)
+            return MANTRA_EIO;
+        uint64_t now = mantra_pal_monotonic_ns();
+        if (now >= deadline) {
+            snprintf(err, errlen, "no reply within %u ms", timeout_ms);
+            return MANTRA_ETIMEDOUT;
+        }
+        mantra_pal_pollfd p = {fd, MANTRA_PAL_POLLIN, 0};
+        uint64_t left_ms = (deadline - now) / 1000000u + 1;
+        if (mantra_pal_poll(&p, 1, left_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)left_ms) < 0) {
+            snprintf(err, errlen, "poll failed");
+            return MANTRA_EIO;
+        }
+    }
+    return 0;
+}
+
+/* Sends the request in b on a new connection and reads the reply's header and payload (malloc'd
+ * into *payload, its size in *n). Keeps the connection in *fd_out when fd_out is not NULL, else
+ * closes it. 0 for OK; MANTRA_ESTATE with *hresult for an error reply; another code. */
+static int exchange(const char *address, dg_buf *b, uint32_t timeout_ms, int *fd_out, uint8_t **payload, size_t *n,
+                    uint32_t *hresult, char *err, size_t errlen) {
+    *payload = NULL;
+    *n = 0;
+    if (b->failed || b->size < DG_HEADER_SIZE) {
+        snprintf(err, errlen, "out of memory or request too large");
+        return MANTRA_ENOMEM;
+    }
+    int fd = connect_to(address, timeout_ms, err, errlen);
+    if (fd < 0)
+        return fd;
+    uint64_t done = 0;
+    int rc = mantra_pal_send_all(fd, b->data, b->size, timeout_ms, &done, err, errlen);
+    uint8_t head[DG_HEADER_SIZE];
+    if (!rc)
+        rc = read_exact(fd, head, sizeof head, timeout_ms, err, errlen);
+    dg_header h;
+    if (!rc && dg_parse_header(head, &h) != 0) {
+        snprintf(err, errlen, "%s answered with bytes that are not a diagnostics IPC reply", address);
+        rc = MANTRA_EFORMAT;
+    }
+    if (!rc) {
+        *n = (size_t)h.size - DG_HEADER_SIZE;
+        *payload = malloc(*n ? *n : 1);
+        if (!*payload) {
+            snprintf(err, errlen, "out of memory");
+            rc = MANTRA_ENOMEM;
+        }
+    }
+    if (!rc)
+        rc = read_exact(fd, *payload, *n, timeout_ms, err, errlen);
+    if (!rc) {
+        uint32_t hr = 0;
+        int k = dg_parse_reply(&h, *payload, *n, &hr);
+        if (k < 0) {
+            snprintf(err, errlen, "%s answered with a reply of command set 0x%02x id 0x%02x", address, h.set, h.id);
+            rc = MANTRA_EFORMAT;
+        } else if (k > 0) {
+            if (hresult)
+                *hresult = hr;
+            const char *name = mantra_diag_hresult_name(hr);
+            snprintf(err, errlen, "the process refused the command: 0x%08X%s%s", hr, name ? " " : "",
+                     name ? name : "");
+            rc = MANTRA_ESTATE;
+        }
+    }
+    if (rc || !fd_out) {
+        close_fd(fd);
+        if (rc) {
+            free(*payload);
+            *payload = NULL;
+            *n = 0;
+        }
+    } else {
+        *fd_out = fd;
+    }
+    return rc;
+}
+
+int mantra_diag_process_info_get(const char *address, uint32_t timeout_ms, mantra_diag_process_info *out,
+                                 uint32_t *hresult, char *err, size_t errlen) {
+    static const struct {
+        uint8_t id;
+        int version;
+    } TRY[] = {{DG_PR_INFO3, 3}, {DG_PR_INFO2, 2}, {DG_PR_INFO, 1}};
+    memset(out, 0, sizeof *out);
+    int rc = MANTRA_EINVAL;
+    for (size_t i = 0; i < sizeof TRY / sizeof TRY[0]; i++) {
+        dg_buf b = {0};
+        uint8_t *p;
+        size_t n;
+        uint32_t hr = 0;
+        dg_request_simple(&b, DG_SET_PROCESS, TRY[i].id);
+        rc = exchange(address, &b, timeout_ms, NULL, &p, &n, &hr, err, errlen);
+        dg_buf_free(&b);
+        if (rc == MANTRA_ESTATE && hr == DG_E_UNKNOWN_COMMAND && TRY[i].version > 1)
+            continue;
+        if (rc) {
+            if (hresult)
+                *hresult = hr;
+            return rc;
+        }
+        rc = dg_parse_process_info(TRY[i].version, p, n, out);
+        free(p);
+        if (rc) {
+            snprintf(err, errlen, "%s: the ProcessInfo%s reply does not hold its fields", address,
+                     TRY[i].version == 1 ? "" : TRY[i].version == 2 ? "2" : "3");
+            return MANTRA_EFORMAT;
+        }
+        return 0;
+    }
+    return rc;
+}
+
+int mantra_diag_resume(const char *address, uint32_t timeout_ms, uint32_t *hresult, char *err, size_t errlen) {
+    dg_buf b = {0};
+    uint8_t *p;
+    size_t n;
+    uint32_t hr = 0;
+    dg_request_simple(&b, DG_SET_PROCESS, DG_PR_RESUME);
+    int rc = exchange(address, &b, timeout_ms, NULL, &p, &n, &hr, err, errlen);
+    dg_buf_free(&b);
+    free(p);
+    if (hresult)
+        *hresult = hr;
+    if (rc == MANTRA_ESTATE && hr == DG_E_UNKNOWN_COMMAND) /* a process that never waits */
+        return 0;
+    return rc;
+}
+
+int mantra_diag_collect_start(const char *address, const mantra_diag_collect_request *req, uint32_t timeout_ms,
+                              mantra_diag_session **out, uint32_t *hresult, char *err, size_t errlen) {
+    *out = NULL;
+    dg_buf b = {0};
+    int k = dg_request_collect(&b, req);
+    if (k == -2) {
+        dg_buf_free(&b);
+        snprintf(err, errlen, "a session needs 1 to 1000 providers, each with a name and a level of at most 5");
+        return MANTRA_EINVAL;
+    }
+    uint8_t *p;
+    size_t n;
+    int fd = -1;
+    uint32_t hr = 0;
+    int rc = exchange(address, &b, timeout_ms, &fd, &p, &n, &hr, err, errlen);
+    dg_buf_free(&b);
+    if (hresult)
+        *hresult = hr;
+    if (rc)
+        return rc;
+    if (n != 8) {
+        free(p);
+        close_fd(fd);
+        snprintf(err, errlen, "%s: the CollectTracing reply holds %zu bytes, not a session id", address, n);
+        return MANTRA_EFORMAT;
+    }
+    mantra_diag_session *s = malloc(sizeof *s);
+    if (!s) {
+        free(p);
+        close_fd(fd);
+        snprintf(err, errlen, "out of memory");
+        return MANTRA_ENOMEM;
+    }
+    s->fd = fd;
+    s->id = mantra_load_u64(p);
+    free(p);
+    *out = s;
+    return 0;
+}
+
+uint64_t mantra_diag_session_id(const mantra_diag_session *s) { return s ? s->id : 0; }
+
+int64_t mantra_diag_session_read(mantra_diag_session *s, void *buf, size_t size, uint32_t timeout_ms, char *err,
+                                 size_t errlen) {
+    for (;;) {
+        int64_t k = mantra_pal_recv(s->fd, buf, size, err, errlen);
+        if (k != MANTRA_PAL_WOULDBLOCK)
+            return k < 0 ? MANTRA_EIO : k;
+        mantra_pal_pollfd p = {s->fd, MANTRA_PAL_POLLIN, 0};
+        int r = mantra_pal_poll(&p, 1, timeout_ms);
+        if (r < 0) {
+            snprintf(err, errlen, "poll failed");
+            return MANTRA_EIO;
+        }
+        if (r == 0) {
+            snprintf(err, errlen, "nothing within %u ms", timeout_ms);
+            return MANTRA_ETIMEDOUT;
+        }
+    }
+}
+
+void mantra_diag_session_close(mantra_diag_session *s) {
+    if (!s)
+        return;
+    close_fd(s->fd);
+    free(s);
+}
+
+int mantra_diag_stop_tracing(const char *address, uint64_t id, uint32_t timeout_ms, uint32_t *hresult, char *err,
+                     size_t errlen) {
+    dg_buf b = {0};
+    uint8_t *p;
+    size_t n;
+    uint32_t hr = 0;
+    dg_request_stop(&b, id);
+    int rc = exchange(address, &b, timeout_ms, NULL, &p, &n, &hr, err, errlen);
+    dg_buf_free(&b);
+    free(p);
+    if (hresult)
+        *hresult = hr;
+    return rc;
+}

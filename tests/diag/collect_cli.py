@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""`mantra ps` and `mantra collect` against mantra processes (`mantra emit --duration`), through the
+CLI (docs/cli.md, docs/diagnostics.md "The client").
+
+usage: collect_cli.py MANTRA OUTDIR
+
+Checked: ps --json lists the process with its command line and skips (and counts) the socket file
+of a process that is gone; collect -p with --providers and --duration writes a complete trace with
+no drops; Ctrl-C (SIGINT) in the middle of a collection leaves a complete trace (end tag); the target
+killed in the middle leaves every complete block (readable, not complete, events in it) and exit 0;
+bad input: an unknown pid, the pid of a stale socket file, a port nobody listens on (exit 1, no file
+left behind), a malformed provider spec, a bad pid, an unknown profile or option (exit 2).
+The processes' socket files live in a fresh TMPDIR under /tmp (sun_path holds 108 bytes), removed
+at the end; the traces go to OUTDIR.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def run(cmd, env, **kw):
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, **kw)
+
+
+def stats(mantra, trace, env):
+    p = run([mantra, "stats", "--json", trace], env)
+    if p.returncode != 0:
+        fail(f"mantra stats {trace}: exit {p.returncode}: {p.stderr}")
+    return json.loads(p.stdout)
+
+
+def start_emit(mantra, env, seconds):
+    p = subprocess.Popen([mantra, "emit", "--duration", str(seconds), "--rate", "2000"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sock_prefix = f"dotnet-diagnostic-{p.pid}-"
+    for _ in range(100):  # the server is up once its socket file is there
+        if any(f.startswith(sock_prefix) for f in os.listdir(env["TMPDIR"])):
+            return p
+        time.sleep(0.05)
+    p.kill()
+    fail("mantra emit published no diagnostics socket")
+
+
+def main(argv):
+    if len(argv) != 2:
+        fail(__doc__)
+    mantra, outdir = argv
+    os.makedirs(outdir, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="mantra-cli-")
+    env = dict(os.environ, TMPDIR=tmp)
+    procs = []
+    try:
+        emit = start_emit(mantra, env, 30)
+        procs.append(emit)
+        # a socket file whose process is gone
+        open(os.path.join(tmp, "dotnet-diagnostic-2147483001-5-socket"), "w").close()
+
+        p = run([mantra, "ps", "--json"], env)
+        listed = json.loads(p.stdout) if p.returncode == 0 else fail(f"ps: {p.returncode} {p.stderr}")
+        if [e["pid"] for e in listed] != [emit.pid]:
+            fail(f"ps --json listed {listed}, want only pid {emit.pid}")
+        e = listed[0]
+        if "emit --duration 30 --rate 2000" not in e["command_line"] or e["os"] != "Linux" or not e["arch"]:
+            fail(f"ps --json: {e}")
+        if "1 socket file of processes that are gone skipped" not in p.stderr:
+            fail(f"ps did not count the stale socket file: {p.stderr!r}")
+        table = run([mantra, "ps"], env)
+        if table.returncode != 0 or str(emit.pid) not in table.stdout or "COMMAND LINE" not in table.stdout:
+            fail(f"ps table: {table.stdout}{table.stderr}")
+
+        # --providers and --duration
+        a = os.path.join(outdir, "duration.nettrace")
+        p = run([mantra, "collect", "-p", str(emit.pid), "--providers", "Mantra-Demo:0x1:5", "--duration", "1.5",
+                 "-o", a], env)
+        if p.returncode != 0:
+            fail(f"collect --duration: exit {p.returncode}: {p.stderr}")
+        s = stats(mantra, a, env)
+        ticks = s["by_name"].get("Mantra-Demo/Tick", 0)
+        if not s["complete"] or s["dropped"] or s["decode_errors"] or not 1500 <= ticks <= 6000:
+            fail(f"collect --duration 1.5 at 2000 events/s: {s}")
+        if set(s["by_name"]) - {"Mantra-Demo/Tick", "Microsoft-DotNETCore-EventPipe/ProcessInfo"}:
+            fail(f"collect --providers Mantra-Demo:0x1:5 brought other events: {s['by_name']}")
+        print(f"collect --duration 1.5: complete, {ticks} Tick events, nothing dropped")
+
+        # Ctrl-C in the middle
+        b = os.path.join(outdir, "sigint.nettrace")
+        c = subprocess.Popen([mantra, "collect", "-p", str(emit.pid), "--providers", "Mantra-Demo:0xF:5", "-o", b],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        c.send_signal(signal.SIGINT)
+        out, err = c.communicate(timeout=60)
+        if c.returncode != 0:
+            fail(f"collect after SIGINT: exit {c.returncode}: {err}")
+        s = stats(mantra, b, env)
+        if not s["complete"] or s["dropped"] or s["by_name"].get("Mantra-Demo/Tick", 0) < 500:
+            fail(f"collect stopped by SIGINT: {s}")
+        print(f"collect stopped by SIGINT: complete, {s['events']} events")
+
+        # the target killed in the middle
+        victim = start_emit(mantra, env, 60)
+        procs.append(victim)
+        k = os.path.join(outdir, "killed.nettrace")
+        c = subprocess.Popen([mantra, "collect", "-p", str(victim.pid), "--providers", "Mantra-Demo:0x1:5", "-o", k],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        victim.kill()
+        victim.wait()
+        out, err = c.communicate(timeout=60)
+        if c.returncode != 0 or "the process ended the stream" not in err:
+            fail(f"collect of a killed process: exit {c.returncode}: {err}")
+        p = run([mantra, "stats", "--json", k], env)
+        s = json.loads(p.stdout) if p.stdout else fail(f"stats of the killed process's trace: {p.stderr}")
+        if p.returncode != 0 or s["complete"] or s["by_name"].get("Mantra-Demo/Tick", 0) < 500:
+            fail(f"trace of a killed process: exit {p.returncode} {s} {p.stderr}")
+        print(f"collect of a killed process: {s['events']} events in its complete blocks, no end tag")
+
+        # bad input: exit 1 (no file left behind) or 2
+        bad = os.path.join(outdir, "bad.nettrace")
+        for args, status, words in [
+                (["-p", "2147483000"], 1, "no such process: 2147483000"),
+                (["-p", "2147483001"], 1, "no such process: 2147483001"),
+                (["--diagnostic-port", "127.0.0.1:1"], 1, "cannot connect to 127.0.0.1:1"),
+                (["--diagnostic-port", os.path.join(tmp, "nobody")], 1, "cannot connect to"),
+                (["-p", str(emit.pid), "--providers", "Mantra-Demo:0xZZ"], 2, "--providers:"),
+                (["-p", "abc"], 2, "-p 'abc': want a process id"),
+                (["-p", str(emit.pid), "--profile", "cpu-sampling"], 2, "unknown profile 'cpu-sampling'"),
+                (["-p", str(emit.pid), "--duration", "1:2"], 2, "--duration '1:2'"),
+                (["-p", str(emit.pid), "--format", "speedscope"], 2, "the only format is nettrace"),
+                (["--bogus"], 2, "unknown argument '--bogus'"),
+                ([], 2, "give exactly one of -p PID"),
+        ]:
+            if os.path.exists(bad):
+                os.unlink(bad)
+            p = run([mantra, "collect", *args, "-o", bad], env)
+            if p.returncode != status or words not in p.stderr or os.path.exists(bad):
+                fail(f"collect {args}: exit {p.returncode} (want {status}), stderr {p.stderr!r}, "
+                     f"file left: {os.path.exists(bad)}")
+        p = run([mantra, "ps", "--bogus"], env)
+        if p.returncode != 2:
+            fail(f"ps --bogus: exit {p.returncode}")
+        for cmd in (["ps", "--help"], ["collect", "--help"]):
+            p = run([mantra, *cmd], env)
+            if p.returncode != 0 or not p.stdout.startswith("Usage: mantra " + cmd[0]):
+                fail(f"{cmd}: {p.returncode} {p.stdout[:80]}")
+        print("bad input: exit statuses and messages as documented, no file left behind")
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

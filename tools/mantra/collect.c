@@ -1,0 +1,403 @@
+/* mantra collect -p PID | -n NAME [--providers SPEC] [--profile NAME[,NAME]] [--duration T]
+ * [-o FILE] [--format nettrace] [--buffersize MB] - a tracing session of another process over the
+ * diagnostics IPC protocol, streamed into a file (docs/cli.md; DESIGN.md "CLI contracts"). What is
+ * sent is what dotnet-trace 10 sends (observed with a recording endpoint: CollectTracing2 with the
+ * default rundown, CollectTracing4 with rundown keyword 1 for gc-collect and CollectTracing2
+ * without rundown when the process refuses it; ResumeRuntime on a connection of its own; StopTracing
+ * at the end); the profiles are dotnet-trace 10's (`dotnet-trace list-profiles`). */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mantra/diag_client.h"
+#include "tool.h"
+
+static const char collect_usage[] =
+    "Usage: mantra collect (-p PID | -n NAME | --diagnostic-port ADDRESS) [--providers SPEC]\n"
+    "                      [--profile NAME[,NAME]...] [--duration T] [-o FILE] [--format nettrace]\n"
+    "                      [--buffersize MB]\n"
+    "\n"
+    "Starts a tracing session in a running process that serves the diagnostics IPC protocol (a .NET\n"
+    "runtime, or a process that embeds mantra) and streams its nettrace into FILE while it runs: until\n"
+    "Ctrl-C (SIGINT) or SIGTERM, --duration, or the process's exit. Then it stops the session, so the\n"
+    "process writes its rundown and the end of the stream, and the file is a complete trace; when\n"
+    "the process dies first, the file holds every byte it sent (every complete block). On a terminal,\n"
+    "stderr shows the bytes written so far.\n"
+    "\n"
+    "  -p, --process-id PID       the process (its socket file $TMPDIR/dotnet-diagnostic-PID-*-socket)\n"
+    "  -n, --name NAME            the one process whose command's file name (or entry assembly) is NAME\n"
+    "  --diagnostic-port ADDRESS  a listening endpoint: a Unix socket path or TCP host:port\n"
+    "  --providers SPEC           Name[:0xKEYWORDS[:LEVEL[:ARGS]]],... (dotnet-trace's syntax; keywords 0\n"
+    "                             and level 4 by default); they win over a profile's for the same name\n"
+    "  --profile NAME[,NAME]      dotnet-trace 10's profiles:\n"
+    "                               dotnet-common               Microsoft-Windows-DotNETRuntime:0x100003801D:4\n"
+    "                               dotnet-sampled-thread-time  Microsoft-DotNETCore-SampleProfiler:0xF00000000000:4\n"
+    "                               gc-verbose                  Microsoft-Windows-DotNETRuntime:0x8003:5\n"
+    "                               gc-collect                  Microsoft-Windows-DotNETRuntime:0x1:4 and\n"
+    "                                                           ...Private:0x1:4, rundown keyword 0x1 only\n"
+    "                               database                    TplEventSource:0x80:4 and DiagnosticSource:0x3:5\n"
+    "                                                           with ADO.NET and EF Core command filters\n"
+    "                             without --providers or --profile: dotnet-common,dotnet-sampled-thread-time\n"
+    "  --duration T               seconds (5, 2.5) or dd:hh:mm:ss\n"
+    "  -o, --output FILE          the trace (default trace.nettrace; an existing file is replaced)\n"
+    "  --format nettrace          the only format (what the process streams)\n"
+    "  --buffersize MB            the session's buffer in the process (default 256)\n"
+    "\n"
+    "Exit status: 0 the trace is complete, or the process exited and the file holds what it sent;\n"
+    "1 no such process, no endpoint, the connection failed, the process refused the command (its\n"
+    "HRESULT by name), or the file could not be written; 2 usage error.\n";
+
+#define MAX_PROVIDERS 64
+#define IO_TIMEOUT_MS 10000u
+#define STOP_WAIT_MS 30000u /* for the rundown and the end of the stream after StopTracing */
+
+/* The ADO.NET and EF Core filter of dotnet-trace 10's database profile (dotnet/diagnostics,
+ * src/Tools/dotnet-trace/CommandLine/Profiles, as sent: one FilterAndPayloadSpecs value, CR LF
+ * between the specs). */
+#define DB_SPECS                                                                                                \
+    "SqlClientDiagnosticListener/System.Data.SqlClient.WriteCommandBefore@Activity1Start:-Command;Command."      \
+    "CommandText;ConnectionId;Operation;Command.Connection.ServerVersion;Command.CommandTimeout;Command."       \
+    "CommandType;Command.Connection.ConnectionString;Command.Connection.Database;Command.Connection."           \
+    "DataSource;Command.Connection.PacketSize\r\n"                                                              \
+    "SqlClientDiagnosticListener/System.Data.SqlClient.WriteCommandAfter@Activity1Stop:\r\n"                     \
+    "Microsoft.EntityFrameworkCore/Microsoft.EntityFrameworkCore.Database.Command.CommandExecuting@"            \
+    "Activity2Start:-Command.CommandText;Command;ConnectionId;IsAsync;Command.Connection.ClientConnectionId;"   \
+    "Command.Connection.ServerVersion;Command.CommandTimeout;Command.CommandType;Command.Connection."          \
+    "ConnectionString;Command.Connection.Database;Command.Connection.DataSource;Command.Connection."           \
+    "PacketSize\r\n"                                                                                            \
+    "Microsoft.EntityFrameworkCore/Microsoft.EntityFrameworkCore.Database.Command.CommandExecuted@"             \
+    "Activity2Stop:"
+
+typedef struct profile_provider {
+    const char *name;
+    uint64_t keywords;
+    uint32_t level;
+    const char *args;
+} profile_provider;
+
+typedef struct profile {
+    const char *name;
+    profile_provider providers[2];
+    uint64_t rundown; /* MANTRA_DIAG_RUNDOWN_DEFAULT, or the profile's own */
+} profile;
+
+static const profile PROFILES[] = {
+    {"dotnet-common", {{"Microsoft-Windows-DotNETRuntime", UINT64_C(0x100003801D), 4, NULL}}, MANTRA_DIAG_RUNDOWN_DEFAULT},
+    {"dotnet-sampled-thread-time", {{"Microsoft-DotNETCore-SampleProfiler", UINT64_C(0xF00000000000), 4, NULL}},
+     MANTRA_DIAG_RUNDOWN_DEFAULT},
+    {"gc-verbose", {{"Microsoft-Windows-DotNETRuntime", UINT64_C(0x8003), 5, NULL}}, MANTRA_DIAG_RUNDOWN_DEFAULT},
+    {"gc-collect",
+     {{"Microsoft-Windows-DotNETRuntime", 1, 4, NULL}, {"Microsoft-Windows-DotNETRuntimePrivate", 1, 4, NULL}},
+     1},
+    {"database",
+     {{"System.Threading.Tasks.TplEventSource", 0x80, 4, NULL},
+      {"Microsoft-Diagnostics-DiagnosticSource", 0x3, 5, "FilterAndPayloadSpecs=\"" DB_SPECS "\""}},
+     MANTRA_DIAG_RUNDOWN_DEFAULT},
+};
+#define PROFILE_COUNT (sizeof PROFILES / sizeof PROFILES[0])
+
+static volatile sig_atomic_t stop_signal;
+static void on_signal(int sig) { stop_signal = sig; }
+
+/* Seconds from "5", "2.5" or "dd:hh:mm:ss"; -1 when malformed. */
+static double parse_duration(const char *s) {
+    unsigned d, h, m;
+    double sec;
+    char tail;
+    if (sscanf(s, "%u:%u:%u:%lf%c", &d, &h, &m, &sec, &tail) == 4 && h < 24 && m < 60 && sec >= 0 && sec < 60)
+        return d * 86400.0 + h * 3600.0 + m * 60.0 + sec;
+    if (strchr(s, ':'))
+        return -1;
+    char *end;
+    double v = strtod(s, &end);
+    return (end != s && !*end && v > 0 && v < 1e9) ? v : -1;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Adds a profile's providers that --providers (or an earlier profile) did not name. 0, or -1 when
+ * there are too many. */
+static int add_profile(const profile *p, mantra_provider_spec *specs, size_t *n) {
+    for (size_t k = 0; k < 2 && p->providers[k].name; k++) {
+        const profile_provider *pp = &p->providers[k];
+        int named = 0;
+        for (size_t i = 0; i < *n && !named; i++)
+            named = strcmp(specs[i].name, pp->name) == 0;
+        if (named)
+            continue;
+        if (*n == MAX_PROVIDERS)
+            return -1;
+        mantra_provider_spec *s = &specs[(*n)++];
+        memset(s, 0, sizeof *s);
+        snprintf(s->name, sizeof s->name, "%s", pp->name);
+        s->keywords = pp->keywords;
+        s->level = pp->level;
+        if (pp->args)
+            snprintf(s->args, sizeof s->args, "%s", pp->args);
+    }
+    return 0;
+}
+
+/* The file name of a command line's first word, without directories. */
+static void first_word_name(const char *cmdline, char *out, size_t size) {
+    const char *end = cmdline;
+    while (*end && *end != ' ')
+        end++;
+    const char *start = end;
+    while (start > cmdline && start[-1] != '/')
+        start--;
+    snprintf(out, size, "%.*s", (int)(end - start), start);
+}
+
+/* The endpoint of the one process called name. */
+static int endpoint_by_name(const char *name, char *path, size_t size, uint64_t *pid) {
+    char err[512];
+    size_t count = 0;
+    if (mantra_diag_list(NULL, 0, &count, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "mantra collect: %s\n", err);
+        return -1;
+    }
+    mantra_diag_endpoint *eps = calloc(count ? count : 1, sizeof *eps);
+    if (!eps || mantra_diag_list(eps, count, &count, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "mantra collect: %s\n", eps ? err : "out of memory");
+        free(eps);
+        return -1;
+    }
+    size_t matches = 0;
+    char list[256] = "";
+    for (size_t i = 0; i < count; i++) {
+        mantra_diag_process_info info;
+        if (mantra_diag_process_info_get(eps[i].path, 2000, &info, NULL, err, sizeof err) != 0)
+            continue;
+        char word[256];
+        first_word_name(info.command_line, word, sizeof word);
+        if (strcmp(word, name) == 0 || (info.entrypoint && strcmp(info.entrypoint, name) == 0)) {
+            if (matches++ == 0) {
+                snprintf(path, size, "%s", eps[i].path);
+                *pid = eps[i].pid;
+            }
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof list - len, "%s%" PRIu64, len ? ", " : "", eps[i].pid);
+        }
+        mantra_diag_process_info_free(&info);
+    }
+    free(eps);
+    if (matches == 1)
+        return 0;
+    if (matches == 0)
+        fprintf(stderr, "mantra collect: no process called '%s' has a diagnostics endpoint (mantra ps lists them)\n",
+                name);
+    else
+        fprintf(stderr, "mantra collect: %zu processes are called '%s' (%s): choose one with -p\n", matches, name,
+                list);
+    return -1;
+}
+
+int cmd_collect(int argc, char **argv) {
+    const char *pid_arg = NULL, *name = NULL, *port = NULL, *providers_arg = NULL, *profiles_arg = NULL;
+    const char *output = "trace.nettrace";
+    double duration = 0;
+    unsigned long buffer_mb = 256;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(collect_usage, stdout);
+            return TOOL_OK;
+        }
+        const char **slot = NULL;
+        const char *value = NULL;
+        if (strcmp(a, "-p") == 0 || strcmp(a, "--process-id") == 0)
+            slot = &pid_arg;
+        else if (strcmp(a, "-n") == 0 || strcmp(a, "--name") == 0)
+            slot = &name;
+        else if (strcmp(a, "--diagnostic-port") == 0)
+            slot = &port;
+        else if (strcmp(a, "--providers") == 0)
+            slot = &providers_arg;
+        else if (strcmp(a, "--profile") == 0)
+            slot = &profiles_arg;
+        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
+            slot = &output;
+        else if (strcmp(a, "--duration") != 0 && strcmp(a, "--format") != 0 && strcmp(a, "--buffersize") != 0)
+            return tool_usage_error("collect", "unknown argument '%s'", a);
+        if (i + 1 >= argc)
+            return tool_usage_error("collect", "%s needs a value", a);
+        value = argv[++i];
+        if (slot) {
+            *slot = value;
+        } else if (strcmp(a, "--duration") == 0) {
+            if ((duration = parse_duration(value)) < 0)
+                return tool_usage_error("collect", "--duration '%s': want seconds (5, 2.5) or dd:hh:mm:ss", value);
+        } else if (strcmp(a, "--format") == 0) {
+            if (strcmp(value, "nettrace") != 0 && strcmp(value, "NetTrace") != 0)
+                return tool_usage_error("collect", "--format '%s': the only format is nettrace", value);
+        } else {
+            char *end;
+            buffer_mb = strtoul(value, &end, 10);
+            if (end == value || *end || buffer_mb == 0 || buffer_mb > 4096)
+                return tool_usage_error("collect", "--buffersize '%s': want 1 to 4096 (MB)", value);
+        }
+    }
+    if ((pid_arg != NULL) + (name != NULL) + (port != NULL) != 1)
+        return tool_usage_error("collect", "%s", "give exactly one of -p PID, -n NAME and --diagnostic-port ADDRESS");
+
+    mantra_provider_spec *specs = calloc(MAX_PROVIDERS, sizeof *specs);
+    if (!specs) {
+        fprintf(stderr, "mantra collect: out of memory\n");
+        return TOOL_BAD_INPUT;
+    }
+    size_t n = 0, col = 0;
+    if (providers_arg && mantra_provider_spec_parse(providers_arg, specs, MAX_PROVIDERS, &n, &col) != 0) {
+        fprintf(stderr, "mantra collect: --providers:%zu: %s\nTry 'mantra collect --help'.\n", col,
+                mantra_session_last_error());
+        free(specs);
+        return TOOL_USAGE;
+    }
+    size_t explicit_count = n;
+    uint64_t rundown = MANTRA_DIAG_RUNDOWN_DEFAULT;
+    const char *plist = profiles_arg ? profiles_arg : (providers_arg ? "" : "dotnet-common,dotnet-sampled-thread-time");
+    size_t nprofiles = 0;
+    for (const char *p = plist; *p;) {
+        size_t len = strcspn(p, ",");
+        const profile *found = NULL;
+        for (size_t k = 0; k < PROFILE_COUNT && !found; k++)
+            if (strlen(PROFILES[k].name) == len && strncmp(PROFILES[k].name, p, len) == 0)
+                found = &PROFILES[k];
+        if (!found) {
+            fprintf(stderr, "mantra collect: --profile: unknown profile '%.*s' (dotnet-common, dotnet-sampled-thread-time, "
+                            "gc-verbose, gc-collect, database)\nTry 'mantra collect --help'.\n", (int)len, p);
+            free(specs);
+            return TOOL_USAGE;
+        }
+        if (add_profile(found, specs, &n) != 0) {
+            free(specs);
+            return tool_usage_error("collect", "%s", "more than 64 providers");
+        }
+        rundown = found->rundown;
+        nprofiles++;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    if (n == 0) {
+        free(specs);
+        return tool_usage_error("collect", "%s", "no providers: give --providers or --profile");
+    }
+    if (nprofiles != 1 || explicit_count) /* a profile's own rundown keywords only when it is alone */
+        rundown = MANTRA_DIAG_RUNDOWN_DEFAULT;
+
+    char address[512], err[512];
+    uint64_t pid = 0;
+    if (pid_arg) {
+        char *end;
+        unsigned long long v = strtoull(pid_arg, &end, 10);
+        if (end == pid_arg || *end || v == 0) {
+            free(specs);
+            return tool_usage_error("collect", "-p '%s': want a process id", pid_arg);
+        }
+        pid = v;
+        if (mantra_diag_endpoint_of(pid, address, sizeof address, err, sizeof err) != 0) {
+            fprintf(stderr, "mantra collect: %s\n", err);
+            free(specs);
+            return TOOL_BAD_INPUT;
+        }
+    } else if (name) {
+        if (endpoint_by_name(name, address, sizeof address, &pid) != 0) {
+            free(specs);
+            return TOOL_BAD_INPUT;
+        }
+    } else {
+        snprintf(address, sizeof address, "%s", port);
+    }
+
+    mantra_diag_collect_request req = {specs, n, (uint32_t)buffer_mb, rundown, 1};
+    mantra_diag_session *s = NULL;
+    uint32_t hr = 0;
+    int rc = mantra_diag_collect_start(address, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
+    if (rc == MANTRA_ESTATE && hr == 0x80131385u && rundown != MANTRA_DIAG_RUNDOWN_DEFAULT) {
+        req.rundown_keywords = 0; /* as dotnet-trace: CollectTracing2 without rundown */
+        rc = mantra_diag_collect_start(address, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
+    }
+    free(specs);
+    if (rc) {
+        fprintf(stderr, "mantra collect: %s: %s\n", address, err);
+        return TOOL_BAD_INPUT;
+    }
+    uint64_t id = mantra_diag_session_id(s);
+    FILE *out = fopen(output, "wb");
+    if (!out) {
+        fprintf(stderr, "mantra collect: %s: cannot write the trace\n", output);
+        (void)mantra_diag_stop_tracing(address, id, IO_TIMEOUT_MS, NULL, err, sizeof err);
+        mantra_diag_session_close(s);
+        return TOOL_BAD_INPUT;
+    }
+    if (mantra_diag_resume(address, IO_TIMEOUT_MS, &hr, err, sizeof err) != 0)
+        fprintf(stderr, "mantra collect: ResumeRuntime: %s (collecting anyway)\n", err);
+
+    void (*old_int)(int) = signal(SIGINT, on_signal);
+    void (*old_term)(int) = signal(SIGTERM, on_signal);
+    int tty = isatty(2);
+    double start = now_s(), last_shown = 0;
+    uint64_t bytes = 0;
+    int stopping = 0, ended = 0, failed = 0, write_failed = 0;
+    double stop_deadline = 0;
+    static uint8_t buf[1 << 16];
+    if (tty)
+        fprintf(stderr, "mantra collect: process %" PRIu64 ", session %" PRIu64 " -> %s (Ctrl-C stops)\n", pid, id,
+                output);
+    while (!ended && !failed) {
+        if (!stopping && (stop_signal || (duration > 0 && now_s() - start >= duration))) {
+            stopping = 1;
+            stop_deadline = now_s() + STOP_WAIT_MS / 1000.0;
+            if (mantra_diag_stop_tracing(address, id, IO_TIMEOUT_MS, &hr, err, sizeof err) != 0) {
+                fprintf(stderr, "mantra collect: StopTracing: %s\n", err);
+                break;
+            }
+        }
+        if (stopping && now_s() > stop_deadline) {
+            fprintf(stderr, "mantra collect: the stream did not end within %u s of StopTracing\n", STOP_WAIT_MS / 1000);
+            break;
+        }
+        int64_t k = mantra_diag_session_read(s, buf, sizeof buf, 200, err, sizeof err);
+        if (k > 0) {
+            if (fwrite(buf, 1, (size_t)k, out) != (size_t)k || fflush(out) != 0) {
+                write_failed = 1;
+                break;
+            }
+            bytes += (uint64_t)k;
+        } else if (k == 0) {
+            ended = 1;
+        } else if (k != MANTRA_ETIMEDOUT) {
+            fprintf(stderr, "mantra collect: reading the stream: %s\n", err);
+            failed = 1;
+        }
+        if (tty && now_s() - last_shown >= 0.5) {
+            last_shown = now_s();
+            fprintf(stderr, "\r  %.1f s, %" PRIu64 " bytes%s", last_shown - start, bytes, stopping ? ", stopping" : "");
+        }
+    }
+    signal(SIGINT, old_int);
+    signal(SIGTERM, old_term);
+    if (tty)
+        fputc('\n', stderr);
+    mantra_diag_session_close(s);
+    if (fclose(out) != 0 || write_failed) {
+        fprintf(stderr, "mantra collect: %s: cannot write the trace\n", output);
+        if (!stopping)
+            (void)mantra_diag_stop_tracing(address, id, IO_TIMEOUT_MS, NULL, err, sizeof err);
+        return TOOL_BAD_INPUT;
+    }
+    if (ended && !stopping)
+        fprintf(stderr, "mantra collect: the process ended the stream (it exited or stopped the session)\n");
+    fprintf(stderr, "mantra collect: %s: %" PRIu64 " bytes in %.1f s\n", output, bytes, now_s() - start);
+    return ended ? TOOL_OK : TOOL_BAD_INPUT;
+}
