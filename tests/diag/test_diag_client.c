@@ -243,6 +243,26 @@ START_TEST(collect_counts_events) {
     ck_assert_int_eq(mantra_reader_complete(rd), 1);
     ck_assert_uint_eq(ticks, 250);
     mantra_reader_free(rd);
+    /* a second session stopped without waiting: the answer is taken while the stream is read */
+    p.keywords = 1;
+    ck_assert_int_eq(mantra_diag_collect_start(path, &req, 2000, &s, &hr, err, sizeof err), 0);
+    for (uint64_t i = 0; i < 10; i++)
+        ck_assert_int_eq(mantra_Demo_Tick_write(4, i), 0);
+    ck_assert_int_eq(mantra_diag_session_stop_state(s, &hr), 1);
+    ck_assert_int_eq(mantra_diag_session_request_stop(s, path, 2000, err, sizeof err), 0);
+    ck_assert_int_eq(mantra_diag_session_request_stop(s, path, 2000, err, sizeof err), MANTRA_ESTATE);
+    n = 0;
+    for (;;) {
+        int64_t k = mantra_diag_session_read(s, trace + n, sizeof trace - n, 5000, err, sizeof err);
+        ck_assert_msg(k >= 0, "%s", err);
+        if (k == 0)
+            break;
+        n += (size_t)k;
+    }
+    ck_assert_uint_eq(trace[n - 1], 0x01);
+    /* the read that saw the end of the stream waited for the answer, which may come after it */
+    ck_assert_int_eq(mantra_diag_session_stop_state(s, &hr), 0);
+    mantra_diag_session_close(s);
     /* a session id the process does not know: OK, nothing to stop (as the runtime) */
     ck_assert_int_eq(mantra_diag_stop_tracing(path, id + 1000, 2000, &hr, err, sizeof err), 0);
     /* a provider level the runtime refuses is not sent */

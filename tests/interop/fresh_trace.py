@@ -14,6 +14,10 @@ MODE sweep: `TraceMaker sweep` with every keyword of the runtime, rundown and pr
   analysis writes its own gcgenaware.PID.nettrace and multicore JIT its profile); the number of
   distinct event types it holds, and how many of them the runtime's native providers wrote, are
   printed against the goal SWEEP_MIN_TYPES.
+MODE mantra-collect-providers | mantra-collect-dotnet-sampled-thread-time: `TraceMaker serve 30`,
+  `MANTRA ps --json` (lists it with its command line and runtime version) and `MANTRA collect -p
+  PID --providers ...|--profile dotnet-sampled-thread-time --duration 3`; the trace must hold the
+  session's rundown (MethodDCEndVerbose, DCEndComplete).
 MODE default | dotnet-sampled-thread-time | gc-verbose: `TraceMaker serve 30` and
   `dotnet-trace collect -p PID [--profile MODE] --duration 00:00:00:03` against it (dotnet-trace of
   tests/interop/dotnet-tools.json; `default` passes no --profile).
@@ -145,6 +149,40 @@ def check_gen_aware(mantra, te, rundir):
           f"all decoded; {text.splitlines()[-1]}")
 
 
+# `mantra collect` against TraceMaker serve (mode mantra-collect-NAME): the arguments of each
+MANTRA_COLLECT = {
+    "mantra-collect-providers": ["--providers", "Microsoft-Windows-DotNETRuntime:0x1C04009C01D:5"],
+    "mantra-collect-dotnet-sampled-thread-time": ["--profile", "dotnet-sampled-thread-time"],
+}
+
+
+def make_mantra_collect_trace(mantra, dll, trace, args):
+    """`mantra ps --json` lists the process with its command line; `mantra collect -p PID ARGS
+    --duration 3` writes the trace."""
+    app = subprocess.Popen(["dotnet", dll, "serve", "30"], env=ENV, stdout=subprocess.PIPE, text=True)
+    try:
+        line = app.stdout.readline()
+        m = re.match(r"ready (\d+)", line)
+        if not m:
+            fail(f"TraceMaker serve printed {line!r}")
+        pid = int(m.group(1))
+        time.sleep(0.5)  # the diagnostics server is up once the program runs managed code
+        p = subprocess.run([mantra, "ps", "--json"], env=ENV, capture_output=True, text=True, timeout=60)
+        listed = [e for e in json.loads(p.stdout or "[]") if e["pid"] == pid]
+        if p.returncode != 0 or len(listed) != 1 or "TraceMaker.dll serve 30" not in listed[0]["command_line"] \
+                or listed[0]["os"] != "Linux" or not listed[0]["runtime_version"].startswith("10."):
+            fail(f"mantra ps --json does not list TraceMaker ({pid}) with its command line: {p.stdout}{p.stderr}")
+        print(f"mantra ps: {listed[0]}")
+        p = subprocess.run([mantra, "collect", "-p", str(pid), *args, "--duration", "3", "-o", trace], env=ENV,
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 0 or not os.path.exists(trace):
+            fail(f"mantra collect exited {p.returncode}: {p.stderr}")
+        print(p.stderr, end="")
+    finally:
+        app.kill()
+        app.wait()
+
+
 def main(argv):
     if len(argv) != 4:
         fail(__doc__)
@@ -166,6 +204,8 @@ def main(argv):
         shutil.rmtree(rundir, ignore_errors=True)
         os.makedirs(rundir)
         make_env_trace(dll, trace, SWEEP_CONFIG, "sweep", dict(SWEEP_ENV, MANTRA_SWEEP_DIR=rundir), rundir)
+    elif mode in MANTRA_COLLECT:
+        make_mantra_collect_trace(mantra, dll, trace, MANTRA_COLLECT[mode])
     else:
         make_collect_trace(dll, trace, mode)
 
@@ -229,6 +269,13 @@ def main(argv):
         fail(f"{unnamed} runtime events without a name")
     if mode == "gc-verbose" and fit == 0:
         fail("no GCFitBucketInfo event with buckets: the gc-verbose run forces GCs that write them")
+    if mode in MANTRA_COLLECT:  # the session's rundown, and what the providers asked for
+        want = [(RUNTIME[1], "MethodDCEndVerbose"), (RUNTIME[1], "DCEndComplete"), (RUNTIME[5], "ProcessInfo")]
+        want += [(RUNTIME[4], "ThreadSample")] if "sampled" in mode else [(RUNTIME[0], "GCStart"),
+                                                                          (RUNTIME[0], "MethodLoadVerbose")]
+        missing = [f"{p}/{n}" for p, n in want if (p, n) not in seen]
+        if missing:
+            fail(f"events missing from the mantra collect trace: {missing}")
     if mode == "env":
         missing = [f"{p}/{n}" for p, n in REQUIRED if (p, n) not in seen]
         if missing:

@@ -358,7 +358,7 @@ int cmd_collect(int argc, char **argv) {
         if (!stopping && (stop_signal || (duration > 0 && now_s() - start >= duration))) {
             stopping = 1;
             stop_deadline = now_s() + STOP_WAIT_MS / 1000.0;
-            if (mantra_diag_stop_tracing(address, id, IO_TIMEOUT_MS, &hr, err, sizeof err) != 0) {
+            if (mantra_diag_session_request_stop(s, address, IO_TIMEOUT_MS, err, sizeof err) != 0) {
                 fprintf(stderr, "mantra collect: StopTracing: %s\n", err);
                 break;
             }
@@ -389,6 +389,12 @@ int cmd_collect(int argc, char **argv) {
     signal(SIGTERM, old_term);
     if (tty)
         fputc('\n', stderr);
+    int stop_state = mantra_diag_session_stop_state(s, &hr);
+    if (stop_state < 0) {
+        const char *hr_name = mantra_diag_hresult_name(hr);
+        fprintf(stderr, "mantra collect: StopTracing: %s%s%s\n", stop_state == MANTRA_ESTATE ? "refused " : "no answer",
+                stop_state == MANTRA_ESTATE && hr_name ? hr_name : "", "");
+    }
     mantra_diag_session_close(s);
     if (fclose(out) != 0 || write_failed) {
         fprintf(stderr, "mantra collect: %s: cannot write the trace\n", output);

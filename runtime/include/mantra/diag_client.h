@@ -82,11 +82,22 @@ uint64_t mantra_diag_session_id(const mantra_diag_session *s);
  * or MANTRA_EIO. */
 int64_t mantra_diag_session_read(mantra_diag_session *s, void *buf, size_t size, uint32_t timeout_ms, char *err,
                                  size_t errlen);
-/* Closes the stream (does not stop the session: mantra_diag_stop_tracing does). */
+/* Sends StopTracing for this session on a connection of its own and returns without waiting:
+ * the process writes the rundown and the end of the stream, then answers; mantra_diag_session_read
+ * takes the answer while it reads the stream (a .NET runtime answers only once the stream it
+ * writes has been read). 0 or a code; MANTRA_ESTATE when it was sent already. */
+int mantra_diag_session_request_stop(mantra_diag_session *s, const char *address, uint32_t timeout_ms, char *err,
+                                     size_t errlen);
+/* Where that StopTracing stands: 1 not sent, 2 sent and not answered yet, 0 answered OK,
+ * MANTRA_ESTATE answered with an error (its HRESULT in *hresult), another code when the answer
+ * could not be read. */
+int mantra_diag_session_stop_state(const mantra_diag_session *s, uint32_t *hresult);
+/* Closes the stream (does not stop the session). */
 void mantra_diag_session_close(mantra_diag_session *s);
 
-/* StopTracing(id) on a connection of its own; the process then writes the rundown and the end of
- * the stream and closes it. */
+/* StopTracing(id) on a connection of its own, waiting for the answer: the process writes the
+ * rundown and the end of the stream first, which a .NET runtime does only while someone reads the
+ * stream, so a caller that holds the stream uses mantra_diag_session_request_stop instead. */
 int mantra_diag_stop_tracing(const char *address, uint64_t id, uint32_t timeout_ms, uint32_t *hresult, char *err,
                      size_t errlen);
 

@@ -14,6 +14,9 @@
 struct mantra_diag_session {
     int fd;
     uint64_t id;
+    int stop_fd;       /* the StopTracing connection while its reply is awaited, else -1 */
+    int stop_state;    /* 1 not asked, 2 asked, 0 answered OK, or a negative code */
+    uint32_t stop_hr;  /* the HRESULT of an error reply */
 };
 
 const char *mantra_diag_hresult_name(uint32_t hresult) {
@@ -252,6 +255,9 @@ int mantra_diag_collect_start(const char *address, const mantra_diag_collect_req
     }
     s->fd = fd;
     s->id = mantra_load_u64(p);
+    s->stop_fd = -1;
+    s->stop_state = 1;
+    s->stop_hr = 0;
     free(p);
     *out = s;
     return 0;
@@ -259,14 +265,38 @@ int mantra_diag_collect_start(const char *address, const mantra_diag_collect_req
 
 uint64_t mantra_diag_session_id(const mantra_diag_session *s) { return s ? s->id : 0; }
 
+/* Reads the reply of the StopTracing that mantra_diag_session_request_stop sent (readable now). */
+static void take_stop_reply(mantra_diag_session *s) {
+    char err[160];
+    uint8_t head[DG_HEADER_SIZE], body[64];
+    dg_header h;
+    int rc = read_exact(s->stop_fd, head, sizeof head, 2000, err, sizeof err);
+    if (!rc && (dg_parse_header(head, &h) != 0 || h.size - DG_HEADER_SIZE > sizeof body))
+        rc = MANTRA_EFORMAT;
+    if (!rc)
+        rc = read_exact(s->stop_fd, body, (size_t)h.size - DG_HEADER_SIZE, 2000, err, sizeof err);
+    if (!rc) {
+        int k = dg_parse_reply(&h, body, (size_t)h.size - DG_HEADER_SIZE, &s->stop_hr);
+        rc = k < 0 ? MANTRA_EFORMAT : k > 0 ? MANTRA_ESTATE : 0;
+    }
+    s->stop_state = rc;
+    close_fd(s->stop_fd);
+    s->stop_fd = -1;
+}
+
 int64_t mantra_diag_session_read(mantra_diag_session *s, void *buf, size_t size, uint32_t timeout_ms, char *err,
                                  size_t errlen) {
     for (;;) {
         int64_t k = mantra_pal_recv(s->fd, buf, size, err, errlen);
+        if (k == 0 && s->stop_fd >= 0) { /* the end of the stream: the StopTracing answer follows */
+            mantra_pal_pollfd q = {s->stop_fd, MANTRA_PAL_POLLIN, 0};
+            if (mantra_pal_poll(&q, 1, timeout_ms) > 0)
+                take_stop_reply(s);
+        }
         if (k != MANTRA_PAL_WOULDBLOCK)
             return k < 0 ? MANTRA_EIO : k;
-        mantra_pal_pollfd p = {s->fd, MANTRA_PAL_POLLIN, 0};
-        int r = mantra_pal_poll(&p, 1, timeout_ms);
+        mantra_pal_pollfd p[2] = {{s->fd, MANTRA_PAL_POLLIN, 0}, {s->stop_fd, MANTRA_PAL_POLLIN, 0}};
+        int r = mantra_pal_poll(p, s->stop_fd >= 0 ? 2 : 1, timeout_ms);
         if (r < 0) {
             snprintf(err, errlen, "poll failed");
             return MANTRA_EIO;
@@ -275,12 +305,46 @@ int64_t mantra_diag_session_read(mantra_diag_session *s, void *buf, size_t size,
             snprintf(err, errlen, "nothing within %u ms", timeout_ms);
             return MANTRA_ETIMEDOUT;
         }
+        if (s->stop_fd >= 0 && p[1].revents)
+            take_stop_reply(s);
     }
+}
+
+int mantra_diag_session_request_stop(mantra_diag_session *s, const char *address, uint32_t timeout_ms, char *err,
+                                     size_t errlen) {
+    if (s->stop_state != 1) {
+        snprintf(err, errlen, "StopTracing was sent already");
+        return MANTRA_ESTATE;
+    }
+    dg_buf b = {0};
+    dg_request_stop(&b, s->id);
+    int fd = b.failed ? MANTRA_ENOMEM : connect_to(address, timeout_ms, err, errlen);
+    int rc = fd < 0 ? fd : 0;
+    if (!rc) {
+        uint64_t done = 0;
+        rc = mantra_pal_send_all(fd, b.data, b.size, timeout_ms, &done, err, errlen);
+        if (rc)
+            close_fd(fd);
+    }
+    dg_buf_free(&b);
+    if (rc)
+        return rc;
+    s->stop_fd = fd;
+    s->stop_state = 2;
+    return 0;
+}
+
+int mantra_diag_session_stop_state(const mantra_diag_session *s, uint32_t *hresult) {
+    if (hresult)
+        *hresult = s->stop_hr;
+    return s->stop_state;
 }
 
 void mantra_diag_session_close(mantra_diag_session *s) {
     if (!s)
         return;
+    if (s->stop_fd >= 0)
+        close_fd(s->stop_fd);
     close_fd(s->fd);
     free(s);
 }
