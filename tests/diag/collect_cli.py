@@ -8,6 +8,8 @@ Checked: ps --json lists the process with its command line and skips (and counts
 of a process that is gone; collect -p with --providers and --duration writes a complete trace with
 no drops; Ctrl-C (SIGINT) in the middle of a collection leaves a complete trace (end tag); the target
 killed in the middle leaves every complete block (readable, not complete, events in it) and exit 0;
+--diagnostic-port (listen) with a process started with MANTRA_DiagnosticPorts=SOCK,connect,suspend:
+every event it wrote is in the trace, its first one included, and the socket file is removed;
 bad input: an unknown pid, the pid of a stale socket file, a port nobody listens on (exit 1, no file
 left behind), a malformed provider spec, a bad pid, an unknown profile or option (exit 2).
 The processes' socket files live in a fresh TMPDIR under /tmp (sun_path holds 108 bytes), removed
@@ -124,13 +126,42 @@ def main(argv):
             fail(f"trace of a killed process: exit {p.returncode} {s} {p.stderr}")
         print(f"collect of a killed process: {s['events']} events in its complete blocks, no end tag")
 
+        # reverse connect with suspend: collect listens, the process connects and waits for the
+        # session before it writes its first event; every event it wrote is in the trace
+        sock = os.path.join(tmp, "collect.sock")
+        r = os.path.join(outdir, "reverse.nettrace")
+        c = subprocess.Popen([mantra, "collect", "--diagnostic-port", sock, "--providers", "Mantra-Demo:0x1:5",
+                              "-o", r], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        p = run([mantra, "emit", "--duration", "1", "--rate", "2000", "--mix", "tick"],
+                dict(env, MANTRA_DiagnosticPorts=f"{sock},connect,suspend"))
+        out, err = c.communicate(timeout=60)
+        if p.returncode != 0 or c.returncode != 0:
+            fail(f"reverse connect: emit exit {p.returncode} {p.stderr}; collect exit {c.returncode} {err}")
+        written = json.loads(p.stdout)["events_per_thread"]
+        s = stats(mantra, r, env)
+        if not s["complete"] or s["by_name"].get("Mantra-Demo/Tick") != written:
+            fail(f"reverse connect: emit wrote {written} Tick events, the trace holds {s}")
+        first = next(json.loads(line) for line in run([mantra, "dump", "--json", "--sorted", r], env).stdout.splitlines()
+                     if '"name":"Tick"' in line)
+        if first["fields"] != {"Thread": 0, "Index": 0}:
+            fail(f"reverse connect: the first Tick is {first['fields']}, not the process's first event")
+        if os.path.exists(sock):
+            fail("reverse connect: collect left its socket file behind")
+        print(f"reverse connect with suspend: all {written} events written, the first one included")
+
         # bad input: exit 1 (no file left behind) or 2
         bad = os.path.join(outdir, "bad.nettrace")
         for args, status, words in [
                 (["-p", "2147483000"], 1, "no such process: 2147483000"),
                 (["-p", "2147483001"], 1, "no such process: 2147483001"),
-                (["--diagnostic-port", "127.0.0.1:1"], 1, "cannot connect to 127.0.0.1:1"),
-                (["--diagnostic-port", os.path.join(tmp, "nobody")], 1, "cannot connect to"),
+                (["--diagnostic-port", "127.0.0.1:1,connect"], 1, "cannot connect to 127.0.0.1:1"),
+                (["--diagnostic-port", os.path.join(tmp, "nobody") + ",connect"], 1, "cannot connect to"),
+                (["--diagnostic-port", os.path.join(tmp, "dotnet-diagnostic-2147483001-5-socket")], 1,
+                 "cannot listen on"),
                 (["-p", str(emit.pid), "--providers", "Mantra-Demo:0xZZ"], 2, "--providers:"),
                 (["-p", "abc"], 2, "-p 'abc': want a process id"),
                 (["-p", str(emit.pid), "--profile", "cpu-sampling"], 2, "unknown profile 'cpu-sampling'"),

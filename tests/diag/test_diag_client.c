@@ -2,7 +2,8 @@
  * mantra/diag_client.h): the request bytes of each CollectTracing version and of ProcessInfo's
  * replies without sockets, then the client against this process's own server in a fresh $TMPDIR
  * (endpoint listing with a stale socket file, ProcessInfo, a tracing session whose events are
- * counted exactly, StopTracing), and the errors of bad targets: a process that is gone, a live one
+ * counted exactly, StopTracing), a reverse target that the server connects to, and the errors of
+ * bad targets: a process that is gone, a live one
  * without an endpoint, a socket nobody listens on, a TCP port nobody listens on, a malformed
  * address. Each test forks (check's default). */
 #define _GNU_SOURCE
@@ -182,15 +183,18 @@ START_TEST(list_and_process_info) {
     ck_assert_int_eq(mantra_diag_endpoint_of((uint64_t)getpid(), path, sizeof path, err, sizeof err), 0);
     ck_assert_str_eq(path, mantra_diag_socket_path());
 
+    mantra_diag_target *t;
+    ck_assert_int_eq(mantra_diag_target_connect(path, &t, err, sizeof err), 0);
     mantra_diag_process_info info;
     uint32_t hr = 1;
-    ck_assert_int_eq(mantra_diag_process_info_get(path, 2000, &info, &hr, err, sizeof err), 0);
+    ck_assert_int_eq(mantra_diag_process_info_get(t, 2000, &info, &hr, err, sizeof err), 0);
     ck_assert_int_eq(info.version, 3);
     ck_assert_uint_eq(info.pid, (uint64_t)getpid());
     ck_assert_str_eq(info.os, "Linux");
     ck_assert_uint_gt(strlen(info.command_line), 0);
     mantra_diag_process_info_free(&info);
-    ck_assert_int_eq(mantra_diag_resume(path, 2000, &hr, err, sizeof err), 0);
+    ck_assert_int_eq(mantra_diag_resume(t, 2000, &hr, err, sizeof err), 0);
+    mantra_diag_target_free(t);
 
     /* the gone process by pid: "no such process"; a live process without an endpoint */
     ck_assert_int_eq(mantra_diag_endpoint_of(2147483000u, path, sizeof path, err, sizeof err), MANTRA_ENOENT);
@@ -214,7 +218,8 @@ START_TEST(collect_counts_events) {
     mantra_diag_session *s = NULL;
     uint32_t hr = 0;
     char err[256];
-    const char *path = mantra_diag_socket_path();
+    mantra_diag_target *path;
+    ck_assert_int_eq(mantra_diag_target_connect(mantra_diag_socket_path(), &path, err, sizeof err), 0);
     ck_assert_int_eq(mantra_diag_collect_start(path, &req, 2000, &s, &hr, err, sizeof err), 0);
     uint64_t id = mantra_diag_session_id(s);
     ck_assert_int_ge(mantra_session_bit(id), 0);
@@ -269,8 +274,68 @@ START_TEST(collect_counts_events) {
     p.level = 6;
     ck_assert_int_eq(mantra_diag_collect_start(path, &req, 2000, &s, &hr, err, sizeof err), MANTRA_EINVAL);
     ck_assert_ptr_null(s);
+    mantra_diag_target_free(path);
     mantra_diag_stop();
     rmdir(g_dir);
+}
+END_TEST
+
+/* Reverse connect: this process's server connects to a target that listens (MANTRA_DiagnosticPorts
+ * ADDRESS,connect), advertises itself on each connection, and takes one command per connection:
+ * ProcessInfo, then a session and its stop, each on a connection of its own. */
+START_TEST(reverse_target) {
+    ck_assert_int_eq(mantra_dotnet_register(), 0);
+    char dir[64] = "/tmp/mantra-client-XXXXXX", sock[128], err[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(sock, sizeof sock, "%s/tool.sock", dir);
+    mantra_diag_target *t;
+    ck_assert_int_eq(mantra_diag_target_listen(sock, &t, err, sizeof err), 0);
+    mantra_diag_target *again; /* the file exists now: refused */
+    ck_assert_int_eq(mantra_diag_target_listen(sock, &again, err, sizeof err), MANTRA_EIO);
+    ck_assert_msg(strstr(err, "cannot listen on ") != NULL, "%s", err);
+    uint64_t pid = 0;
+    ck_assert_int_eq(mantra_diag_target_wait(t, 200, &pid, err, sizeof err), MANTRA_ETIMEDOUT);
+    char ports[160];
+    snprintf(ports, sizeof ports, "%s,connect,nosuspend", sock);
+    setenv("TMPDIR", dir, 1);
+    setenv("MANTRA_DiagnosticPorts", ports, 1);
+    ck_assert_int_eq(mantra_diag_start(), 0);
+    ck_assert_int_eq(mantra_diag_target_wait(t, 5000, &pid, err, sizeof err), 0);
+    ck_assert_uint_eq(pid, (uint64_t)getpid());
+    mantra_diag_process_info info;
+    uint32_t hr = 0;
+    ck_assert_int_eq(mantra_diag_process_info_get(t, 5000, &info, &hr, err, sizeof err), 0);
+    ck_assert_uint_eq(info.pid, (uint64_t)getpid());
+    mantra_diag_process_info_free(&info);
+    mantra_provider_spec p = demo_spec(1, 5, "");
+    mantra_diag_collect_request req = {&p, 1, 16, 0, 1};
+    mantra_diag_session *s;
+    ck_assert_int_eq(mantra_diag_collect_start(t, &req, 5000, &s, &hr, err, sizeof err), 0);
+    for (uint64_t i = 0; i < 40; i++)
+        ck_assert_int_eq(mantra_Demo_Tick_write(5, i), 0);
+    ck_assert_int_eq(mantra_diag_session_request_stop(s, t, 5000, err, sizeof err), 0);
+    static uint8_t trace[1 << 18];
+    size_t n = 0;
+    for (int64_t k; (k = mantra_diag_session_read(s, trace + n, sizeof trace - n, 5000, err, sizeof err)) != 0;) {
+        ck_assert_msg(k > 0, "%s", err);
+        n += (size_t)k;
+    }
+    ck_assert_int_eq(mantra_diag_session_stop_state(s, &hr), 0);
+    mantra_diag_session_close(s);
+    mantra_reader *rd = mantra_reader_new(NULL);
+    ck_assert_int_eq(mantra_reader_open_memory(rd, trace, n), 0);
+    const mantra_trace_event *ev;
+    uint64_t ticks = 0;
+    while (mantra_reader_next(rd, &ev) == 1)
+        ticks += strcmp(ev->metadata->provider, "Mantra-Demo") == 0 && ev->metadata->event_id == 1;
+    ck_assert_int_eq(mantra_reader_complete(rd), 1);
+    ck_assert_uint_eq(ticks, 40);
+    mantra_reader_free(rd);
+    mantra_diag_stop();
+    mantra_diag_target_free(t);
+    struct stat st;
+    ck_assert_int_ne(stat(sock, &st), 0); /* the socket file it made is gone */
+    rmdir(dir);
 }
 END_TEST
 
@@ -281,13 +346,19 @@ START_TEST(unreachable_endpoints) {
     snprintf(path, sizeof path, "%s/nobody-socket", dir);
     mantra_diag_process_info info;
     uint32_t hr = 0;
-    ck_assert_int_eq(mantra_diag_process_info_get(path, 500, &info, &hr, err, sizeof err), MANTRA_EIO);
+    mantra_diag_target *t;
+    ck_assert_int_eq(mantra_diag_target_connect(path, &t, err, sizeof err), 0);
+    ck_assert_int_eq(mantra_diag_process_info_get(t, 500, &info, &hr, err, sizeof err), MANTRA_EIO);
     ck_assert_msg(strstr(err, "cannot connect to ") != NULL, "%s", err);
+    mantra_diag_target_free(t);
     /* TCP port 1 on the loopback: nobody listens there */
-    ck_assert_int_eq(mantra_diag_process_info_get("127.0.0.1:1", 500, &info, &hr, err, sizeof err), MANTRA_EIO);
+    ck_assert_int_eq(mantra_diag_target_connect("127.0.0.1:1", &t, err, sizeof err), 0);
+    ck_assert_int_eq(mantra_diag_process_info_get(t, 500, &info, &hr, err, sizeof err), MANTRA_EIO);
     ck_assert_msg(strstr(err, "cannot connect to 127.0.0.1:1") != NULL, "%s", err);
-    ck_assert_int_eq(mantra_diag_process_info_get("", 500, &info, &hr, err, sizeof err), MANTRA_EINVAL);
-    ck_assert_int_eq(mantra_diag_process_info_get("a;b", 500, &info, &hr, err, sizeof err), MANTRA_EINVAL);
+    mantra_diag_target_free(t);
+    ck_assert_int_eq(mantra_diag_target_connect("", &t, err, sizeof err), MANTRA_EINVAL);
+    ck_assert_ptr_null(t);
+    ck_assert_int_eq(mantra_diag_target_connect("a;b", &t, err, sizeof err), MANTRA_EINVAL);
     rmdir(dir);
 }
 END_TEST
@@ -301,6 +372,7 @@ static Suite *suite(void) {
     tcase_add_test(t, list_and_process_info);
     tcase_add_test(t, collect_counts_events);
     tcase_add_test(t, unreachable_endpoints);
+    tcase_add_test(t, reverse_target);
     suite_add_tcase(s, t);
     return s;
 }

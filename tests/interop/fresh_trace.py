@@ -18,6 +18,9 @@ MODE mantra-collect-providers | mantra-collect-dotnet-sampled-thread-time: `Trac
   `MANTRA ps --json` (lists it with its command line and runtime version) and `MANTRA collect -p
   PID --providers ...|--profile dotnet-sampled-thread-time --duration 3`; the trace must hold the
   session's rundown (MethodDCEndVerbose, DCEndComplete).
+MODE mantra-collect-reverse: `MANTRA collect --diagnostic-port SOCK` listens and `TraceMaker work`
+  starts with DOTNET_DiagnosticPorts=SOCK (suspended until ResumeRuntime): the trace holds the
+  program's first EventSource event (StepStart 0), its loads and the rundown.
 MODE default | dotnet-sampled-thread-time | gc-verbose: `TraceMaker serve 30` and
   `dotnet-trace collect -p PID [--profile MODE] --duration 00:00:00:03` against it (dotnet-trace of
   tests/interop/dotnet-tools.json; `default` passes no --profile).
@@ -43,6 +46,7 @@ import os
 import re
 import shlex
 import shutil
+import tempfile
 import subprocess
 import sys
 import time
@@ -149,6 +153,8 @@ def check_gen_aware(mantra, te, rundir):
           f"all decoded; {text.splitlines()[-1]}")
 
 
+# the reverse run: the runtime's work keywords (CONFIG) and TraceMaker's EventSource
+REVERSE_PROVIDERS = "Microsoft-Windows-DotNETRuntime:0x1C04009C01D:5,Mantra-TraceMaker:0xF00000000003:5"
 # `mantra collect` against TraceMaker serve (mode mantra-collect-NAME): the arguments of each
 MANTRA_COLLECT = {
     "mantra-collect-providers": ["--providers", "Microsoft-Windows-DotNETRuntime:0x1C04009C01D:5"],
@@ -183,6 +189,28 @@ def make_mantra_collect_trace(mantra, dll, trace, args):
         app.wait()
 
 
+def make_mantra_reverse_trace(mantra, dll, trace):
+    """`mantra collect --diagnostic-port SOCK` listens; `TraceMaker work` starts with
+    DOTNET_DiagnosticPorts=SOCK (suspended until the session is up and ResumeRuntime comes)."""
+    tmp = tempfile.mkdtemp(prefix="mantra-rev-")
+    sock = os.path.join(tmp, "collect.sock")
+    try:
+        c = subprocess.Popen([mantra, "collect", "--diagnostic-port", sock, "--providers", REVERSE_PROVIDERS,
+                              "-o", trace], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        p = subprocess.run(["dotnet", dll, "work"], env=dict(ENV, DOTNET_DiagnosticPorts=sock), capture_output=True,
+                           text=True, timeout=300)
+        out, err = c.communicate(timeout=120)
+        if p.returncode != 0 or c.returncode != 0 or not os.path.exists(trace):
+            fail(f"reverse connect: TraceMaker exit {p.returncode} {p.stderr}; mantra collect exit {c.returncode} {err}")
+        print(err, end="")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main(argv):
     if len(argv) != 4:
         fail(__doc__)
@@ -204,6 +232,8 @@ def main(argv):
         shutil.rmtree(rundir, ignore_errors=True)
         os.makedirs(rundir)
         make_env_trace(dll, trace, SWEEP_CONFIG, "sweep", dict(SWEEP_ENV, MANTRA_SWEEP_DIR=rundir), rundir)
+    elif mode == "mantra-collect-reverse":
+        make_mantra_reverse_trace(mantra, dll, trace)
     elif mode in MANTRA_COLLECT:
         make_mantra_collect_trace(mantra, dll, trace, MANTRA_COLLECT[mode])
     else:
@@ -220,6 +250,7 @@ def main(argv):
     expect = {"298": 0, "GCDynamicEvent": 0, "MethodDetails": 0, "MethodFlags": 0, "short": 0}
     fit = 0  # GCFitBucketInfo events with buckets, each decoded whole (layout c)
     providers, seen, types = set(), set(), set()
+    first_step = None  # the step of the first Mantra-TraceMaker StepStart
     with open(ours, encoding="utf-8") as f:
         for line in f:
             o = json.loads(line)
@@ -236,6 +267,8 @@ def main(argv):
                 flags += 1
                 if o["fields"] != {"": {"Flag": True}}:
                     fail(f"TraceLogging Flags: fields {o['fields']}, want the first payload byte as Flag true")
+            if o["provider"] == "Mantra-TraceMaker" and o["name"] == "StepStart" and first_step is None:
+                first_step = o["fields"].get("step")
             if o.get("decode_error") == "short" and o["field_source"] == "metadata":
                 expect["short"] += 1
             if o["provider"] not in RUNTIME:
@@ -276,6 +309,13 @@ def main(argv):
         missing = [f"{p}/{n}" for p, n in want if (p, n) not in seen]
         if missing:
             fail(f"events missing from the mantra collect trace: {missing}")
+    if mode == "mantra-collect-reverse":  # the process's first events: its first EventSource event, step 0
+        if first_step != 0:
+            fail(f"reverse connect: the trace's first StepStart has step {first_step}, want 0 (the first event)")
+        missing = [f"{p}/{n}" for p, n in [(RUNTIME[0], "MethodLoadVerbose"), (RUNTIME[0], "AssemblyLoadStart"),
+                                            (RUNTIME[1], "MethodDCEndVerbose")] if (p, n) not in seen]
+        if missing:
+            fail(f"events missing from the reverse-connect trace: {missing}")
     if mode == "env":
         missing = [f"{p}/{n}" for p, n in REQUIRED if (p, n) not in seen]
         if missing:

@@ -31,7 +31,12 @@ static const char collect_usage[] =
     "\n"
     "  -p, --process-id PID       the process (its socket file $TMPDIR/dotnet-diagnostic-PID-*-socket)\n"
     "  -n, --name NAME            the one process whose command's file name (or entry assembly) is NAME\n"
-    "  --diagnostic-port ADDRESS  a listening endpoint: a Unix socket path or TCP host:port\n"
+    "  --diagnostic-port ADDRESS[,listen|,connect]\n"
+    "                             listen (the default): make ADDRESS (a Unix socket path, or TCP\n"
+    "                             host:port) and wait for a process started with\n"
+    "                             DOTNET_DiagnosticPorts=ADDRESS (or MANTRA_DiagnosticPorts) to connect;\n"
+    "                             the session starts before it is resumed, so the trace holds its first\n"
+    "                             events. connect: ADDRESS is a process's listening endpoint\n"
     "  --providers SPEC           Name[:0xKEYWORDS[:LEVEL[:ARGS]]],... (dotnet-trace's syntax; keywords 0\n"
     "                             and level 4 by default); they win over a profile's for the same name\n"
     "  --profile NAME[,NAME]      dotnet-trace 10's profiles:\n"
@@ -176,7 +181,12 @@ static int endpoint_by_name(const char *name, char *path, size_t size, uint64_t 
     char list[256] = "";
     for (size_t i = 0; i < count; i++) {
         mantra_diag_process_info info;
-        if (mantra_diag_process_info_get(eps[i].path, 2000, &info, NULL, err, sizeof err) != 0)
+        mantra_diag_target *t = NULL;
+        int rc = mantra_diag_target_connect(eps[i].path, &t, err, sizeof err);
+        if (!rc)
+            rc = mantra_diag_process_info_get(t, 2000, &info, NULL, err, sizeof err);
+        mantra_diag_target_free(t);
+        if (rc)
             continue;
         char word[256];
         first_word_name(info.command_line, word, sizeof word);
@@ -315,36 +325,65 @@ int cmd_collect(int argc, char **argv) {
             free(specs);
             return TOOL_BAD_INPUT;
         }
-    } else {
-        snprintf(address, sizeof address, "%s", port);
     }
 
+    void (*old_int)(int) = signal(SIGINT, on_signal);
+    void (*old_term)(int) = signal(SIGTERM, on_signal);
+    mantra_diag_target *t = NULL;
+    int rc;
+    if (port) {
+        /* ADDRESS[,listen] (the default, as dotnet-trace's) or ADDRESS,connect */
+        size_t len = strlen(port);
+        int connect = len > 8 && strcmp(port + len - 8, ",connect") == 0;
+        int listen = len > 7 && strcmp(port + len - 7, ",listen") == 0;
+        snprintf(address, sizeof address, "%.*s", (int)(len - (connect ? 8 : listen ? 7 : 0)), port);
+        rc = connect ? mantra_diag_target_connect(address, &t, err, sizeof err)
+                     : mantra_diag_target_listen(address, &t, err, sizeof err);
+        if (!rc && !connect) {
+            fprintf(stderr, "mantra collect: waiting for a process to connect to %s (start it with "
+                            "DOTNET_DiagnosticPorts=%s or MANTRA_DiagnosticPorts=%s; Ctrl-C gives up)\n",
+                    address, address, address);
+            do
+                rc = mantra_diag_target_wait(t, 250, &pid, err, sizeof err);
+            while (rc == MANTRA_ETIMEDOUT && !stop_signal);
+            if (!rc)
+                fprintf(stderr, "mantra collect: process %" PRIu64 " connected\n", pid);
+            else if (stop_signal)
+                snprintf(err, sizeof err, "interrupted before a process connected");
+        }
+    } else {
+        rc = mantra_diag_target_connect(address, &t, err, sizeof err);
+    }
     mantra_diag_collect_request req = {specs, n, (uint32_t)buffer_mb, rundown, 1};
     mantra_diag_session *s = NULL;
     uint32_t hr = 0;
-    int rc = mantra_diag_collect_start(address, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
+    if (!rc)
+        rc = mantra_diag_collect_start(t, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
     if (rc == MANTRA_ESTATE && hr == 0x80131385u && rundown != MANTRA_DIAG_RUNDOWN_DEFAULT) {
         req.rundown_keywords = 0; /* as dotnet-trace: CollectTracing2 without rundown */
-        rc = mantra_diag_collect_start(address, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
+        rc = mantra_diag_collect_start(t, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
     }
     free(specs);
     if (rc) {
         fprintf(stderr, "mantra collect: %s: %s\n", address, err);
+        mantra_diag_target_free(t);
+        signal(SIGINT, old_int);
+        signal(SIGTERM, old_term);
         return TOOL_BAD_INPUT;
     }
     uint64_t id = mantra_diag_session_id(s);
     FILE *out = fopen(output, "wb");
     if (!out) {
         fprintf(stderr, "mantra collect: %s: cannot write the trace\n", output);
-        (void)mantra_diag_stop_tracing(address, id, IO_TIMEOUT_MS, NULL, err, sizeof err);
+        (void)mantra_diag_session_request_stop(s, t, IO_TIMEOUT_MS, err, sizeof err);
         mantra_diag_session_close(s);
+        mantra_diag_target_free(t);
+        signal(SIGINT, old_int);
+        signal(SIGTERM, old_term);
         return TOOL_BAD_INPUT;
     }
-    if (mantra_diag_resume(address, IO_TIMEOUT_MS, &hr, err, sizeof err) != 0)
+    if (mantra_diag_resume(t, IO_TIMEOUT_MS, &hr, err, sizeof err) != 0)
         fprintf(stderr, "mantra collect: ResumeRuntime: %s (collecting anyway)\n", err);
-
-    void (*old_int)(int) = signal(SIGINT, on_signal);
-    void (*old_term)(int) = signal(SIGTERM, on_signal);
     int tty = isatty(2);
     double start = now_s(), last_shown = 0;
     uint64_t bytes = 0;
@@ -358,7 +397,7 @@ int cmd_collect(int argc, char **argv) {
         if (!stopping && (stop_signal || (duration > 0 && now_s() - start >= duration))) {
             stopping = 1;
             stop_deadline = now_s() + STOP_WAIT_MS / 1000.0;
-            if (mantra_diag_session_request_stop(s, address, IO_TIMEOUT_MS, err, sizeof err) != 0) {
+            if (mantra_diag_session_request_stop(s, t, IO_TIMEOUT_MS, err, sizeof err) != 0) {
                 fprintf(stderr, "mantra collect: StopTracing: %s\n", err);
                 break;
             }
@@ -395,11 +434,12 @@ int cmd_collect(int argc, char **argv) {
         fprintf(stderr, "mantra collect: StopTracing: %s%s%s\n", stop_state == MANTRA_ESTATE ? "refused " : "no answer",
                 stop_state == MANTRA_ESTATE && hr_name ? hr_name : "", "");
     }
+    if (write_failed && !stopping) /* the process's session must not outlive this run */
+        (void)mantra_diag_session_request_stop(s, t, IO_TIMEOUT_MS, err, sizeof err);
     mantra_diag_session_close(s);
+    mantra_diag_target_free(t);
     if (fclose(out) != 0 || write_failed) {
         fprintf(stderr, "mantra collect: %s: cannot write the trace\n", output);
-        if (!stopping)
-            (void)mantra_diag_stop_tracing(address, id, IO_TIMEOUT_MS, NULL, err, sizeof err);
         return TOOL_BAD_INPUT;
     }
     if (ended && !stopping)

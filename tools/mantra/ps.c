@@ -57,7 +57,11 @@ int cmd_ps(int argc, char **argv) {
     for (size_t i = 0; i < count; i++) {
         mantra_diag_process_info info;
         uint32_t hr = 0;
-        int rc = mantra_diag_process_info_get(eps[i].path, 2000, &info, &hr, err, sizeof err);
+        mantra_diag_target *t = NULL;
+        int rc = mantra_diag_target_connect(eps[i].path, &t, err, sizeof err);
+        if (!rc)
+            rc = mantra_diag_process_info_get(t, 2000, &info, &hr, err, sizeof err);
+        mantra_diag_target_free(t);
         if (rc)
             fprintf(stderr, "mantra ps: process %" PRIu64 " (%s): %s\n", eps[i].pid, eps[i].path, err);
         const char *cmdline = rc ? "" : info.command_line, *os = rc ? "" : info.os, *arch = rc ? "" : info.arch;

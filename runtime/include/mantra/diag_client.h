@@ -37,6 +37,24 @@ int mantra_diag_list(mantra_diag_endpoint *out, size_t cap, size_t *count, size_
  * endpoint") when there is none. */
 int mantra_diag_endpoint_of(uint64_t pid, char *path, size_t size, char *err, size_t errlen);
 
+/* Where commands go: an ADDRESS to connect to for each command, or a port this process listens
+ * on for processes that connect to it (reverse connect: a process started with
+ * DOTNET_DiagnosticPorts=ADDRESS or MANTRA_DiagnosticPorts=ADDRESS, which advertises itself on each
+ * connection and takes one command per connection). */
+typedef struct mantra_diag_target mantra_diag_target;
+
+/* A target that connects to address (checked here; nothing is opened yet). */
+int mantra_diag_target_connect(const char *address, mantra_diag_target **out, char *err, size_t errlen);
+/* A target that listens on address (a Unix socket file it makes, refused when the file exists and
+ * removed by mantra_diag_target_free, or TCP host:port). Its commands go to the first process that
+ * connects and to no other (by the advertised cookie). */
+int mantra_diag_target_listen(const char *address, mantra_diag_target **out, char *err, size_t errlen);
+/* Reverse targets: waits up to timeout_ms for the first process to connect and advertise, and
+ * keeps that connection for the next command; its pid into *pid. MANTRA_ETIMEDOUT when none came. */
+int mantra_diag_target_wait(mantra_diag_target *t, uint32_t timeout_ms, uint64_t *pid, char *err, size_t errlen);
+const char *mantra_diag_target_address(const mantra_diag_target *t);
+void mantra_diag_target_free(mantra_diag_target *t);
+
 /* What ProcessInfo says. Strings are malloc'd UTF-8 ("" when the reply has none). */
 typedef struct mantra_diag_process_info {
     int version;     /* 1, 2 or 3: the command the process answered */
@@ -49,12 +67,12 @@ typedef struct mantra_diag_process_info {
 
 /* ProcessInfo3, then ProcessInfo2, then ProcessInfo when the process answers UNKNOWN_COMMAND (as
  * dotnet-counters does). */
-int mantra_diag_process_info_get(const char *address, uint32_t timeout_ms, mantra_diag_process_info *out,
+int mantra_diag_process_info_get(mantra_diag_target *t, uint32_t timeout_ms, mantra_diag_process_info *out,
                                  uint32_t *hresult, char *err, size_t errlen);
 void mantra_diag_process_info_free(mantra_diag_process_info *info);
 
 /* ResumeRuntime: 0 also when the process answers UNKNOWN_COMMAND (it does not wait). */
-int mantra_diag_resume(const char *address, uint32_t timeout_ms, uint32_t *hresult, char *err, size_t errlen);
+int mantra_diag_resume(mantra_diag_target *t, uint32_t timeout_ms, uint32_t *hresult, char *err, size_t errlen);
 
 /* A tracing session requested over IPC. */
 typedef struct mantra_diag_collect_request {
@@ -73,7 +91,7 @@ typedef struct mantra_diag_session mantra_diag_session;
 /* CollectTracing2 (the default rundown or none, stacks on), 3 (stacks off) or 4 (other rundown
  * keywords), as dotnet-trace chooses; on UNKNOWN_COMMAND to 3 or 4, nothing is retried (the caller
  * decides). On success *out streams the session's nettrace. */
-int mantra_diag_collect_start(const char *address, const mantra_diag_collect_request *req, uint32_t timeout_ms,
+int mantra_diag_collect_start(mantra_diag_target *t, const mantra_diag_collect_request *req, uint32_t timeout_ms,
                               mantra_diag_session **out, uint32_t *hresult, char *err, size_t errlen);
 /* The session id the process gave. */
 uint64_t mantra_diag_session_id(const mantra_diag_session *s);
@@ -86,7 +104,7 @@ int64_t mantra_diag_session_read(mantra_diag_session *s, void *buf, size_t size,
  * the process writes the rundown and the end of the stream, then answers; mantra_diag_session_read
  * takes the answer while it reads the stream (a .NET runtime answers only once the stream it
  * writes has been read). 0 or a code; MANTRA_ESTATE when it was sent already. */
-int mantra_diag_session_request_stop(mantra_diag_session *s, const char *address, uint32_t timeout_ms, char *err,
+int mantra_diag_session_request_stop(mantra_diag_session *s, mantra_diag_target *t, uint32_t timeout_ms, char *err,
                                      size_t errlen);
 /* Where that StopTracing stands: 1 not sent, 2 sent and not answered yet, 0 answered OK,
  * MANTRA_ESTATE answered with an error (its HRESULT in *hresult), another code when the answer
@@ -98,7 +116,7 @@ void mantra_diag_session_close(mantra_diag_session *s);
 /* StopTracing(id) on a connection of its own, waiting for the answer: the process writes the
  * rundown and the end of the stream first, which a .NET runtime does only while someone reads the
  * stream, so a caller that holds the stream uses mantra_diag_session_request_stop instead. */
-int mantra_diag_stop_tracing(const char *address, uint64_t id, uint32_t timeout_ms, uint32_t *hresult, char *err,
+int mantra_diag_stop_tracing(mantra_diag_target *t, uint64_t id, uint32_t timeout_ms, uint32_t *hresult, char *err,
                      size_t errlen);
 
 /* The protocol's name of an HRESULT a process answers with ("UNKNOWN_COMMAND", "BAD_ENCODING",
