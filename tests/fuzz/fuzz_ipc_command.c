@@ -4,12 +4,17 @@
  * CollectTracing is turned into its provider spec (mantra_provider_spec_format per provider), which
  * the spec parser must read back as the request's names, keywords and levels; no spec only when
  * some provider cannot be written as an entry (name or filter data that no entry carries).
- * Seeds: tests/fuzz/corpus/ipc_command (the byte examples of the protocol reference). */
+ * A message of the Server command set is a reply as a process sends it to the client
+ * (dg_parse_reply; an OK payload read as ProcessInfo 1, 2 and 3: every string there on success,
+ * nothing left allocated on failure).
+ * Seeds: tests/fuzz/corpus/ipc_command (the byte examples of the protocol reference, a ProcessInfo2
+ * reply). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag/ipc-internal.h"
+#include "mantra/diag_client.h"
 #include "mantra/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -24,6 +29,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (n > (size_t)h.size - DG_HEADER_SIZE)
         n = (size_t)h.size - DG_HEADER_SIZE;
     const uint8_t *p = data + DG_HEADER_SIZE;
+    if (h.set == DG_SET_SERVER) {
+        uint32_t hr = 0;
+        if (dg_parse_reply(&h, p, n, &hr) != 0)
+            return 0;
+        for (int version = 1; version <= 3; version++) {
+            mantra_diag_process_info info;
+            if (dg_parse_process_info(version, p, n, &info) == 0) {
+                if (!info.command_line || !info.os || !info.arch || info.version != version ||
+                    (version >= 2 && (!info.entrypoint || !info.runtime_version)))
+                    abort();
+                mantra_diag_process_info_free(&info);
+            } else if (info.command_line || info.os || info.arch || info.entrypoint || info.runtime_version || info.rid) {
+                abort();
+            }
+        }
+        return 0;
+    }
     if (h.set == DG_SET_EVENTPIPE && h.id == DG_EP_STOP) {
         uint64_t id;
         (void)dg_parse_stop(p, n, &id);
