@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`mantra ps` and `mantra collect` against mantra processes (`mantra emit --duration`), through the
+"""`mantra ps`, `mantra collect` and `mantra counters` against mantra processes (`mantra emit --duration`), through the
 CLI (docs/cli.md, docs/diagnostics.md "The client").
 
 usage: collect_cli.py MANTRA OUTDIR
@@ -10,6 +10,8 @@ no drops; Ctrl-C (SIGINT) in the middle of a collection leaves a complete trace 
 killed in the middle leaves every complete block (readable, not complete, events in it) and exit 0;
 --diagnostic-port (listen) with a process started with MANTRA_DiagnosticPorts=SOCK,connect,suspend:
 every event it wrote is in the trace, its first one included, and the socket file is removed;
+counters (csv) of a process writing 2000 events per second into its own session: events-written
+2000 +- 10 % in every interval but the first and last, sessions 2 (its own and ours);
 bad input: an unknown pid, the pid of a stale socket file, a port nobody listens on (exit 1, no file
 left behind), a malformed provider spec, a bad pid, an unknown profile or option (exit 2).
 The processes' socket files live in a fresh TMPDIR under /tmp (sun_path holds 108 bytes), removed
@@ -153,6 +155,36 @@ def main(argv):
             fail("reverse connect: collect left its socket file behind")
         print(f"reverse connect with suspend: all {written} events written, the first one included")
 
+        # counters of a mantra process that writes 2000 events per second into its own session
+        busy = subprocess.Popen([mantra, "emit", "--duration", "8", "--rate", "2000", "--trace",
+                                 os.path.join(outdir, "counted.nettrace")], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        procs.append(busy)
+        time.sleep(0.5)
+        csv = os.path.join(outdir, "counters.csv")
+        p = run([mantra, "counters", "-p", str(busy.pid), "--counters", "Mantra.Runtime[events-written,sessions]",
+                 "--duration", "4.5", "--format", "csv", "-o", csv], env)
+        if p.returncode != 0:
+            fail(f"counters: exit {p.returncode}: {p.stderr}")
+        rows = open(csv).read().splitlines()
+        if rows[0] != "Timestamp,Provider,Counter Name,Counter Type,Mean/Increment":
+            fail(f"counters csv header: {rows[0]}")
+        written = [float(r.split(",")[4]) for r in rows[1:] if ",Events Written,Rate," in r]
+        sessions = [float(r.split(",")[4]) for r in rows[1:] if ",Sessions Running,Metric," in r]
+        if len(written) < 3 or any(abs(v - 2000) > 200 for v in written[1:-1]) or set(sessions) != {2}:
+            fail(f"counters of emit --rate 2000 (its session and ours): events written {written}, sessions {sessions}")
+        print(f"counters: events written per second {written}, sessions {sessions[0]:.0f}")
+        for args, status, words in [
+                (["-p", str(busy.pid), "--counters", "Mantra.Runtime[events-written"], 2, "--counters"),
+                (["-p", str(busy.pid), "--format", "xml"], 2, "--format 'xml'"),
+                (["-p", str(busy.pid), "--refresh-interval", "0"], 2, "--refresh-interval '0'"),
+                (["-p", "2147483000"], 1, "no such process: 2147483000"),
+        ]:
+            p = run([mantra, "counters", *args], env)
+            if p.returncode != status or words not in p.stderr:
+                fail(f"counters {args}: exit {p.returncode} (want {status}), stderr {p.stderr!r}")
+        busy.wait(timeout=30)
+
         # bad input: exit 1 (no file left behind) or 2
         bad = os.path.join(outdir, "bad.nettrace")
         for args, status, words in [
@@ -179,7 +211,7 @@ def main(argv):
         p = run([mantra, "ps", "--bogus"], env)
         if p.returncode != 2:
             fail(f"ps --bogus: exit {p.returncode}")
-        for cmd in (["ps", "--help"], ["collect", "--help"]):
+        for cmd in (["ps", "--help"], ["collect", "--help"], ["counters", "--help"]):
             p = run([mantra, *cmd], env)
             if p.returncode != 0 or not p.stdout.startswith("Usage: mantra " + cmd[0]):
                 fail(f"{cmd}: {p.returncode} {p.stdout[:80]}")

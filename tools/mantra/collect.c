@@ -7,13 +7,13 @@
  * at the end); the profiles are dotnet-trace 10's (`dotnet-trace list-profiles`). */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "diag_target.h"
 #include "mantra/diag_client.h"
 #include "tool.h"
 
@@ -106,23 +106,6 @@ static const profile PROFILES[] = {
 };
 #define PROFILE_COUNT (sizeof PROFILES / sizeof PROFILES[0])
 
-static volatile sig_atomic_t stop_signal;
-static void on_signal(int sig) { stop_signal = sig; }
-
-/* Seconds from "5", "2.5" or "dd:hh:mm:ss"; -1 when malformed. */
-static double parse_duration(const char *s) {
-    unsigned d, h, m;
-    double sec;
-    char tail;
-    if (sscanf(s, "%u:%u:%u:%lf%c", &d, &h, &m, &sec, &tail) == 4 && h < 24 && m < 60 && sec >= 0 && sec < 60)
-        return d * 86400.0 + h * 3600.0 + m * 60.0 + sec;
-    if (strchr(s, ':'))
-        return -1;
-    char *end;
-    double v = strtod(s, &end);
-    return (end != s && !*end && v > 0 && v < 1e9) ? v : -1;
-}
-
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -150,66 +133,6 @@ static int add_profile(const profile *p, mantra_provider_spec *specs, size_t *n)
             snprintf(s->args, sizeof s->args, "%s", pp->args);
     }
     return 0;
-}
-
-/* The file name of a command line's first word, without directories. */
-static void first_word_name(const char *cmdline, char *out, size_t size) {
-    const char *end = cmdline;
-    while (*end && *end != ' ')
-        end++;
-    const char *start = end;
-    while (start > cmdline && start[-1] != '/')
-        start--;
-    snprintf(out, size, "%.*s", (int)(end - start), start);
-}
-
-/* The endpoint of the one process called name. */
-static int endpoint_by_name(const char *name, char *path, size_t size, uint64_t *pid) {
-    char err[512];
-    size_t count = 0;
-    if (mantra_diag_list(NULL, 0, &count, NULL, err, sizeof err) != 0) {
-        fprintf(stderr, "mantra collect: %s\n", err);
-        return -1;
-    }
-    mantra_diag_endpoint *eps = calloc(count ? count : 1, sizeof *eps);
-    if (!eps || mantra_diag_list(eps, count, &count, NULL, err, sizeof err) != 0) {
-        fprintf(stderr, "mantra collect: %s\n", eps ? err : "out of memory");
-        free(eps);
-        return -1;
-    }
-    size_t matches = 0;
-    char list[256] = "";
-    for (size_t i = 0; i < count; i++) {
-        mantra_diag_process_info info;
-        mantra_diag_target *t = NULL;
-        int rc = mantra_diag_target_connect(eps[i].path, &t, err, sizeof err);
-        if (!rc)
-            rc = mantra_diag_process_info_get(t, 2000, &info, NULL, err, sizeof err);
-        mantra_diag_target_free(t);
-        if (rc)
-            continue;
-        char word[256];
-        first_word_name(info.command_line, word, sizeof word);
-        if (strcmp(word, name) == 0 || (info.entrypoint && strcmp(info.entrypoint, name) == 0)) {
-            if (matches++ == 0) {
-                snprintf(path, size, "%s", eps[i].path);
-                *pid = eps[i].pid;
-            }
-            size_t len = strlen(list);
-            snprintf(list + len, sizeof list - len, "%s%" PRIu64, len ? ", " : "", eps[i].pid);
-        }
-        mantra_diag_process_info_free(&info);
-    }
-    free(eps);
-    if (matches == 1)
-        return 0;
-    if (matches == 0)
-        fprintf(stderr, "mantra collect: no process called '%s' has a diagnostics endpoint (mantra ps lists them)\n",
-                name);
-    else
-        fprintf(stderr, "mantra collect: %zu processes are called '%s' (%s): choose one with -p\n", matches, name,
-                list);
-    return -1;
 }
 
 int cmd_collect(int argc, char **argv) {
@@ -245,7 +168,7 @@ int cmd_collect(int argc, char **argv) {
         if (slot) {
             *slot = value;
         } else if (strcmp(a, "--duration") == 0) {
-            if ((duration = parse_duration(value)) < 0)
+            if ((duration = tool_parse_duration(value)) < 0)
                 return tool_usage_error("collect", "--duration '%s': want seconds (5, 2.5) or dd:hh:mm:ss", value);
         } else if (strcmp(a, "--format") == 0) {
             if (strcmp(value, "nettrace") != 0 && strcmp(value, "NetTrace") != 0)
@@ -257,7 +180,7 @@ int cmd_collect(int argc, char **argv) {
                 return tool_usage_error("collect", "--buffersize '%s': want 1 to 4096 (MB)", value);
         }
     }
-    if ((pid_arg != NULL) + (name != NULL) + (port != NULL) != 1)
+    if ((pid_arg != NULL) + (name != NULL) + (port != NULL) != 1) /* before the providers are looked at */
         return tool_usage_error("collect", "%s", "give exactly one of -p PID, -n NAME and --diagnostic-port ADDRESS");
 
     mantra_provider_spec *specs = calloc(MAX_PROVIDERS, sizeof *specs);
@@ -307,58 +230,19 @@ int cmd_collect(int argc, char **argv) {
 
     char address[512], err[512];
     uint64_t pid = 0;
-    if (pid_arg) {
-        char *end;
-        unsigned long long v = strtoull(pid_arg, &end, 10);
-        if (end == pid_arg || *end || v == 0) {
-            free(specs);
-            return tool_usage_error("collect", "-p '%s': want a process id", pid_arg);
-        }
-        pid = v;
-        if (mantra_diag_endpoint_of(pid, address, sizeof address, err, sizeof err) != 0) {
-            fprintf(stderr, "mantra collect: %s\n", err);
-            free(specs);
-            return TOOL_BAD_INPUT;
-        }
-    } else if (name) {
-        if (endpoint_by_name(name, address, sizeof address, &pid) != 0) {
-            free(specs);
-            return TOOL_BAD_INPUT;
-        }
-    }
-
-    void (*old_int)(int) = signal(SIGINT, on_signal);
-    void (*old_term)(int) = signal(SIGTERM, on_signal);
+    tool_signals_catch();
     mantra_diag_target *t = NULL;
-    int rc;
-    if (port) {
-        /* ADDRESS[,listen] (the default, as dotnet-trace's) or ADDRESS,connect */
-        size_t len = strlen(port);
-        int connect = len > 8 && strcmp(port + len - 8, ",connect") == 0;
-        int listen = len > 7 && strcmp(port + len - 7, ",listen") == 0;
-        snprintf(address, sizeof address, "%.*s", (int)(len - (connect ? 8 : listen ? 7 : 0)), port);
-        rc = connect ? mantra_diag_target_connect(address, &t, err, sizeof err)
-                     : mantra_diag_target_listen(address, &t, err, sizeof err);
-        if (!rc && !connect) {
-            fprintf(stderr, "mantra collect: waiting for a process to connect to %s (start it with "
-                            "DOTNET_DiagnosticPorts=%s or MANTRA_DiagnosticPorts=%s; Ctrl-C gives up)\n",
-                    address, address, address);
-            do
-                rc = mantra_diag_target_wait(t, 250, &pid, err, sizeof err);
-            while (rc == MANTRA_ETIMEDOUT && !stop_signal);
-            if (!rc)
-                fprintf(stderr, "mantra collect: process %" PRIu64 " connected\n", pid);
-            else if (stop_signal)
-                snprintf(err, sizeof err, "interrupted before a process connected");
-        }
-    } else {
-        rc = mantra_diag_target_connect(address, &t, err, sizeof err);
+    int status = tool_diag_target("collect", pid_arg, name, port, &t, &pid, address, sizeof address);
+    if (status != TOOL_OK) {
+        free(specs);
+        tool_signals_restore();
+        return status;
     }
+    int rc = 0;
     mantra_diag_collect_request req = {specs, n, (uint32_t)buffer_mb, rundown, 1};
     mantra_diag_session *s = NULL;
     uint32_t hr = 0;
-    if (!rc)
-        rc = mantra_diag_collect_start(t, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
+    rc = mantra_diag_collect_start(t, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
     if (rc == MANTRA_ESTATE && hr == 0x80131385u && rundown != MANTRA_DIAG_RUNDOWN_DEFAULT) {
         req.rundown_keywords = 0; /* as dotnet-trace: CollectTracing2 without rundown */
         rc = mantra_diag_collect_start(t, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
@@ -367,8 +251,7 @@ int cmd_collect(int argc, char **argv) {
     if (rc) {
         fprintf(stderr, "mantra collect: %s: %s\n", address, err);
         mantra_diag_target_free(t);
-        signal(SIGINT, old_int);
-        signal(SIGTERM, old_term);
+        tool_signals_restore();
         return TOOL_BAD_INPUT;
     }
     uint64_t id = mantra_diag_session_id(s);
@@ -378,8 +261,7 @@ int cmd_collect(int argc, char **argv) {
         (void)mantra_diag_session_request_stop(s, t, IO_TIMEOUT_MS, err, sizeof err);
         mantra_diag_session_close(s);
         mantra_diag_target_free(t);
-        signal(SIGINT, old_int);
-        signal(SIGTERM, old_term);
+        tool_signals_restore();
         return TOOL_BAD_INPUT;
     }
     if (mantra_diag_resume(t, IO_TIMEOUT_MS, &hr, err, sizeof err) != 0)
@@ -394,7 +276,7 @@ int cmd_collect(int argc, char **argv) {
         fprintf(stderr, "mantra collect: process %" PRIu64 ", session %" PRIu64 " -> %s (Ctrl-C stops)\n", pid, id,
                 output);
     while (!ended && !failed) {
-        if (!stopping && (stop_signal || (duration > 0 && now_s() - start >= duration))) {
+        if (!stopping && (tool_stop_signal || (duration > 0 && now_s() - start >= duration))) {
             stopping = 1;
             stop_deadline = now_s() + STOP_WAIT_MS / 1000.0;
             if (mantra_diag_session_request_stop(s, t, IO_TIMEOUT_MS, err, sizeof err) != 0) {
@@ -424,8 +306,7 @@ int cmd_collect(int argc, char **argv) {
             fprintf(stderr, "\r  %.1f s, %" PRIu64 " bytes%s", last_shown - start, bytes, stopping ? ", stopping" : "");
         }
     }
-    signal(SIGINT, old_int);
-    signal(SIGTERM, old_term);
+    tool_signals_restore();
     if (tty)
         fputc('\n', stderr);
     int stop_state = mantra_diag_session_stop_state(s, &hr);

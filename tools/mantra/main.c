@@ -17,6 +17,7 @@ static const char usage[] =
 #ifdef MANTRA_TOOL_HAVE_DIAG_CLIENT
     "  ps [--json]                                         processes with a diagnostics endpoint\n"
     "  collect -p PID [--providers SPEC] [--profile NAME]  trace another process over the diagnostics IPC\n"
+    "  counters -p PID [--counters LIST]                   another process's live EventCounters\n"
 #endif
     "\n"
     "Options:\n"
@@ -54,6 +55,8 @@ int main(int argc, char **argv) {
         return cmd_ps(argc - 1, argv + 1);
     if (strcmp(cmd, "collect") == 0)
         return cmd_collect(argc - 1, argv + 1);
+    if (strcmp(cmd, "counters") == 0)
+        return cmd_counters(argc - 1, argv + 1);
 #endif
     fprintf(stderr, "mantra: unknown command '%s'\nTry 'mantra --help'.\n", cmd);
     return TOOL_USAGE;

@@ -100,6 +100,9 @@ uint64_t mantra_diag_session_id(const mantra_diag_session *s);
  * or MANTRA_EIO. */
 int64_t mantra_diag_session_read(mantra_diag_session *s, void *buf, size_t size, uint32_t timeout_ms, char *err,
                                  size_t errlen);
+/* The stream's descriptor, to read the session with a reader (mantra_reader_open_fd: its reads
+ * wait for data) instead of mantra_diag_session_read. */
+int mantra_diag_session_fd(const mantra_diag_session *s);
 /* Sends StopTracing for this session on a connection of its own and returns without waiting:
  * the process writes the rundown and the end of the stream, then answers; mantra_diag_session_read
  * takes the answer while it reads the stream (a .NET runtime answers only once the stream it

@@ -415,6 +415,7 @@ int mantra_diag_collect_start(mantra_diag_target *t, const mantra_diag_collect_r
 }
 
 uint64_t mantra_diag_session_id(const mantra_diag_session *s) { return s ? s->id : 0; }
+int mantra_diag_session_fd(const mantra_diag_session *s) { return s ? s->fd : -1; }
 
 /* Reads the reply of the StopTracing that mantra_diag_session_request_stop sent (readable now). */
 static void take_stop_reply(mantra_diag_session *s) {

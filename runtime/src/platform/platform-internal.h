@@ -186,8 +186,11 @@ typedef struct mantra_pal_part {
  * the same retries, waits and counting. 0 or MANTRA_EIO. */
 int mantra_pal_writev_all(int fd, const mantra_pal_part *parts, size_t count, uint64_t *done, char *err,
                           size_t errlen);
-/* Reads up to size bytes (retries on EINTR): the count (0 at the end of the input) or MANTRA_EIO. */
+/* Reads up to size bytes (retries on EINTR): the count (0 at the end of the input) or MANTRA_EIO
+ * (also when a non-blocking descriptor has nothing now). */
 int64_t mantra_pal_read(int fd, void *buf, size_t size, char *err, size_t errlen);
+/* The same, but a non-blocking descriptor (a diagnostics session's socket) is waited for. */
+int64_t mantra_pal_read_wait(int fd, void *buf, size_t size, char *err, size_t errlen);
 /* Closes fd. 0 or MANTRA_EIO (EINTR counts as closed). */
 int mantra_pal_close(int fd, char *err, size_t errlen);
 /* 1 and the size in *size when fd is a regular file; else 0. */

@@ -127,6 +127,22 @@ int64_t mantra_pal_read(int fd, void *buf, size_t size, char *err, size_t errlen
     }
 }
 
+int64_t mantra_pal_read_wait(int fd, void *buf, size_t size, char *err, size_t errlen) {
+    for (;;) {
+        ssize_t k = read(fd, buf, size);
+        if (k >= 0)
+            return (int64_t)k;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) { /* a non-blocking descriptor: wait for data */
+            struct pollfd p = {fd, POLLIN, 0};
+            if (poll(&p, 1, -1) < 0 && errno != EINTR)
+                return io_fail(MANTRA_EIO, err, errlen, "", errno);
+            continue;
+        }
+        if (errno != EINTR)
+            return io_fail(MANTRA_EIO, err, errlen, "", errno);
+    }
+}
+
 int mantra_pal_close(int fd, char *err, size_t errlen) {
     if (close(fd) != 0 && errno != EINTR)
         return io_fail(MANTRA_EIO, err, errlen, "", errno);

@@ -84,7 +84,7 @@ int rd_in_ensure(mantra_reader *r, size_t n) {
     }
     while (r->end < n && !r->eof) {
         char why[160];
-        int64_t k = mantra_pal_read(r->fd, r->buf + r->end, r->cap - r->end, why, sizeof why);
+        int64_t k = mantra_pal_read_wait(r->fd, r->buf + r->end, r->cap - r->end, why, sizeof why);
         if (k < 0)
             return rd_fail(r, MANTRA_EIO, r->base + r->end, "read error: %s", why);
         if (k == 0)

@@ -1,0 +1,373 @@
+/* mantra counters (-p PID | -n NAME | --diagnostic-port ADDRESS) [--counters LIST]
+ * [--refresh-interval S] [--duration T] [--format table|csv|json] [-o FILE] - live EventCounters
+ * of another process, as dotnet-counters shows them (docs/cli.md; DESIGN.md "CLI contracts").
+ *
+ * The session is the one dotnet-counters asks for (../shared/reference/diagnostics-ipc.md,
+ * "dotnet-counters monitor|collect -p PID": CollectTracing2 without rundown, each counter provider
+ * with keywords 0, level 4 and EventCounterIntervalSec=<refresh>); each `EventCounters` event's
+ * Payload (Name, DisplayName, DisplayUnits, CounterType Mean or Sum, Mean or Increment, Series
+ * Interval=<ms>) is decoded from the live stream by mantra's reader. Values of other intervals
+ * (another session's) are left out, as dotnet-counters does (CounterFilter.IsIncluded). */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diag_target.h"
+#include "mantra/decode.h"
+#include "mantra/reader.h"
+#include "mantra/visit.h"
+#include "tool.h"
+
+static const char counters_usage[] =
+    "Usage: mantra counters (-p PID | -n NAME | --diagnostic-port ADDRESS) [--counters LIST]\n"
+    "                       [--refresh-interval S] [--duration T] [--format table|csv|json] [-o FILE]\n"
+    "\n"
+    "Shows the EventCounters of a running process that serves the diagnostics IPC protocol (a .NET\n"
+    "runtime's System.Runtime, a process that embeds mantra's Mantra.Runtime, any EventSource with\n"
+    "counters), decoded from the live session, until Ctrl-C (SIGINT), --duration or the process's exit.\n"
+    "\n"
+    "  -p, --process-id PID        the process (its socket file $TMPDIR/dotnet-diagnostic-PID-*-socket)\n"
+    "  -n, --name NAME             the one process whose command's file name (or entry assembly) is NAME\n"
+    "  --diagnostic-port ADDRESS[,listen|,connect]  as for mantra collect\n"
+    "  --counters LIST             providers, each with an optional [counter,...] list (dotnet-counters'\n"
+    "                              syntax): System.Runtime[cpu-usage,gc-heap-size],Mantra.Runtime\n"
+    "                              (default System.Runtime)\n"
+    "  --refresh-interval S        seconds between values (default 1; 0.01 to 86400)\n"
+    "  --duration T                seconds (5, 2.5) or dd:hh:mm:ss\n"
+    "  --format table|csv|json     table (default): on a terminal the latest values, redrawn; else one\n"
+    "                              line per value. csv: Timestamp,Provider,Counter Name,Counter Type,\n"
+    "                              Mean/Increment (dotnet-counters' columns). json: one object per line,\n"
+    "                              {\"timestamp\", \"provider\", \"name\", \"display_name\", \"value\"}\n"
+    "                              (display_name with the units, as dotnet-counters shows it)\n"
+    "  -o, --output FILE           write there instead of standard output\n"
+    "\n"
+    "A rate counter (CounterType Sum) shows its increase over the interval, a mean counter its value.\n"
+    "Timestamps are UTC, from the trace's clock.\n"
+    "\n"
+    "Exit status: 0 success (also when the process exits), 1 no such process, no endpoint, the\n"
+    "connection failed, the process refused the session, or the output could not be written; 2 usage\n"
+    "error.\n";
+
+#define MAX_PROVIDERS 16
+#define MAX_NAMES 32
+#define MAX_SHOWN 256
+#define IO_TIMEOUT_MS 10000u
+
+typedef struct wanted {
+    char provider[128];
+    char names[MAX_NAMES][64];
+    size_t nnames; /* 0: every counter of the provider */
+} wanted;
+
+/* One counter value from an EventCounters payload. */
+typedef struct sample {
+    char name[64], display[160], units[32], type[16], series[64];
+    double mean, increment;
+    int has_mean, has_increment;
+} sample;
+
+typedef struct shown {
+    char provider[128], name[64], display[200];
+    double value;
+} shown;
+
+static int want_parse(const char *list, wanted *w, size_t *count) {
+    *count = 0;
+    const char *p = list;
+    while (*p) {
+        if (*count == MAX_PROVIDERS)
+            return -1;
+        wanted *e = &w[(*count)++];
+        memset(e, 0, sizeof *e);
+        size_t len = strcspn(p, ",[");
+        if (len == 0 || len >= sizeof e->provider)
+            return -1;
+        memcpy(e->provider, p, len);
+        p += len;
+        if (*p == '[') {
+            p++;
+            for (;;) {
+                size_t n = strcspn(p, ",]");
+                if (n == 0 || n >= sizeof e->names[0] || e->nnames == MAX_NAMES || !p[n])
+                    return -1;
+                memcpy(e->names[e->nnames++], p, n);
+                p += n;
+                if (*p++ == ']')
+                    break;
+            }
+        }
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return -1;
+    }
+    return *count ? 0 : -1;
+}
+
+static void copy_str16(char *out, size_t size, const mantra_value *v) {
+    mantra_str16 s = {v->data, v->count};
+    (void)mantra_str16_to_utf8(s, out, size);
+}
+
+static int on_scalar(void *ctx, const mantra_value *v) {
+    sample *s = ctx;
+    if (v->type == MANTRA_TYPE_STRING) {
+        char *dst = NULL;
+        size_t size = 0;
+        if (strcmp(v->name, "Name") == 0)
+            dst = s->name, size = sizeof s->name;
+        else if (strcmp(v->name, "DisplayName") == 0)
+            dst = s->display, size = sizeof s->display;
+        else if (strcmp(v->name, "DisplayUnits") == 0)
+            dst = s->units, size = sizeof s->units;
+        else if (strcmp(v->name, "CounterType") == 0)
+            dst = s->type, size = sizeof s->type;
+        else if (strcmp(v->name, "Series") == 0)
+            dst = s->series, size = sizeof s->series;
+        if (dst)
+            copy_str16(dst, size, v);
+    } else if (v->type == MANTRA_TYPE_DOUBLE || v->type == MANTRA_TYPE_SINGLE) {
+        if (strcmp(v->name, "Mean") == 0)
+            s->mean = v->d, s->has_mean = 1;
+        else if (strcmp(v->name, "Increment") == 0)
+            s->increment = v->d, s->has_increment = 1;
+    }
+    return 0;
+}
+
+/* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? (unsigned)-3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* The UTC time of a trace timestamp, "YYYY-MM-DDTHH:MM:SS.mmmZ". */
+static void utc_of(const mantra_trace_info *ti, int64_t ts, char *out, size_t size) {
+    const int16_t *st = ti->sync_time_utc;
+    double base = (double)days_from_civil(st[0], (unsigned)st[1], (unsigned)st[3]) * 86400.0 + st[4] * 3600.0 +
+                  st[5] * 60.0 + st[6] + st[7] / 1000.0;
+    double t = base + (ti->qpc_frequency > 0 ? (double)(ts - ti->sync_time_qpc) / (double)ti->qpc_frequency : 0);
+    time_t whole = (time_t)floor(t);
+    int ms = (int)((t - floor(t)) * 1000.0);
+    struct tm tm;
+    gmtime_r(&whole, &tm);
+    char head[32];
+    strftime(head, sizeof head, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out, size, "%s.%03dZ", head, ms);
+}
+
+static void redraw(FILE *out, const shown *rows, size_t n, double refresh) {
+    fputs("\033[H\033[J", out);
+    fprintf(out, "Press Ctrl-C to quit; refresh every %g s\n\n", refresh);
+    const char *last = "";
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(rows[i].provider, last) != 0)
+            fprintf(out, "[%s]\n", last = rows[i].provider);
+        fprintf(out, "    %-60s %16.6g\n", rows[i].display, rows[i].value);
+    }
+    fflush(out);
+}
+
+int cmd_counters(int argc, char **argv) {
+    const char *pid_arg = NULL, *name = NULL, *port = NULL, *list = "System.Runtime", *format = "table";
+    const char *output = NULL, *refresh_arg = "1";
+    double duration = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(counters_usage, stdout);
+            return TOOL_OK;
+        }
+        const char **slot = NULL;
+        if (strcmp(a, "-p") == 0 || strcmp(a, "--process-id") == 0)
+            slot = &pid_arg;
+        else if (strcmp(a, "-n") == 0 || strcmp(a, "--name") == 0)
+            slot = &name;
+        else if (strcmp(a, "--diagnostic-port") == 0)
+            slot = &port;
+        else if (strcmp(a, "--counters") == 0)
+            slot = &list;
+        else if (strcmp(a, "--refresh-interval") == 0)
+            slot = &refresh_arg;
+        else if (strcmp(a, "--format") == 0)
+            slot = &format;
+        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
+            slot = &output;
+        else if (strcmp(a, "--duration") != 0)
+            return tool_usage_error("counters", "unknown argument '%s'", a);
+        if (i + 1 >= argc)
+            return tool_usage_error("counters", "%s needs a value", a);
+        if (slot)
+            *slot = argv[++i];
+        else if ((duration = tool_parse_duration(argv[++i])) < 0)
+            return tool_usage_error("counters", "--duration '%s': want seconds (5, 2.5) or dd:hh:mm:ss", argv[i]);
+    }
+    char *end;
+    double refresh = strtod(refresh_arg, &end);
+    if (end == refresh_arg || *end || !(refresh >= 0.01 && refresh <= 86400) || strlen(refresh_arg) > 32)
+        return tool_usage_error("counters", "--refresh-interval '%s': want 0.01 to 86400 seconds", refresh_arg);
+    int fmt = strcmp(format, "table") == 0 ? 0 : strcmp(format, "csv") == 0 ? 1 : strcmp(format, "json") == 0 ? 2 : -1;
+    if (fmt < 0)
+        return tool_usage_error("counters", "--format '%s': want table, csv or json", format);
+    static wanted want[MAX_PROVIDERS];
+    size_t nwant = 0;
+    if (want_parse(list, want, &nwant) != 0)
+        return tool_usage_error("counters", "--counters '%s': want PROVIDER[counter,...],... (at most 16 providers, "
+                                            "32 counters each)", list);
+    if ((pid_arg != NULL) + (name != NULL) + (port != NULL) != 1)
+        return tool_usage_error("counters", "%s", "give exactly one of -p PID, -n NAME and --diagnostic-port ADDRESS");
+
+    static mantra_provider_spec specs[MAX_PROVIDERS];
+    for (size_t i = 0; i < nwant; i++) {
+        memset(&specs[i], 0, sizeof specs[i]);
+        memcpy(specs[i].name, want[i].provider, strlen(want[i].provider) + 1); /* < 128 bytes (want_parse) */
+        specs[i].level = 4;
+        snprintf(specs[i].args, sizeof specs[i].args, "EventCounterIntervalSec=%s", refresh_arg);
+    }
+    char series[64];
+    snprintf(series, sizeof series, "Interval=%.0f", refresh * 1000.0);
+
+    FILE *out = stdout;
+    if (output && !(out = fopen(output, "w"))) {
+        fprintf(stderr, "mantra counters: %s: cannot write\n", output);
+        return TOOL_BAD_INPUT;
+    }
+    char address[512], err[512];
+    uint64_t pid = 0;
+    tool_signals_catch();
+    mantra_diag_target *t = NULL;
+    int status = tool_diag_target("counters", pid_arg, name, port, &t, &pid, address, sizeof address);
+    mantra_diag_session *s = NULL;
+    if (status == TOOL_OK) {
+        mantra_diag_collect_request req = {specs, nwant, 256, 0, 1};
+        uint32_t hr = 0;
+        if (mantra_diag_collect_start(t, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err) != 0 ||
+            mantra_diag_resume(t, IO_TIMEOUT_MS, &hr, err, sizeof err) != 0) {
+            fprintf(stderr, "mantra counters: %s: %s\n", address, err);
+            status = TOOL_BAD_INPUT;
+        }
+    }
+    mantra_reader *r = NULL;
+    if (status == TOOL_OK) {
+        r = mantra_reader_new(NULL);
+        if (!r || mantra_reader_open_fd(r, mantra_diag_session_fd(s)) != 0) {
+            fprintf(stderr, "mantra counters: %s: %s\n", address, r ? mantra_reader_last_error(r) : "out of memory");
+            status = TOOL_BAD_INPUT;
+        }
+    }
+    if (status != TOOL_OK) {
+        if (s)
+            (void)mantra_diag_session_request_stop(s, t, IO_TIMEOUT_MS, err, sizeof err);
+        mantra_reader_free(r);
+        mantra_diag_session_close(s);
+        mantra_diag_target_free(t);
+        tool_signals_restore();
+        if (output)
+            fclose(out);
+        return status;
+    }
+    int tty = fmt == 0 && isatty(fileno(out));
+    if (fmt == 1)
+        fputs("Timestamp,Provider,Counter Name,Counter Type,Mean/Increment\n", out);
+    static shown rows[MAX_SHOWN];
+    size_t nrows = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int stopping = 0, rc;
+    uint64_t values = 0;
+    const mantra_trace_event *ev;
+    while ((rc = mantra_reader_next(r, &ev)) == 1) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double elapsed = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
+        if (!stopping && (tool_stop_signal || (duration > 0 && elapsed >= duration))) {
+            stopping = 1;
+            if (mantra_diag_session_request_stop(s, t, IO_TIMEOUT_MS, err, sizeof err) != 0) {
+                fprintf(stderr, "mantra counters: StopTracing: %s\n", err);
+                break;
+            }
+        }
+        if (stopping || strcmp(ev->metadata->name, "EventCounters") != 0)
+            continue;
+        const wanted *w = NULL;
+        for (size_t i = 0; i < nwant && !w; i++)
+            if (strcmp(want[i].provider, ev->metadata->provider) == 0)
+                w = &want[i];
+        if (!w)
+            continue;
+        sample smp;
+        memset(&smp, 0, sizeof smp);
+        mantra_field_visitor vis = {.scalar = on_scalar};
+        if (mantra_decode_event(ev, &vis, &smp) < 0 || strcmp(smp.series, series) != 0 || !smp.name[0])
+            continue;
+        int listed = w->nnames == 0;
+        for (size_t i = 0; i < w->nnames && !listed; i++)
+            listed = strcmp(w->names[i], smp.name) == 0;
+        if (!listed)
+            continue;
+        int rate = strcmp(smp.type, "Sum") == 0;
+        double value = rate ? smp.increment : smp.mean;
+        char display[200], when[40];
+        if (smp.units[0])
+            snprintf(display, sizeof display, "%s (%s)", smp.display[0] ? smp.display : smp.name, smp.units);
+        else
+            snprintf(display, sizeof display, "%s", smp.display[0] ? smp.display : smp.name);
+        utc_of(mantra_reader_info(r), ev->timestamp, when, sizeof when);
+        values++;
+        if (fmt == 2) {
+            fprintf(out, "{\"timestamp\":\"%s\",\"provider\":", when);
+            json_string(out, ev->metadata->provider, strlen(ev->metadata->provider));
+            fputs(",\"name\":", out);
+            json_string(out, smp.name, strlen(smp.name));
+            fputs(",\"display_name\":", out);
+            json_string(out, display, strlen(display));
+            fprintf(out, ",\"value\":%.17g}\n", value);
+        } else if (fmt == 1) {
+            fprintf(out, "%s,%s,%s,%s,%.17g\n", when, ev->metadata->provider, display, rate ? "Rate" : "Metric", value);
+        } else if (!tty) {
+            fprintf(out, "%s  %-24s %-48s %16.6g\n", when, ev->metadata->provider, display, value);
+        } else {
+            size_t k = 0;
+            while (k < nrows && !(strcmp(rows[k].provider, ev->metadata->provider) == 0 && strcmp(rows[k].name, smp.name) == 0))
+                k++;
+            if (k == nrows && nrows < MAX_SHOWN) {
+                snprintf(rows[k].provider, sizeof rows[k].provider, "%s", ev->metadata->provider);
+                snprintf(rows[k].name, sizeof rows[k].name, "%s", smp.name);
+                nrows++;
+            }
+            if (k < nrows) {
+                snprintf(rows[k].display, sizeof rows[k].display, "%s", display);
+                rows[k].value = value;
+                redraw(out, rows, nrows, refresh);
+            }
+        }
+        fflush(out);
+    }
+    int status_out = TOOL_OK;
+    if (rc < 0 && rc != MANTRA_ETRUNCATED) {
+        fprintf(stderr, "mantra counters: %s: %s\n", address, mantra_reader_last_error(r));
+        status_out = TOOL_BAD_INPUT;
+    }
+    if (!stopping)
+        fprintf(stderr, "mantra counters: the process ended the session (it exited or stopped it)\n");
+    mantra_reader_free(r);
+    mantra_diag_session_close(s);
+    mantra_diag_target_free(t);
+    tool_signals_restore();
+    if ((output && fclose(out) != 0) || (!output && fflush(out) != 0)) {
+        fprintf(stderr, "mantra counters: %s: cannot write\n", output ? output : "standard output");
+        return TOOL_BAD_INPUT;
+    }
+    if (values == 0)
+        fprintf(stderr, "mantra counters: no counter values came (does the process have %s?)\n", list);
+    return status_out;
+}
