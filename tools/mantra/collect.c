@@ -137,49 +137,24 @@ static int add_profile(const profile *p, mantra_provider_spec *specs, size_t *n)
 
 int cmd_collect(int argc, char **argv) {
     const char *pid_arg = NULL, *name = NULL, *port = NULL, *providers_arg = NULL, *profiles_arg = NULL;
-    const char *output = "trace.nettrace";
+    const char *output = "trace.nettrace", *duration_arg = NULL, *format = "nettrace", *buffer_arg = "256";
+    const tool_option opts[] = {{"--process-id", "-p", &pid_arg},  {"--name", "-n", &name},
+                                {"--diagnostic-port", NULL, &port}, {"--providers", NULL, &providers_arg},
+                                {"--profile", NULL, &profiles_arg}, {"--output", "-o", &output},
+                                {"--duration", NULL, &duration_arg}, {"--format", NULL, &format},
+                                {"--buffersize", NULL, &buffer_arg}, {NULL, NULL, NULL}};
+    int status = tool_options("collect", collect_usage, opts, argc, argv);
+    if (status != TOOL_OK)
+        return status < 0 ? TOOL_OK : status;
     double duration = 0;
-    unsigned long buffer_mb = 256;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(collect_usage, stdout);
-            return TOOL_OK;
-        }
-        const char **slot = NULL;
-        const char *value = NULL;
-        if (strcmp(a, "-p") == 0 || strcmp(a, "--process-id") == 0)
-            slot = &pid_arg;
-        else if (strcmp(a, "-n") == 0 || strcmp(a, "--name") == 0)
-            slot = &name;
-        else if (strcmp(a, "--diagnostic-port") == 0)
-            slot = &port;
-        else if (strcmp(a, "--providers") == 0)
-            slot = &providers_arg;
-        else if (strcmp(a, "--profile") == 0)
-            slot = &profiles_arg;
-        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
-            slot = &output;
-        else if (strcmp(a, "--duration") != 0 && strcmp(a, "--format") != 0 && strcmp(a, "--buffersize") != 0)
-            return tool_usage_error("collect", "unknown argument '%s'", a);
-        if (i + 1 >= argc)
-            return tool_usage_error("collect", "%s needs a value", a);
-        value = argv[++i];
-        if (slot) {
-            *slot = value;
-        } else if (strcmp(a, "--duration") == 0) {
-            if ((duration = tool_parse_duration(value)) < 0)
-                return tool_usage_error("collect", "--duration '%s': want seconds (5, 2.5) or dd:hh:mm:ss", value);
-        } else if (strcmp(a, "--format") == 0) {
-            if (strcmp(value, "nettrace") != 0 && strcmp(value, "NetTrace") != 0)
-                return tool_usage_error("collect", "--format '%s': the only format is nettrace", value);
-        } else {
-            char *end;
-            buffer_mb = strtoul(value, &end, 10);
-            if (end == value || *end || buffer_mb == 0 || buffer_mb > 4096)
-                return tool_usage_error("collect", "--buffersize '%s': want 1 to 4096 (MB)", value);
-        }
-    }
+    if (duration_arg && (duration = tool_parse_duration(duration_arg)) < 0)
+        return tool_usage_error("collect", "--duration '%s': want seconds (5, 2.5) or dd:hh:mm:ss", duration_arg);
+    if (strcmp(format, "nettrace") != 0 && strcmp(format, "NetTrace") != 0)
+        return tool_usage_error("collect", "--format '%s': the only format is nettrace", format);
+    char *end;
+    unsigned long buffer_mb = strtoul(buffer_arg, &end, 10);
+    if (end == buffer_arg || *end || buffer_mb == 0 || buffer_mb > 4096)
+        return tool_usage_error("collect", "--buffersize '%s': want 1 to 4096 (MB)", buffer_arg);
     if ((pid_arg != NULL) + (name != NULL) + (port != NULL) != 1) /* before the providers are looked at */
         return tool_usage_error("collect", "%s", "give exactly one of -p PID, -n NAME and --diagnostic-port ADDRESS");
 
@@ -232,7 +207,7 @@ int cmd_collect(int argc, char **argv) {
     uint64_t pid = 0;
     tool_signals_catch();
     mantra_diag_target *t = NULL;
-    int status = tool_diag_target("collect", pid_arg, name, port, &t, &pid, address, sizeof address);
+    status = tool_diag_target("collect", pid_arg, name, port, &t, &pid, address, sizeof address);
     if (status != TOOL_OK) {
         free(specs);
         tool_signals_restore();

@@ -179,38 +179,18 @@ static void redraw(FILE *out, const shown *rows, size_t n, double refresh) {
 
 int cmd_counters(int argc, char **argv) {
     const char *pid_arg = NULL, *name = NULL, *port = NULL, *list = "System.Runtime", *format = "table";
-    const char *output = NULL, *refresh_arg = "1";
+    const char *output = NULL, *refresh_arg = "1", *duration_arg = NULL;
+    const tool_option opts[] = {{"--process-id", "-p", &pid_arg},   {"--name", "-n", &name},
+                                {"--diagnostic-port", NULL, &port},  {"--counters", NULL, &list},
+                                {"--refresh-interval", NULL, &refresh_arg}, {"--format", NULL, &format},
+                                {"--output", "-o", &output},          {"--duration", NULL, &duration_arg},
+                                {NULL, NULL, NULL}};
+    int status = tool_options("counters", counters_usage, opts, argc, argv);
+    if (status != TOOL_OK)
+        return status < 0 ? TOOL_OK : status;
     double duration = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(counters_usage, stdout);
-            return TOOL_OK;
-        }
-        const char **slot = NULL;
-        if (strcmp(a, "-p") == 0 || strcmp(a, "--process-id") == 0)
-            slot = &pid_arg;
-        else if (strcmp(a, "-n") == 0 || strcmp(a, "--name") == 0)
-            slot = &name;
-        else if (strcmp(a, "--diagnostic-port") == 0)
-            slot = &port;
-        else if (strcmp(a, "--counters") == 0)
-            slot = &list;
-        else if (strcmp(a, "--refresh-interval") == 0)
-            slot = &refresh_arg;
-        else if (strcmp(a, "--format") == 0)
-            slot = &format;
-        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
-            slot = &output;
-        else if (strcmp(a, "--duration") != 0)
-            return tool_usage_error("counters", "unknown argument '%s'", a);
-        if (i + 1 >= argc)
-            return tool_usage_error("counters", "%s needs a value", a);
-        if (slot)
-            *slot = argv[++i];
-        else if ((duration = tool_parse_duration(argv[++i])) < 0)
-            return tool_usage_error("counters", "--duration '%s': want seconds (5, 2.5) or dd:hh:mm:ss", argv[i]);
-    }
+    if (duration_arg && (duration = tool_parse_duration(duration_arg)) < 0)
+        return tool_usage_error("counters", "--duration '%s': want seconds (5, 2.5) or dd:hh:mm:ss", duration_arg);
     char *end;
     double refresh = strtod(refresh_arg, &end);
     if (end == refresh_arg || *end || !(refresh >= 0.01 && refresh <= 86400) || strlen(refresh_arg) > 32)
@@ -245,7 +225,7 @@ int cmd_counters(int argc, char **argv) {
     uint64_t pid = 0;
     tool_signals_catch();
     mantra_diag_target *t = NULL;
-    int status = tool_diag_target("counters", pid_arg, name, port, &t, &pid, address, sizeof address);
+    status = tool_diag_target("counters", pid_arg, name, port, &t, &pid, address, sizeof address);
     mantra_diag_session *s = NULL;
     if (status == TOOL_OK) {
         mantra_diag_collect_request req = {specs, nwant, 256, 0, 1};

@@ -25,6 +25,25 @@ void tool_signals_restore(void) {
     signal(SIGTERM, old_term);
 }
 
+int tool_options(const char *cmd, const char *usage, const tool_option *opts, int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return -1;
+        }
+        const tool_option *o = opts;
+        while (o->long_name && strcmp(a, o->long_name) != 0 && !(o->short_name && strcmp(a, o->short_name) == 0))
+            o++;
+        if (!o->long_name)
+            return tool_usage_error(cmd, "unknown argument '%s'", a);
+        if (i + 1 >= argc)
+            return tool_usage_error(cmd, "%s needs a value", a);
+        *o->value = argv[++i];
+    }
+    return TOOL_OK;
+}
+
 double tool_parse_duration(const char *s) {
     unsigned d, h, m;
     double sec;

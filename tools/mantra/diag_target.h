@@ -13,6 +13,16 @@ extern volatile sig_atomic_t tool_stop_signal;
 void tool_signals_catch(void);
 void tool_signals_restore(void);
 
+/* One option that takes a value: its long and short spelling (short may be NULL) and where the
+ * value goes. Tables end with a zero entry. */
+typedef struct tool_option {
+    const char *long_name, *short_name;
+    const char **value;
+} tool_option;
+/* Reads argv[1..argc) against opts: --help/-h prints usage and gives -1; an unknown argument or a
+ * missing value is a usage error (its TOOL_USAGE status); else TOOL_OK with every value set. */
+int tool_options(const char *cmd, const char *usage, const tool_option *opts, int argc, char **argv);
+
 /* Seconds from "5", "2.5" or dotnet-trace's "dd:hh:mm:ss"; -1 when malformed. */
 double tool_parse_duration(const char *s);
 
