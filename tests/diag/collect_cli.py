@@ -10,6 +10,7 @@ no drops; Ctrl-C (SIGINT) in the middle of a collection leaves a complete trace 
 killed in the middle leaves every complete block (readable, not complete, events in it) and exit 0;
 --diagnostic-port (listen) with a process started with MANTRA_DiagnosticPorts=SOCK,connect,suspend:
 every event it wrote is in the trace, its first one included, and the socket file is removed;
+TCP both ways (a process listening on 127.0.0.1:PORT, and collect listening for one that connects);
 counters (csv) of a process writing 2000 events per second into its own session: events-written
 2000 +- 10 % in every interval but the first and last, sessions 2 (its own and ours);
 bad input: an unknown pid, the pid of a stale socket file, a port nobody listens on (exit 1, no file
@@ -21,6 +22,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -53,6 +55,12 @@ def start_emit(mantra, env, seconds):
         time.sleep(0.05)
     p.kill()
     fail("mantra emit published no diagnostics socket")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def main(argv):
@@ -154,6 +162,37 @@ def main(argv):
         if os.path.exists(sock):
             fail("reverse connect: collect left its socket file behind")
         print(f"reverse connect with suspend: all {written} events written, the first one included")
+
+        # TCP both ways: a process listening on a port (MANTRA_DiagnosticPorts HOST:PORT,listen), and
+        # collect listening for a process that connects (HOST:PORT,connect,suspend)
+        port = free_port()
+        tcp_emit = subprocess.Popen([mantra, "emit", "--duration", "4", "--rate", "2000", "--mix", "tick"],
+                                    env=dict(env, MANTRA_DiagnosticPorts=f"127.0.0.1:{port},listen"),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        procs.append(tcp_emit)
+        time.sleep(0.5)
+        t1 = os.path.join(outdir, "tcp-connect.nettrace")
+        p = run([mantra, "collect", "--diagnostic-port", f"127.0.0.1:{port},connect", "--providers",
+                 "Mantra-Demo:0x1:5", "--duration", "1", "-o", t1], env)
+        s = stats(mantra, t1, env) if p.returncode == 0 else fail(f"collect over TCP: {p.returncode} {p.stderr}")
+        if not s["complete"] or s["by_name"].get("Mantra-Demo/Tick", 0) < 1000:
+            fail(f"collect over TCP (connect): {s}")
+        tcp_emit.wait(timeout=30)
+        port = free_port()
+        t2 = os.path.join(outdir, "tcp-listen.nettrace")
+        c = subprocess.Popen([mantra, "collect", "--diagnostic-port", f"127.0.0.1:{port}", "--providers",
+                              "Mantra-Demo:0x1:5", "-o", t2], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        p = run([mantra, "emit", "--duration", "1", "--rate", "2000", "--mix", "tick"],
+                dict(env, MANTRA_DiagnosticPorts=f"127.0.0.1:{port},connect,suspend"))
+        out, err = c.communicate(timeout=60)
+        written = json.loads(p.stdout)["events_per_thread"] if p.returncode == 0 else fail(f"emit: {p.stderr}")
+        s = stats(mantra, t2, env)
+        if c.returncode != 0 or not s["complete"] or s["by_name"].get("Mantra-Demo/Tick") != written:
+            fail(f"collect over TCP (listen): exit {c.returncode} {err}; emit wrote {written}; {s}")
+        print(f"TCP: connect to a listening process ({s['events']} events), and listen for one that connects "
+              f"(all {written} events)")
 
         # counters of a mantra process that writes 2000 events per second into its own session
         busy = subprocess.Popen([mantra, "emit", "--duration", "8", "--rate", "2000", "--trace",

@@ -35,20 +35,21 @@ static mantra_provider_spec demo_spec(uint64_t keywords, uint32_t level, const c
     return s;
 }
 
-/* CollectTracing2 as dotnet-trace writes it: buffer, format 1, requestRundown, providers (keywords,
- * level, name, null arguments) - the bytes the server's own test sends (test_diag_server.c). */
+/* CollectTracing2 as dotnet-trace 10 writes it (recorded: tests/interop/profiles_compare.py):
+ * buffer, format 1, requestRundown, providers (keywords, level, name, arguments; no arguments are
+ * "", one NUL unit). */
 START_TEST(collect_request_versions) {
     mantra_provider_spec p = demo_spec(1, 5, "");
     mantra_diag_collect_request req = {&p, 1, 16, 0, 1};
     dg_buf b = {0};
     ck_assert_int_eq(dg_request_collect(&b, &req), 0);
     static const uint8_t v2[] = {
-        MAGIC, 0x4d, 0x00, 0x02, 0x03, 0x00, 0x00,
+        MAGIC, 0x4f, 0x00, 0x02, 0x03, 0x00, 0x00,
         0x10, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
         0x01, 0x00, 0x00, 0x00,
         0x01, 0, 0, 0, 0, 0, 0, 0, 0x05, 0x00, 0x00, 0x00,
         0x0c, 0x00, 0x00, 0x00, 'M', 0, 'a', 0, 'n', 0, 't', 0, 'r', 0, 'a', 0, '-', 0, 'D', 0, 'e', 0, 'm', 0, 'o', 0, 0, 0,
-        0x00, 0x00, 0x00, 0x00};
+        0x01, 0x00, 0x00, 0x00, 0x00, 0x00};
     ck_assert_uint_eq(b.size, sizeof v2);
     ck_assert_mem_eq(b.data, v2, sizeof v2);
     dg_buf_free(&b);
@@ -78,7 +79,7 @@ START_TEST(collect_request_versions) {
     p = demo_spec(1, 5, "A=1");
     memset(&b, 0, sizeof b);
     ck_assert_int_eq(dg_request_collect(&b, &req), 0);
-    ck_assert_uint_eq(b.size, sizeof v2 + 8 + 8);
+    ck_assert_uint_eq(b.size, sizeof v2 + 8 + 6);
     ck_assert_uint_eq(b.data[17], 0x05);
     static const uint8_t v4_head[] = {0x10, 0, 0, 0, 0x01, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x01};
     ck_assert_mem_eq(b.data + 20, v4_head, sizeof v4_head);

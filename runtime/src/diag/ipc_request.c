@@ -2,8 +2,9 @@
  *
  * Layouts: dotnet/diagnostics, documentation/design-docs/ipc-protocol.md (CollectTracing2..4,
  * StopTracing, ProcessInfo, ResumeRuntime); the choice of the CollectTracing version and the
- * encodings (a bool as 1 byte, a null string as length 0): the client's EventPipeSession.cs
- * (CreateStartMessage) and EventPipeSessionConfiguration.cs (SerializeV2..V4). */
+ * encodings (a bool as 1 byte): the client's EventPipeSession.cs (CreateStartMessage) and
+ * EventPipeSessionConfiguration.cs (SerializeV2..V4). The bytes equal what dotnet-trace 10 sends
+ * (tests/interop/profiles_compare.py records both). */
 #include "diag/ipc-internal.h"
 #include "mantra/diag_client.h"
 
@@ -16,14 +17,6 @@ int dg_request_stop(dg_buf *b, uint64_t id) {
     dg_buf_header(b, DG_SET_EVENTPIPE, DG_EP_STOP);
     dg_buf_u64(b, id);
     return dg_buf_finish(b);
-}
-
-/* A protocol string, or length 0 (null) for "" as the client writes a null argument string. */
-static void string_or_null(dg_buf *b, const char *s) {
-    if (s && s[0])
-        dg_buf_string(b, s);
-    else
-        dg_buf_u32(b, 0);
 }
 
 int dg_request_collect(dg_buf *b, const mantra_diag_collect_request *req) {
@@ -54,7 +47,7 @@ int dg_request_collect(dg_buf *b, const mantra_diag_collect_request *req) {
         dg_buf_u64(b, p->keywords);
         dg_buf_u32(b, p->level);
         dg_buf_string(b, p->name);
-        string_or_null(b, p->args);
+        dg_buf_string(b, p->args); /* "" as one NUL unit, as dotnet-trace 10 sends no arguments */
     }
     return dg_buf_finish(b);
 }
