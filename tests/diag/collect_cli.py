@@ -116,7 +116,14 @@ def main(argv):
         s = stats(mantra, b, env)
         if not s["complete"] or s["dropped"] or s["by_name"].get("Mantra-Demo/Tick", 0) < 500:
             fail(f"collect stopped by SIGINT: {s}")
-        print(f"collect stopped by SIGINT: complete, {s['events']} events")
+        # no session of collect's is left running in the process: its sessions counter shows only
+        # the session that asks (counters' own)
+        p = run([mantra, "counters", "-p", str(emit.pid), "--counters", "Mantra.Runtime[sessions]", "--duration", "1.5",
+                 "--format", "csv"], env)
+        left = [float(r.split(",")[4]) for r in p.stdout.splitlines()[1:]]
+        if p.returncode != 0 or not left or set(left) != {1}:
+            fail(f"sessions running in the process after the SIGINT collect: {left} ({p.stderr})")
+        print(f"collect stopped by SIGINT: complete, {s['events']} events; no session of its own left running")
 
         # the target killed in the middle
         victim = start_emit(mantra, env, 60)
@@ -208,7 +215,7 @@ def main(argv):
         rows = open(csv).read().splitlines()
         if rows[0] != "Timestamp,Provider,Counter Name,Counter Type,Mean/Increment":
             fail(f"counters csv header: {rows[0]}")
-        written = [float(r.split(",")[4]) for r in rows[1:] if ",Events Written,Rate," in r]
+        written = [float(r.split(",")[4]) for r in rows[1:] if ",Events Written (Count / 1 sec),Rate," in r]
         sessions = [float(r.split(",")[4]) for r in rows[1:] if ",Sessions Running,Metric," in r]
         if len(written) < 3 or any(abs(v - 2000) > 200 for v in written[1:-1]) or set(sessions) != {2}:
             fail(f"counters of emit --rate 2000 (its session and ours): events written {written}, sessions {sessions}")

