@@ -108,7 +108,8 @@ static int run_scan(scan *s, char *err, size_t errlen) {
         snprintf(err, errlen, "cannot read the directory %s", s->dir);
         return MANTRA_EIO;
     }
-    qsort(s->items, s->count, sizeof *s->items, by_pid);
+    if (s->count > 1) /* qsort of NULL, 0 is undefined behaviour (UBSan in test-asan found it) */
+        qsort(s->items, s->count, sizeof *s->items, by_pid);
     return 0;
 }
 
