@@ -66,7 +66,10 @@ int mantra_pgo_collect_ex(const char *path, uint32_t seconds, unsigned flags, ma
 /* Asks for a collection from a signal handler (async-signal-safe: sets a flag only). */
 void mantra_pgo_collect_request(void);
 /* Starts the requested collection, if any: into MANTRA_PGOCollectPath or else default_path, for
- * MANTRA_PGOCollectSeconds (default 10). 1 started, 0 nothing requested, or a MANTRA_E* code. */
+ * MANTRA_PGOCollectSeconds (default 10). Either path is a template: "{pid}" becomes the process
+ * id and "{n}" the collection's number in the process, from 1 (mantra_output_path_expand), so
+ * that repeated collections keep every snapshot. 1 started, 0 nothing requested, or a MANTRA_E*
+ * code. */
 int mantra_pgo_collect_poll(const char *default_path);
 /* Queues a mantra_pump job that calls mantra_pgo_collect_poll(default_path, copied) at every pump
  * until mantra_shutdown. 0 or a MANTRA_E* code. */

@@ -52,15 +52,22 @@ static atomic_int g_requested;
 
 void mantra_pgo_collect_request(void) { atomic_store(&g_requested, 1); }
 
+/* The number of the collections polled so far in the process ("{n}" of the path). */
+static atomic_uint_fast64_t g_collections;
+
 int mantra_pgo_collect_poll(const char *default_path) {
     if (!atomic_exchange(&g_requested, 0))
         return 0;
-    const char *path = getenv("MANTRA_PGOCollectPath");
-    if (path == NULL || path[0] == '\0')
-        path = default_path;
+    const char *tmpl = getenv("MANTRA_PGOCollectPath");
+    if (tmpl == NULL || tmpl[0] == '\0')
+        tmpl = default_path;
     const char *secs = getenv("MANTRA_PGOCollectSeconds");
     uint32_t seconds = secs != NULL ? (uint32_t)strtoul(secs, NULL, 10) : 0;
-    int rc = mantra_pgo_collect_ex(path, seconds, 0, NULL);
+    uint64_t n = (uint64_t)atomic_fetch_add(&g_collections, 1) + 1;
+    char path[4096];
+    int rc = mantra_output_path_expand(tmpl, n, path, sizeof path);
+    if (rc >= 0)
+        rc = mantra_pgo_collect_ex(path, seconds, 0, NULL);
     return rc < 0 ? rc : 1;
 }
 

@@ -2,7 +2,8 @@
 """test_pgo_cli - the PGO features of `mantra run` (docs/cli.md): the text dump at exit
 (MANTRA_WritePGOData, exact lines; no file without data), its read-back as initial counter values
 (MANTRA_ReadPGOData), --pgo-collect (window longer than the program: stopped at exit, complete)
-and SIGUSR2. Traces are checked with `mantra stats --json`. Environment: MANTRA_TOOL,
+and SIGUSR2, three times into MANTRA_PGOCollectPath with {pid} and {n} (every snapshot kept:
+cumulative counts grow, deltas add up to the whole run). Traces are checked with `mantra stats --json`. Environment: MANTRA_TOOL,
 MANTRA_BINARY_DIR."""
 import json
 import os
@@ -161,8 +162,79 @@ def main():
     s = stats(sig)
     assert s["complete"], s
     assert s["by_event"].get("Microsoft-Windows-DotNETRuntime/298/v0") == 1, s
+    repeated_collections()
     print("ok")
     return 0
+
+
+ENDLESS = SPIN.replace("150000000", "1000000000000")  # runs until killed
+
+
+def loop_count(trace):
+    """The loop head's count (IL offset 12 of main) in a PGO trace, through mantra pgo --format json."""
+    out = trace + ".json"
+    r = subprocess.run([MANTRA, "pgo", trace, "-o", out, "--format", "json"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    with open(out) as f:
+        methods = json.load(f)["methods"]
+    assert len(methods) == 1, methods
+    return next(rec["values"][0] for rec in methods[0]["records"] if rec["il_offset"] == 12)
+
+
+def collect_three(program, seconds, reset, name, wait_each):
+    """Three SIGUSR2 collections of one `mantra run`, into MANTRA_PGOCollectPath=OUT/NAME-{pid}-{n}:
+    the three paths, in order. wait_each: wait for each trace to be complete before the next signal
+    (windows one after the other), then kill the endless program; else signal three times and let
+    the program end (its end stops the collections)."""
+    for old in os.listdir(OUT):
+        if old.startswith(name + "-"):
+            os.remove(path(old))
+    p = subprocess.Popen([MANTRA, "run", program],
+                         env=env(MANTRA_InterpPgo="1", MANTRA_PGOCollectPath=path(name + "-{pid}-{n}.nettrace"),
+                                 MANTRA_PGOCollectSeconds=str(seconds), MANTRA_PGOCollectReset=reset),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    traces = [path(f"{name}-{p.pid}-{n}.nettrace") for n in (1, 2, 3)]
+    wait_handler(p.pid, signal.SIGUSR2)
+    for t in traces:
+        p.send_signal(signal.SIGUSR2)
+        if wait_each:
+            end = time.time() + 60
+            while time.time() < end and not (os.path.exists(t) and stats(t)["complete"]):
+                time.sleep(0.1)
+        else:
+            end = time.time() + 60  # its session has started once the file is there
+            while time.time() < end and not os.path.exists(t):
+                time.sleep(0.01)
+    if wait_each:
+        p.kill()
+    out, err = p.communicate(timeout=120)
+    assert wait_each or p.returncode == 0, err
+    for t in traces:
+        s = stats(t)
+        assert s["complete"], (t, s)
+        assert s["by_event"].get("Microsoft-Windows-DotNETRuntime/298/v0") == 1, (t, s)
+    return traces
+
+
+def repeated_collections():
+    """Issue 30 item 4: "{pid}" and "{n}" in MANTRA_PGOCollectPath keep every snapshot. Cumulative
+    collections one after the other: three traces whose loop counts grow. Delta collections
+    (MANTRA_PGOCollectReset=1) that last until the program's end: their counts add up to the whole
+    run's (what --pgo-collect over the whole run counts)."""
+    endless = path("endless.masm")
+    with open(endless, "w") as f:
+        f.write(ENDLESS)
+    cum = [loop_count(t) for t in collect_three(endless, 1, "", "cum", True)]
+    assert 0 < cum[0] < cum[1] < cum[2], cum
+    spin = path("spin.masm")
+    whole = path("whole.nettrace")
+    r = run([spin, "--pgo-collect", whole], MANTRA_InterpPgo="1")
+    assert r.returncode == 0, r.stderr
+    total = loop_count(whole)
+    deltas = [loop_count(t) for t in collect_three(spin, 60, "1", "delta", False)]
+    assert sum(deltas) == total == 150000000, (deltas, total)
+    print(f"three collections: cumulative {cum}, deltas {deltas} (sum {sum(deltas)} = the whole run)")
 
 
 if __name__ == "__main__":

@@ -375,6 +375,25 @@ END_TEST
 
 /* Bad values: exit status 2, the exact error on stderr, and the file that the path names is left
  * as it was (bad input loses nothing). */
+/* mantra_output_path_expand: every {pid}, every {n} unless n is 0, nothing else; too small a buffer. */
+START_TEST(output_path_expand) {
+    char out[128], want[128];
+    int pid = (int)getpid();
+    int k = snprintf(want, sizeof want, "pgo-%d-7-%d{x}.nettrace", pid, pid);
+    ck_assert_int_eq(mantra_output_path_expand("pgo-{pid}-{n}-{pid}{x}.nettrace", 7, out, sizeof out), k);
+    ck_assert_str_eq(out, want);
+    k = snprintf(want, sizeof want, "t-%d-{n}.nettrace", pid);
+    ck_assert_int_eq(mantra_output_path_expand("t-{pid}-{n}.nettrace", 0, out, sizeof out), k);
+    ck_assert_str_eq(out, want);
+    ck_assert_int_eq(mantra_output_path_expand("{n}{n}", 12, out, sizeof out), 4);
+    ck_assert_str_eq(out, "1212");
+    ck_assert_int_eq(mantra_output_path_expand("{pid}", 0, out, 2), MANTRA_ERANGE);
+    ck_assert_str_eq(out, "");
+    ck_assert_int_eq(mantra_output_path_expand(NULL, 0, out, sizeof out), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_output_path_expand("x", 0, out, 0), MANTRA_EINVAL);
+}
+END_TEST
+
 static void expect_refused(const char *dir, const char *const *vars, const char *want_err) {
     char path[800], files[512], kept[64];
     snprintf(path, sizeof path, "%s/keep.nettrace", dir);
@@ -534,6 +553,7 @@ int main(void) {
     tcase_add_test(tc, enable_values);
     tcase_add_test(tc, threads_start_one_session);
     tcase_add_test(tc, retry_after_error);
+    tcase_add_test(tc, output_path_expand);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }

@@ -49,7 +49,8 @@ static const char run_usage[] =
     "\n"
     "Every session whose providers take JitInstrumentationDataVerbose (keyword 0x10000000000) gets\n"
     "the PGO data when it stops (the --trace session with its default providers too). SIGUSR2 starts\n"
-    "a collection into MANTRA_PGOCollectPath (default pgo-PID.nettrace) for MANTRA_PGOCollectSeconds\n"
+    "a collection into MANTRA_PGOCollectPath (default pgo-{pid}-{n}.nettrace: {pid} the process id, {n}\n"
+    "the collection's number from 1) for MANTRA_PGOCollectSeconds\n"
     "(default 10); MANTRA_PGOCollectReset=1 makes collections hold deltas (counters reset after each\n"
     "snapshot). MANTRA_WritePGOData=1 with MANTRA_PGODataPath writes the CLR text format at exit;\n"
     "MANTRA_ReadPGOData=1 reads one back into the counters' initial values (docs/pgo.md).\n"
@@ -317,9 +318,8 @@ int cmd_run(int argc, char **argv) {
 
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
     {
-        char default_path[64];
-        snprintf(default_path, sizeof default_path, "pgo-%ld.nettrace", run_host_pid());
-        if (mantra_pgo_collect_watch(default_path) == 0)
+        /* every collection its own file: pgo-PID-1.nettrace, pgo-PID-2.nettrace, ... */
+        if (mantra_pgo_collect_watch("pgo-{pid}-{n}.nettrace") == 0)
             (void)run_host_start(mantra_pgo_collect_request, !mantra_threadless());
     }
 #endif

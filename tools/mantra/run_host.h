@@ -6,8 +6,6 @@
 #ifndef MANTRA_TOOL_RUN_HOST_H
 #define MANTRA_TOOL_RUN_HOST_H
 
-/* The process id for default file names (1 where the host has none). */
-long run_host_pid(void);
 /* Installs on_request as the SIGUSR2 handler (it must be async-signal-safe) and, when threaded is
  * set, starts pumping the job queue every 20 ms from a thread. 1 when the signal is handled. */
 int run_host_start(void (*on_request)(void), int threaded);

@@ -2,7 +2,6 @@
  * queue when the program returns, and mantra_shutdown runs what is left. */
 #include "run_host.h"
 
-long run_host_pid(void) { return 1; }
 
 int run_host_start(void (*on_request)(void), int threaded) {
     (void)on_request;

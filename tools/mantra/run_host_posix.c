@@ -16,7 +16,6 @@ static atomic_int g_pump_stop;
 static pthread_t g_pump_thread;
 static int g_pumping;
 
-long run_host_pid(void) { return (long)getpid(); }
 
 static void on_sigusr2(int sig) {
     (void)sig;

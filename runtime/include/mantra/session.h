@@ -272,6 +272,11 @@ int mantra_rundown_unregister(mantra_rundown_fn fn, void *ctx);
 int mantra_init(void);
 /* The session mantra_init started, or 0. */
 mantra_session_id mantra_startup_session(void);
+/* Expands an output path template into out (size bytes): every "{pid}" becomes this process's id,
+ * and, when n is not 0, every "{n}" becomes n (a collection's number in the process: the PGO
+ * collections of mantra/dotnet_pgo.h number theirs from 1). Returns the length; MANTRA_ERANGE
+ * (out "") when it does not fit; MANTRA_EINVAL for NULL arguments or size 0. */
+int mantra_output_path_expand(const char *tmpl, uint64_t n, char *out, size_t size);
 /* Stops every running session (each trace ends with its end-of-stream tag) and runs the queued
  * jobs once. Safe to call more than once and from atexit. */
 void mantra_shutdown(void);

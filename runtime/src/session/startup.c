@@ -93,36 +93,6 @@ static int parse_circular_mb(const char *v, uint32_t *out) {
     return MANTRA_OK;
 }
 
-/* A copy of path with every "{pid}" replaced by pid (malloc'd), or NULL when out of memory. */
-static char *substitute_pid(const char *path, uint32_t pid) {
-    static const char TOKEN[] = "{pid}";
-    const size_t tlen = sizeof TOKEN - 1;
-    char num[16];
-    int k = snprintf(num, sizeof num, "%lu", (unsigned long)pid);
-    size_t nlen = k > 0 ? (size_t)k : 0;
-    size_t count = 0;
-    for (const char *s = strstr(path, TOKEN); s; s = strstr(s + tlen, TOKEN))
-        count++;
-    size_t len = strlen(path);
-    char *out = malloc(len + count * nlen + 1); /* upper bound: the token is never shorter */
-    if (!out)
-        return NULL;
-    char *o = out;
-    for (const char *s = path;;) {
-        const char *t = strstr(s, TOKEN);
-        if (!t) {
-            memcpy(o, s, strlen(s) + 1);
-            break;
-        }
-        memcpy(o, s, (size_t)(t - s));
-        o += t - s;
-        memcpy(o, num, nlen);
-        o += nlen;
-        s = t + tlen;
-    }
-    return out;
-}
-
 static char *dup_string(const char *s) {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
@@ -171,7 +141,7 @@ static int init_once(void) {
     if ((rc = check_providers(providers)) != 0)
         return rc;
 
-    char *own_path = substitute_pid(path, mantra_pal_pid());
+    char *own_path = ss_path_expand(path, mantra_pal_pid(), 0);
     char *own_providers = dup_string(providers);
     if (!own_path || !own_providers) {
         free(own_path);
