@@ -25,7 +25,9 @@ import re
 import shutil
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fresh_trace  # noqa: E402  (serving: TraceMaker serve for a with-block)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENV = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1")
@@ -57,67 +59,42 @@ def main(argv):
         return 0
     outdir = os.path.abspath(outdir)
     os.makedirs(outdir, exist_ok=True)
-    dc_out, m_out = os.path.join(outdir, "dotnet-counters.json"), os.path.join(outdir, "mantra-counters.jsonl")
-    for f in (dc_out, m_out):
-        if os.path.exists(f):
-            os.unlink(f)
-    app = subprocess.Popen(["dotnet", dll, "serve", "30"], env=ENV, stdout=subprocess.PIPE, text=True)
-    try:
-        m = re.match(r"ready (\d+)", app.stdout.readline())
-        if not m:
-            fail("TraceMaker serve did not start")
-        pid = m.group(1)
-        time.sleep(0.5)
-        dc = subprocess.Popen(["dotnet", "tool", "run", "dotnet-counters", "--", "collect", "-p", pid, "--counters",
-                               COUNTERS, "--refresh-interval", "1", "--duration", "00:00:00:06", "--format", "json",
-                               "-o", dc_out], cwd=HERE, env=ENV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
-        ours = subprocess.run([mantra, "counters", "-p", pid, "--counters", COUNTERS, "--refresh-interval", "1",
-                               "--duration", "6", "--format", "json", "-o", m_out], env=ENV, capture_output=True,
-                              text=True, timeout=120)
-        dc_text, _ = dc.communicate(timeout=120)
-        if ours.returncode != 0:
-            fail(f"mantra counters exited {ours.returncode}: {ours.stderr}")
-        if dc.returncode != 0 or not os.path.exists(dc_out):
-            fail(f"dotnet-counters exited {dc.returncode}: {dc_text}")
-    finally:
-        app.kill()
-        app.wait()
-    compare_event_counters(dc_out, m_out)
+    theirs, mine = run_both(mantra, dll, outdir, COUNTERS, "event-counters", together=True)
+    compare_event_counters(theirs, mine)
     compare_meter(mantra, dll, outdir)
     print("OK")
     return 0
 
 
-def run_both(mantra, dll, outdir, counters, tag):
-    """dotnet-counters collect, then mantra counters (--format json, 1 s, 6 s) on one TraceMaker: one
-    after the other, as a Meter session (MetricsEventSource) takes one non-shared client at a time."""
+def run_both(mantra, dll, outdir, counters, tag, together=False):
+    """dotnet-counters collect and mantra counters (--format json, refresh 1 s) on one TraceMaker:
+    their rows. together: at the same time, 6 s each; else one after the other, 4 s each (a Meter
+    session, MetricsEventSource, takes one non-shared client at a time), and mantra must say nothing
+    on stderr."""
     dc_out, m_out = os.path.join(outdir, f"dotnet-counters-{tag}.json"), os.path.join(outdir, f"mantra-{tag}.jsonl")
     for f in (dc_out, m_out):
         if os.path.exists(f):
             os.unlink(f)
-    app = subprocess.Popen(["dotnet", dll, "serve", "30"], env=ENV, stdout=subprocess.PIPE, text=True)
-    try:
-        m = re.match(r"ready (\d+)", app.stdout.readline())
-        if not m:
-            fail("TraceMaker serve did not start")
-        pid = m.group(1)
-        time.sleep(0.5)
-        dc = subprocess.run(["dotnet", "tool", "run", "dotnet-counters", "--", "collect", "-p", pid, "--counters",
-                             counters, "--refresh-interval", "1", "--duration", "00:00:00:04", "--format", "json",
-                             "-o", dc_out], cwd=HERE, env=ENV, stdin=subprocess.DEVNULL, capture_output=True,
-                            text=True, timeout=120)
-        if dc.returncode != 0 or not os.path.exists(dc_out):
-            fail(f"dotnet-counters exited {dc.returncode}: {dc.stdout}{dc.stderr}")
+    seconds = 6 if together else 4
+    with fresh_trace.serving(dll) as pid:
+        dc = subprocess.Popen(["dotnet", "tool", "run", "dotnet-counters", "--", "collect", "-p", pid, "--counters",
+                               counters, "--refresh-interval", "1", "--duration", f"00:00:00:0{seconds}",
+                               "--format", "json", "-o", dc_out], cwd=HERE, env=ENV, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if not together:
+            dc.wait(timeout=120)
         ours = subprocess.run([mantra, "counters", "-p", pid, "--counters", counters, "--refresh-interval", "1",
-                               "--duration", "4", "--format", "json", "-o", m_out], env=ENV, capture_output=True,
-                              text=True, timeout=120)
-        if ours.returncode != 0 or ours.stderr.strip():
+                               "--duration", str(seconds), "--format", "json", "-o", m_out], env=ENV,
+                              capture_output=True, text=True, timeout=120)
+        dc_text, _ = dc.communicate(timeout=120)
+        if dc.returncode != 0 or not os.path.exists(dc_out):
+            fail(f"dotnet-counters exited {dc.returncode}: {dc_text}")
+        if ours.returncode != 0 or (not together and ours.stderr.strip()):
             fail(f"mantra counters exited {ours.returncode}: {ours.stderr}")
-    finally:
-        app.kill()
-        app.wait()
-    return json.load(open(dc_out, encoding="utf-8"))["Events"], [json.loads(line) for line in open(m_out, encoding="utf-8")]
+    with open(dc_out, encoding="utf-8") as f:
+        theirs = json.load(f)["Events"]
+    with open(m_out, encoding="utf-8") as f:
+        return theirs, [json.loads(line) for line in f]
 
 
 def compare_meter(mantra, dll, outdir):
@@ -136,9 +113,7 @@ def compare_meter(mantra, dll, outdir):
           f"{shown(mine, 'display_name')}, gauge 42, histogram quantiles 5")
 
 
-def compare_event_counters(dc_out, m_out):
-    theirs = json.load(open(dc_out, encoding="utf-8"))["Events"]
-    mine = [json.loads(line) for line in open(m_out, encoding="utf-8")]
+def compare_event_counters(theirs, mine):
     for name, display in NAMES.items():
         # dotnet-counters' first two values: the interval its session started in, and one more that
         # the runtime's counter group may have begun for a session started just before (mantra's)

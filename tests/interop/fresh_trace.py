@@ -41,6 +41,7 @@ runtime writes 1 byte: 5 payload bytes where the metadata says 8), each with Fla
 payload byte) and reported as ending inside a field.
 Without dotnet: SKIP (a failure with MANTRA_REQUIRE_INTEROP=1).
 """
+import contextlib
 import json
 import os
 import re
@@ -106,7 +107,9 @@ def make_env_trace(dll, trace, config=CONFIG, what="work", extra=None, cwd=None)
         fail(f"TraceMaker {what} exited {p.returncode}: {p.stderr}")
 
 
-def make_collect_trace(dll, trace, profile):
+@contextlib.contextmanager
+def serving(dll):
+    """`TraceMaker serve 30` running for the with-block: its pid (text); killed at the end."""
     app = subprocess.Popen(["dotnet", dll, "serve", "30"], env=ENV, stdout=subprocess.PIPE, text=True)
     try:
         line = app.stdout.readline()
@@ -114,7 +117,15 @@ def make_collect_trace(dll, trace, profile):
         if not m:
             fail(f"TraceMaker serve printed {line!r}")
         time.sleep(0.5)  # the diagnostics server is up once the program runs managed code
-        cmd = ["dotnet", "tool", "run", "dotnet-trace", "--", "collect", "-p", m.group(1), "-o", trace,
+        yield m.group(1)
+    finally:
+        app.kill()
+        app.wait()
+
+
+def make_collect_trace(dll, trace, profile):
+    with serving(dll) as pid:
+        cmd = ["dotnet", "tool", "run", "dotnet-trace", "--", "collect", "-p", pid, "-o", trace,
                "--duration", "00:00:00:03"]
         if profile != "default":
             cmd += ["--profile", profile]
@@ -122,9 +133,6 @@ def make_collect_trace(dll, trace, profile):
                            stdin=subprocess.DEVNULL)
         if p.returncode != 0 or not os.path.exists(trace):
             fail(f"dotnet-trace collect exited {p.returncode}: {p.stdout}{p.stderr}")
-    finally:
-        app.kill()
-        app.wait()
 
 
 def check_gen_aware(mantra, te, rundir):
@@ -165,28 +173,19 @@ MANTRA_COLLECT = {
 def make_mantra_collect_trace(mantra, dll, trace, args):
     """`mantra ps --json` lists the process with its command line; `mantra collect -p PID ARGS
     --duration 3` writes the trace."""
-    app = subprocess.Popen(["dotnet", dll, "serve", "30"], env=ENV, stdout=subprocess.PIPE, text=True)
-    try:
-        line = app.stdout.readline()
-        m = re.match(r"ready (\d+)", line)
-        if not m:
-            fail(f"TraceMaker serve printed {line!r}")
-        pid = int(m.group(1))
-        time.sleep(0.5)  # the diagnostics server is up once the program runs managed code
+    with serving(dll) as text_pid:
+        pid = int(text_pid)
         p = subprocess.run([mantra, "ps", "--json"], env=ENV, capture_output=True, text=True, timeout=60)
         listed = [e for e in json.loads(p.stdout or "[]") if e["pid"] == pid]
         if p.returncode != 0 or len(listed) != 1 or "TraceMaker.dll serve 30" not in listed[0]["command_line"] \
                 or listed[0]["os"] != "Linux" or not listed[0]["runtime_version"].startswith("10."):
             fail(f"mantra ps --json does not list TraceMaker ({pid}) with its command line: {p.stdout}{p.stderr}")
         print(f"mantra ps: {listed[0]}")
-        p = subprocess.run([mantra, "collect", "-p", str(pid), *args, "--duration", "3", "-o", trace], env=ENV,
+        p = subprocess.run([mantra, "collect", "-p", text_pid, *args, "--duration", "3", "-o", trace], env=ENV,
                            capture_output=True, text=True, timeout=120)
         if p.returncode != 0 or not os.path.exists(trace):
             fail(f"mantra collect exited {p.returncode}: {p.stderr}")
         print(p.stderr, end="")
-    finally:
-        app.kill()
-        app.wait()
 
 
 def make_mantra_reverse_trace(mantra, dll, trace):

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "diag_target.h"
@@ -105,12 +104,6 @@ static const profile PROFILES[] = {
      MANTRA_DIAG_RUNDOWN_DEFAULT},
 };
 #define PROFILE_COUNT (sizeof PROFILES / sizeof PROFILES[0])
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Adds a profile's providers that --providers (or an earlier profile) did not name. 0, or -1 when
  * there are too many. */
@@ -213,12 +206,11 @@ int cmd_collect(int argc, char **argv) {
         tool_signals_restore();
         return status;
     }
-    int rc = 0;
     mantra_diag_collect_request req = {specs, n, (uint32_t)buffer_mb, rundown, 1};
     mantra_diag_session *s = NULL;
     uint32_t hr = 0;
-    rc = mantra_diag_collect_start(t, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
-    if (rc == MANTRA_ESTATE && hr == 0x80131385u && rundown != MANTRA_DIAG_RUNDOWN_DEFAULT) {
+    int rc = mantra_diag_collect_start(t, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
+    if (rc == MANTRA_ESTATE && hr == MANTRA_DIAG_UNKNOWN_COMMAND && rundown != MANTRA_DIAG_RUNDOWN_DEFAULT) {
         req.rundown_keywords = 0; /* as dotnet-trace: CollectTracing2 without rundown */
         rc = mantra_diag_collect_start(t, &req, IO_TIMEOUT_MS, &s, &hr, err, sizeof err);
     }
@@ -242,7 +234,7 @@ int cmd_collect(int argc, char **argv) {
     if (mantra_diag_resume(t, IO_TIMEOUT_MS, &hr, err, sizeof err) != 0)
         fprintf(stderr, "mantra collect: ResumeRuntime: %s (collecting anyway)\n", err);
     int tty = isatty(2);
-    double start = now_s(), last_shown = 0;
+    double start = tool_now_s(), last_shown = 0;
     uint64_t bytes = 0;
     int stopping = 0, ended = 0, failed = 0, write_failed = 0;
     double stop_deadline = 0;
@@ -251,15 +243,15 @@ int cmd_collect(int argc, char **argv) {
         fprintf(stderr, "mantra collect: process %" PRIu64 ", session %" PRIu64 " -> %s (Ctrl-C stops)\n", pid, id,
                 output);
     while (!ended && !failed) {
-        if (!stopping && (tool_stop_signal || (duration > 0 && now_s() - start >= duration))) {
+        if (!stopping && (tool_stop_signal || (duration > 0 && tool_now_s() - start >= duration))) {
             stopping = 1;
-            stop_deadline = now_s() + STOP_WAIT_MS / 1000.0;
+            stop_deadline = tool_now_s() + STOP_WAIT_MS / 1000.0;
             if (mantra_diag_session_request_stop(s, t, IO_TIMEOUT_MS, err, sizeof err) != 0) {
                 fprintf(stderr, "mantra collect: StopTracing: %s\n", err);
                 break;
             }
         }
-        if (stopping && now_s() > stop_deadline) {
+        if (stopping && tool_now_s() > stop_deadline) {
             fprintf(stderr, "mantra collect: the stream did not end within %u s of StopTracing\n", STOP_WAIT_MS / 1000);
             break;
         }
@@ -276,8 +268,8 @@ int cmd_collect(int argc, char **argv) {
             fprintf(stderr, "mantra collect: reading the stream: %s\n", err);
             failed = 1;
         }
-        if (tty && now_s() - last_shown >= 0.5) {
-            last_shown = now_s();
+        if (tty && tool_now_s() - last_shown >= 0.5) {
+            last_shown = tool_now_s();
             fprintf(stderr, "\r  %.1f s, %" PRIu64 " bytes%s", last_shown - start, bytes, stopping ? ", stopping" : "");
         }
     }
@@ -285,10 +277,11 @@ int cmd_collect(int argc, char **argv) {
     if (tty)
         fputc('\n', stderr);
     int stop_state = mantra_diag_session_stop_state(s, &hr);
-    if (stop_state < 0) {
+    if (stop_state == MANTRA_ESTATE) {
         const char *hr_name = mantra_diag_hresult_name(hr);
-        fprintf(stderr, "mantra collect: StopTracing: %s%s%s\n", stop_state == MANTRA_ESTATE ? "refused " : "no answer",
-                stop_state == MANTRA_ESTATE && hr_name ? hr_name : "", "");
+        fprintf(stderr, "mantra collect: StopTracing refused: 0x%08X %s\n", hr, hr_name ? hr_name : "");
+    } else if (stop_state < 0) {
+        fprintf(stderr, "mantra collect: StopTracing: no readable answer\n");
     }
     if (write_failed && !stopping) /* the process's session must not outlive this run */
         (void)mantra_diag_session_request_stop(s, t, IO_TIMEOUT_MS, err, sizeof err);
@@ -300,6 +293,6 @@ int cmd_collect(int argc, char **argv) {
     }
     if (ended && !stopping)
         fprintf(stderr, "mantra collect: the process ended the stream (it exited or stopped the session)\n");
-    fprintf(stderr, "mantra collect: %s: %" PRIu64 " bytes in %.1f s\n", output, bytes, now_s() - start);
+    fprintf(stderr, "mantra collect: %s: %" PRIu64 " bytes in %.1f s\n", output, bytes, tool_now_s() - start);
     return ended ? TOOL_OK : TOOL_BAD_INPUT;
 }

@@ -450,15 +450,11 @@ int cmd_counters(int argc, char **argv) {
     k.refresh = refresh;
     if (fmt == 1)
         fputs("Timestamp,Provider,Counter Name,Counter Type,Mean/Increment\n", out);
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = tool_now_s();
     int stopping = 0, rc, meter_error = 0;
     const mantra_trace_event *ev;
     while ((rc = mantra_reader_next(r, &ev)) == 1) {
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double elapsed = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
-        if (!stopping && (tool_stop_signal || (duration > 0 && elapsed >= duration))) {
+        if (!stopping && (tool_stop_signal || (duration > 0 && tool_now_s() - t0 >= duration))) {
             stopping = 1;
             if (mantra_diag_session_request_stop(s, t, IO_TIMEOUT_MS, err, sizeof err) != 0) {
                 fprintf(stderr, "mantra counters: StopTracing: %s\n", err);

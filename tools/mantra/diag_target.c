@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "diag_target.h"
 #include "tool.h"
@@ -44,6 +45,12 @@ int tool_options(const char *cmd, const char *usage, const tool_option *opts, in
     return TOOL_OK;
 }
 
+double tool_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 double tool_parse_duration(const char *s) {
     unsigned d, h, m;
     double sec;
@@ -72,14 +79,9 @@ static void first_word_name(const char *cmdline, char *out, size_t size) {
 static int endpoint_by_name(const char *cmd, const char *name, char *path, size_t size, uint64_t *pid) {
     char err[512];
     size_t count = 0;
-    if (mantra_diag_list(NULL, 0, &count, NULL, err, sizeof err) != 0) {
+    mantra_diag_endpoint *eps = NULL;
+    if (mantra_diag_list(&eps, &count, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "mantra %s: %s\n", cmd, err);
-        return -1;
-    }
-    mantra_diag_endpoint *eps = calloc(count ? count : 1, sizeof *eps);
-    if (!eps || mantra_diag_list(eps, count, &count, NULL, err, sizeof err) != 0) {
-        fprintf(stderr, "mantra %s: %s\n", cmd, eps ? err : "out of memory");
-        free(eps);
         return -1;
     }
     size_t matches = 0;

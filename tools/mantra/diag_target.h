@@ -23,6 +23,9 @@ typedef struct tool_option {
  * missing value is a usage error (its TOOL_USAGE status); else TOOL_OK with every value set. */
 int tool_options(const char *cmd, const char *usage, const tool_option *opts, int argc, char **argv);
 
+/* Seconds of the monotonic clock. */
+double tool_now_s(void);
+
 /* Seconds from "5", "2.5" or dotnet-trace's "dd:hh:mm:ss"; -1 when malformed. */
 double tool_parse_duration(const char *s);
 

@@ -37,19 +37,11 @@ int cmd_ps(int argc, char **argv) {
     }
     char err[512];
     size_t count = 0, stale = 0;
-    if (mantra_diag_list(NULL, 0, &count, &stale, err, sizeof err) != 0) {
+    mantra_diag_endpoint *eps = NULL;
+    if (mantra_diag_list(&eps, &count, &stale, err, sizeof err) != 0) {
         fprintf(stderr, "mantra ps: %s\n", err);
         return TOOL_BAD_INPUT;
     }
-    mantra_diag_endpoint *eps = calloc(count ? count : 1, sizeof *eps);
-    size_t got = 0;
-    if (!eps || mantra_diag_list(eps, count, &got, &stale, err, sizeof err) != 0) {
-        fprintf(stderr, "mantra ps: %s\n", eps ? err : "out of memory");
-        free(eps);
-        return TOOL_BAD_INPUT;
-    }
-    if (got < count)
-        count = got;
     if (json)
         fputc('[', stdout);
     else

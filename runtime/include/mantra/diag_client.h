@@ -29,10 +29,10 @@ typedef struct mantra_diag_endpoint {
     char path[256];
 } mantra_diag_endpoint;
 
-/* The endpoints in $TMPDIR (or /tmp), by pid ascending, one per pid (its newest socket file);
- * files of processes that no longer run are skipped and counted in *stale (may be NULL). At most
- * cap into out; *count is how many there are. 0 or a code. */
-int mantra_diag_list(mantra_diag_endpoint *out, size_t cap, size_t *count, size_t *stale, char *err, size_t errlen);
+/* The endpoints in $TMPDIR (or /tmp), by pid ascending, one per pid (its newest socket file), in
+ * *out (malloc'd, free() it; NULL when there are none) and their number in *count; files of
+ * processes that no longer run are skipped and counted in *stale (may be NULL). 0 or a code. */
+int mantra_diag_list(mantra_diag_endpoint **out, size_t *count, size_t *stale, char *err, size_t errlen);
 /* The default endpoint of pid into path: MANTRA_ENOENT ("no such process" or "no diagnostics
  * endpoint") when there is none. */
 int mantra_diag_endpoint_of(uint64_t pid, char *path, size_t size, char *err, size_t errlen);
@@ -121,6 +121,9 @@ void mantra_diag_session_close(mantra_diag_session *s);
  * stream, so a caller that holds the stream uses mantra_diag_session_request_stop instead. */
 int mantra_diag_stop_tracing(mantra_diag_target *t, uint64_t id, uint32_t timeout_ms, uint32_t *hresult, char *err,
                      size_t errlen);
+
+/* The HRESULT a process answers a command it does not know with (UNKNOWN_COMMAND). */
+#define MANTRA_DIAG_UNKNOWN_COMMAND 0x80131385u
 
 /* The protocol's name of an HRESULT a process answers with ("UNKNOWN_COMMAND", "BAD_ENCODING",
  * "UNKNOWN_MAGIC", "NOT_SUPPORTED", "E_FAIL", "INVALIDARG", ...), or NULL. */

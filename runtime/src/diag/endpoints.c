@@ -11,20 +11,32 @@
 #include "mantra/diag_client.h"
 #include "platform/platform-internal.h"
 
-typedef struct found {
-    uint64_t pid;
-    int64_t mtime;
-    char path[256];
-} found;
-
 typedef struct scan {
     const char *dir;
     uint64_t only;    /* 0: every pid */
-    found *items;
+    mantra_diag_endpoint *items;
     size_t count, cap;
+    int64_t *mtimes; /* the newest socket file's time, per item */
     size_t stale;
     int failed;
 } scan;
+
+/* Room for more items. 0, or -1 (s->failed) when out of memory. */
+static int grow(scan *s) {
+    size_t cap = s->cap ? 2 * s->cap : 16;
+    mantra_diag_endpoint *items = realloc(s->items, cap * sizeof *items);
+    if (items)
+        s->items = items;
+    int64_t *mtimes = realloc(s->mtimes, cap * sizeof *mtimes);
+    if (mtimes)
+        s->mtimes = mtimes;
+    if (!items || !mtimes) {
+        s->failed = 1;
+        return -1;
+    }
+    s->cap = cap;
+    return 0;
+}
 
 /* The pid of a name "dotnet-diagnostic-PID-KEY-socket" (both all digits), or 0. */
 static uint64_t name_pid(const char *name) {
@@ -59,37 +71,29 @@ static int visit(void *ctx, const char *name) {
     int64_t mtime = mantra_pal_file_mtime_ns(path);
     if (mtime < 0)
         return 0;
+    if (s->count == s->cap && grow(s) != 0)
+        return 1;
     if (!mantra_pal_process_alive(pid)) {
         s->stale++;
         return 0;
     }
     for (size_t i = 0; i < s->count; i++)
         if (s->items[i].pid == pid) {
-            if (mtime >= s->items[i].mtime) {
-                s->items[i].mtime = mtime;
+            if (mtime >= s->mtimes[i]) {
+                s->mtimes[i] = mtime;
                 memcpy(s->items[i].path, path, sizeof path);
             }
             return 0;
         }
-    if (s->count == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        found *grown = realloc(s->items, cap * sizeof *grown);
-        if (!grown) {
-            s->failed = 1;
-            return 1;
-        }
-        s->items = grown;
-        s->cap = cap;
-    }
     s->items[s->count].pid = pid;
-    s->items[s->count].mtime = mtime;
+    s->mtimes[s->count] = mtime;
     memcpy(s->items[s->count].path, path, sizeof path);
     s->count++;
     return 0;
 }
 
 static int by_pid(const void *a, const void *b) {
-    uint64_t x = ((const found *)a)->pid, y = ((const found *)b)->pid;
+    uint64_t x = ((const mantra_diag_endpoint *)a)->pid, y = ((const mantra_diag_endpoint *)b)->pid;
     return (x > y) - (x < y);
 }
 
@@ -113,20 +117,19 @@ static int run_scan(scan *s, char *err, size_t errlen) {
     return 0;
 }
 
-int mantra_diag_list(mantra_diag_endpoint *out, size_t cap, size_t *count, size_t *stale, char *err, size_t errlen) {
+int mantra_diag_list(mantra_diag_endpoint **out, size_t *count, size_t *stale, char *err, size_t errlen) {
     scan s = {0};
     int rc = run_scan(&s, err, errlen);
-    if (!rc) {
-        for (size_t i = 0; i < s.count && i < cap; i++) {
-            out[i].pid = s.items[i].pid;
-            memcpy(out[i].path, s.items[i].path, sizeof out[i].path);
-        }
-        *count = s.count;
-        if (stale)
-            *stale = s.stale;
+    free(s.mtimes);
+    if (rc) {
+        free(s.items);
+        return rc;
     }
-    free(s.items);
-    return rc;
+    *out = s.items;
+    *count = s.count;
+    if (stale)
+        *stale = s.stale;
+    return 0;
 }
 
 int mantra_diag_endpoint_of(uint64_t pid, char *path, size_t size, char *err, size_t errlen) {
@@ -146,5 +149,6 @@ int mantra_diag_endpoint_of(uint64_t pid, char *path, size_t size, char *err, si
         rc = MANTRA_ERANGE;
     }
     free(s.items);
+    free(s.mtimes);
     return rc;
 }

@@ -195,7 +195,8 @@ static class Program
     [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "getpid")]
     static extern int GetPid();
 
-    // a string argument needs marshalling: the runtime generates an IL stub (ILStubGenerated)
+    // a string argument needs marshalling: the runtime generates IL that marshals it, and says so
+    // with its ILStubGenerated event
     [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "strlen")]
     static extern nint StrLen(string s);
 
@@ -231,7 +232,7 @@ static class Program
         GC.Collect(2, GCCollectionMode.Optimized, blocking: false);
         _sink += GC.AllocateArray<byte>(100_000, pinned: true).Length + new byte[200_000].Length;
 
-        // P/Invoke: getpid through a DllImport, which the runtime calls through an IL stub
+        // P/Invoke: getpid through a DllImport (blittable: no marshalling IL of its own)
         for (int i = 0; i < 3; i++)
             _sink += GetPid();
 
