@@ -7,10 +7,14 @@
 # child with tiered PGO instrumenting every method (DOTNET_TieredPGO=1
 # DOTNET_TieredPGO_InstrumentOnlyHotCode=0 DOTNET_ReadyToRun=0), its text dump
 # (DOTNET_WritePGOData=1 DOTNET_PGODataPath=OUTDIR/RUN.txt) and EventPipe startup tracing of
-# Microsoft-Windows-DotNETRuntime (DOTNET_EventPipeOutputPath=OUTDIR/RUN.nettrace). Two runs:
+# Microsoft-Windows-DotNETRuntime (DOTNET_EventPipeOutputPath=OUTDIR/RUN.nettrace). Three runs:
 #   plain  keywords 0x14000080018 (Loader, Jit, Type, MethodDiagnostic, JitInstrumentationData):
-#          BulkType has no type names, so every named handle of the dump is UNKNOWN in ours
-#   names  the same plus GCHeapAndTypeNames 0x1000000, which makes BulkType carry names
+#          no event names a type, so every named handle of the dump is UNKNOWN in ours, and the
+#          summary says which keyword was missing
+#   names  the same plus GCHeapAndTypeNames 0x1000000, which makes BulkType carry names (nested
+#          types by their own name only: counted)
+#   full   dotnet-pgo's keywords 0x1F000080018 (plain's plus CompilationDiagnostic,
+#          TypeDiagnostic): TypeLoadStop names every type; every handle line equals the dump's
 # Then per run: `mantra pgo RUN.nettrace -o RUN.out.txt`, pgo_compare.py (every difference explained
 # and counted), `mantra pgo --check` on both files, and `mantra stats` of the trace (no event may be
 # reported as not matching its template: the regression test of event 298's Data field).
@@ -29,10 +33,12 @@ fi
 rm -rf "$out"
 mkdir -p "$out"
 status=0
-for run in plain names; do
-  keywords=0x14000080018
-  names=no
-  if [ $run = names ]; then keywords=0x14001080018; names=yes; fi
+for run in plain names full; do
+  case $run in
+    plain) keywords=0x14000080018 names=no ;;
+    names) keywords=0x14001080018 names=bulk ;;
+    full)  keywords=0x1F000080018 names=full ;;
+  esac
   env DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 \
       DOTNET_TieredPGO=1 DOTNET_TieredPGO_InstrumentOnlyHotCode=0 DOTNET_ReadyToRun=0 \
       DOTNET_WritePGOData=1 DOTNET_PGODataPath="$out/$run.txt" \
@@ -45,6 +51,14 @@ for run in plain names; do
   # nothing dropped, nothing unnamed beyond what the run explains
   grep -q "dropped: 0 out of order, 0 after the final chunk (0 chunks), 0 incomplete, 0 bad payloads, 0 undecodable" \
     "$out/$run.pgo.err" || { echo "pgo-real: $run: the converter dropped data" >&2; status=1; }
+  # unnamed handles: none with type names in the trace; without them the summary names the keyword
+  if [ $run = plain ]; then
+    grep -q "handles unnamed: types without a name (keyword TypeDiagnostic 0x8000000000" "$out/$run.pgo.err" || {
+      echo "pgo-real: $run: the summary does not say which keyword names the handles" >&2; status=1; }
+  else
+    grep -q " 0 of [0-9]* handles unnamed" "$out/$run.pgo.err" || {
+      echo "pgo-real: $run: handles left unnamed" >&2; status=1; }
+  fi
   echo "pgo-real: $run: $("$python" "$here/pgo_compare.py" "$out/$run.txt" "$out/$run.out.txt" --names $names | tail -1)"
   "$python" "$here/pgo_compare.py" "$out/$run.txt" "$out/$run.out.txt" --names $names > "$out/$run.compare" || {
     cat "$out/$run.compare" >&2; status=1; }

@@ -2,7 +2,11 @@
 """pgo_compare.py - `mantra pgo`'s text profile against the .NET runtime's own DOTNET_WritePGOData
 dump of the same run (tests/interop/pgo-real.sh).
 
-    pgo_compare.py RUNTIME_DUMP OURS --names yes|no
+    pgo_compare.py RUNTIME_DUMP OURS --names no|bulk|full
+
+The --names mode says which naming events the trace has (pgo-real.sh's three runs): no (none),
+bulk (BulkType names only, GCHeapAndTypeNames 0x1000000), full (TypeLoadStop, TypeDiagnostic
+0x8000000000: dotnet-pgo's keywords).
 
 Both files are read as the CLR reader reads them (docs/pgo.md): the START line, then per method an
 `@@@` header, `MethodName:`, `Signature:`, and per schema record a `Schema ...` line followed by
@@ -14,9 +18,10 @@ exact expectation:
   hashes    codehash and methodhash are not in any event (pgo-format.md §7): ours are 0.
             Expected: one per method.
   unnamed   (--names no: the trace was taken without GCHeapAndTypeNames 0x1000000, so BulkType
-            has no names) our handle line says UNKNOWN where the runtime names the handle.
-            Expected: every named handle line of the dump, none other.
-  nested    (--names yes) a nested type whose enclosing type no event names: BulkType gives only
+            has no names, and no TypeLoadStop) our handle line says UNKNOWN where the runtime
+            names the handle. Expected: every named handle line of the dump, none other.
+            (--names full: every handle line is equal, none of these.)
+  nested    (--names bulk) a nested type whose enclosing type no event names: BulkType gives only
             "Inner"; ours is the runtime's name with "Outer+" prefixes missing. Expected: only
             handle lines of the dump that contain '+'.
 
@@ -78,9 +83,10 @@ def strip_enclosing(name):
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[3] != "--names" or sys.argv[4] not in ("yes", "no"):
+    if len(sys.argv) != 5 or sys.argv[3] != "--names" or sys.argv[4] not in ("no", "bulk", "full"):
         sys.exit(__doc__)
-    theirs, ours, names = parse(sys.argv[1]), parse(sys.argv[2]), sys.argv[4] == "yes"
+    theirs, ours, mode = parse(sys.argv[1]), parse(sys.argv[2]), sys.argv[4]
+    names = mode != "no"
     counts = {"hashes": 0, "unnamed": 0, "nested": 0, "live": 0, "late": 0, "unexplained": 0}
     count_lines = 0
     live = []
@@ -139,7 +145,7 @@ def main():
                 prefix = a.split(": ", 1)[0] + ": "
                 if not names and named and b == prefix + "UNKNOWN":
                     counts["unnamed"] += 1
-                elif names and named and "+" in a and b.startswith(prefix) and \
+                elif mode == "bulk" and named and "+" in a and b.startswith(prefix) and \
                         strip_enclosing(a) == strip_enclosing(b):
                     counts["nested"] += 1
                 else:

@@ -60,6 +60,10 @@ static char *convert_json(run_tool_result *r, const char *trace, const char *jso
 
 static const mantra_guid GUID_A = {0x11223344, 0x5566, 0x7788, {1, 2, 3, 4, 5, 6, 7, 8}};
 #define BB MANTRA_PGO_BasicBlockIntCount
+/* The JSON stats' "unnamed_by" object of a profile without unnamed handles. */
+#define UNNAMED_NONE                                                                                      \
+    "\"unnamed_by\":{\"type_unknown\":0,\"type_nameless\":0,\"type_depth\":0,\"method_no_details\":0,"     \
+    "\"method_nameless\":0}"
 
 /* The module of every crafted method: app.dll, module 0x1000, assembly 0x2000. */
 static pgo_trace *open_app(const char *path) {
@@ -109,7 +113,7 @@ START_TEST(chunk_rules_as_dotnet_pgo) {
     ck_assert_msg(strstr(out, "\"stats\":{\"traces\":1,\"truncated_traces\":0,\"unreadable_traces\":0,\"events\":11,"
                               "\"bad_payloads\":0,\"chunks_dropped\":6,\"discard_out_of_order\":3,"
                               "\"discard_after_final\":1,\"incomplete\":1,\"undecodable\":0,\"methods_read\":3,"
-                              "\"methods\":3,\"merged\":0,\"merge_conflicts\":0,\"handles\":0,\"handles_unnamed\":0}}\n") != NULL,
+                              "\"methods\":3,\"merged\":0,\"merge_conflicts\":0,\"handles\":0,\"handles_unnamed\":0," UNNAMED_NONE "}}\n") != NULL,
                   "%.3000s", out);
     /* completion order: A, D, F */
     const char *a = strstr(out, "\"name\":\"A\""), *f = strstr(out, "\"name\":\"F\""), *d = strstr(out, "\"name\":\"D\"");
@@ -202,7 +206,7 @@ START_TEST(two_traces_merge) {
         ",{\"kind\":256,\"kind_name\":\"Version\",\"il_offset\":0,\"count\":1,\"other\":3}]}\n"
         "],\"stats\":{\"traces\":2,\"truncated_traces\":0,\"unreadable_traces\":0,\"events\":5,\"bad_payloads\":0,"
         "\"chunks_dropped\":0,\"discard_out_of_order\":0,\"discard_after_final\":0,\"incomplete\":0,\"undecodable\":0,"
-        "\"methods_read\":5,\"methods\":3,\"merged\":2,\"merge_conflicts\":0,\"handles\":0,\"handles_unnamed\":0}}\n";
+        "\"methods_read\":5,\"methods\":3,\"merged\":2,\"merge_conflicts\":0,\"handles\":0,\"handles_unnamed\":0," UNNAMED_NONE "}}\n";
     ck_assert_str_eq(out, expect);
     run_tool_free(&r);
     free(out);
@@ -567,6 +571,137 @@ START_TEST(handles_named_like_the_runtime) {
     free(txt);
 }
 END_TEST
+/* One BulkType element without a name (as without GCHeapAndTypeNames): TypeID, ModuleID 0x1000,
+ * TypeNameID, Flags, CorElementType, Name "", TypeParameterCount and TypeParameters. */
+static size_t bulk_nameless(uint8_t *p, uint64_t type, uint32_t nparams, const uint64_t *params) {
+    size_t n = 0;
+    uint64_t module = 0x1000;
+    uint32_t zero = 0;
+    uint8_t cor = 0x11;
+    PUT(type), PUT(module), PUT(zero), PUT(zero), PUT(cor);
+    n += put_utf16(p + n, "");
+    PUT(nparams);
+    for (uint32_t i = 0; i < nparams; i++)
+        PUT(params[i]);
+    return n;
+}
+
+/* TypeLoadStop (74): TypeLoadStartID, ClrInstanceID, LoadLevel, TypeID, TypeName. */
+static void type_load(pgo_trace *t, uint64_t type, const char *name) {
+    uint8_t p[512];
+    size_t n = 0;
+    uint32_t start_id = 1;
+    uint16_t clr = 0, level = 6;
+    PUT(start_id), PUT(clr), PUT(level), PUT(type);
+    n += put_utf16(p + n, name);
+    pgo_trace_event(t, 74, 0, p, n);
+}
+
+/* Issue 30 item 1: with dotnet-pgo's keywords (0x1F000080018) BulkType has no names; TypeLoadStop
+ * names every type ("Outer+Inner`2<A,B>[]", arguments unqualified in angle brackets) and the handles
+ * come out as the runtime's dump writes them: arguments assembly-qualified in double brackets from
+ * BulkType's TypeParameters, the modifier of an array, pointer or byref after its element's name,
+ * compiler-generated names with angle brackets kept. TypeLoadStop before or after BulkType. What
+ * stays unnamed is counted by reason, and the summary says which keyword would have named it. */
+START_TEST(handles_named_from_type_loads) {
+    char *trace = path_of("typeloads.nettrace"), *txt = path_of("typeloads.txt"), *json = path_of("typeloads.json");
+    pgo_trace *t = open_app(trace);
+    type_load(t, 0x8001, "System.Int32");
+    type_load(t, 0x8003, "System.Collections.Generic.Dictionary`2+Entry<System.Int32,System.String>");
+    uint8_t p[1024];
+    size_t n = 0;
+    uint32_t count = 11;
+    uint16_t clr = 0;
+    PUT(count), PUT(clr);
+    const uint64_t entry_args[] = {0x8001, 0x8002}, entry[] = {0x8003}, s_type[] = {0x8006}, i32[] = {0x8001};
+    n += bulk_nameless(p + n, 0x8001, 0, NULL);
+    n += bulk_nameless(p + n, 0x8002, 0, NULL);
+    n += bulk_nameless(p + n, 0x8003, 2, entry_args);
+    n += bulk_nameless(p + n, 0x8004, 1, entry);  /* Entry<...>[] */
+    n += bulk_nameless(p + n, 0x8005, 1, s_type); /* Ns.S* */
+    n += bulk_nameless(p + n, 0x8006, 0, NULL);
+    n += bulk_nameless(p + n, 0x8007, 1, s_type); /* Ns.S& */
+    n += bulk_nameless(p + n, 0x8008, 1, i32);    /* System.Int32[,] */
+    n += bulk_nameless(p + n, 0x8009, 1, i32);    /* Ns.<Gen>d__1`1<System.Int32> */
+    n += bulk_nameless(p + n, 0x800A, 0, NULL);   /* Program+<>c */
+    n += bulk_nameless(p + n, 0x800B, 0, NULL);   /* no TypeLoadStop: unnamed */
+    pgo_trace_event(t, 15, 0, p, n);
+    type_load(t, 0x8002, "System.String");
+    type_load(t, 0x8004, "System.Collections.Generic.Dictionary`2+Entry<System.Int32,System.String>[]");
+    type_load(t, 0x8005, "Ns.S*");
+    type_load(t, 0x8006, "Ns.S");
+    type_load(t, 0x8007, "Ns.S&");
+    type_load(t, 0x8008, "System.Int32[,]");
+    type_load(t, 0x8009, "Ns.<Gen>d__1`1<System.Int32>");
+    type_load(t, 0x800A, "Program+<>c");
+    type_load(t, 0x8001, "Not.The.First"); /* the first TypeLoadStop of a TypeID wins */
+    uint32_t zero = 0, token = 0x06000020;
+    uint64_t module = 0x1000;
+    uint64_t m_nameless = 0xB001, m_named = 0xB002, t_c = 0x800A, t_entry = 0x8003;
+    n = 0; /* MethodDetails: 0xB001 (no method event names it), 0xB002 */
+    PUT(m_nameless), PUT(t_c), PUT(token), PUT(zero), PUT(module);
+    pgo_trace_event(t, 72, 0, p, n);
+    n = 0;
+    PUT(m_named), PUT(t_entry), PUT(token), PUT(zero), PUT(module);
+    pgo_trace_event(t, 72, 0, p, n);
+    n = method_verbose(p, m_named, token, "System.Collections.Generic.Dictionary`2+Entry[System.Int32,System.String]",
+                       "Get");
+    PUT(clr);
+    pgo_trace_event(t, 143, 1, p, n);
+    mantra_pgo_schema s[] = {{MANTRA_PGO_HandleHistogramTypes, 5, 11, 0}, {MANTRA_PGO_HandleHistogramMethods, 9, 3, 0}};
+    int64_t v[] = {0x8003, 0x8004, 0x8005, 0x8007, 0x8008, 0x8009, 0x800A, 0x800B, 0x800C, 0x8002, 0x8001,
+                   0xB000, 0xB001, 0xB002};
+    pgo_trace_method(t, 0x50, 0x1000, 0x06000050, "Ns.C", "Calls", "void ()", s, 2, v, 14);
+    pgo_trace_close(t);
+    run_tool_result r;
+    run(&r, (const char *[]){trace, "-o", txt, NULL});
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(strstr(r.err, "; 4 of 14 handles unnamed\n"
+                                "mantra pgo: 1 handle unnamed: types in no BulkType or TypeLoadStop event (keywords "
+                                "Type 0x80000, TypeDiagnostic 0x8000000000)\n"
+                                "mantra pgo: 1 handle unnamed: types without a name (keyword TypeDiagnostic "
+                                "0x8000000000 for TypeLoadStop, or GCHeapAndTypeNames 0x1000000 for BulkType names)\n"
+                                "mantra pgo: 1 handle unnamed: methods without MethodDetails (keyword MethodDiagnostic "
+                                "0x4000000000)\n"
+                                "mantra pgo: 1 handle unnamed: methods that no MethodLoadVerbose, MethodJittingStarted "
+                                "or rundown event names (keyword Jit 0x10)\n") != NULL,
+                  "%.3000s", r.err);
+    run_tool_free(&r);
+    char *out = slurp(txt);
+#define APP ", app, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null"
+#define ENTRY "System.Collections.Generic.Dictionary`2+Entry[[System.Int32" APP "],[System.String" APP "]]"
+    ck_assert_str_eq(out, "*** START PGO Data, max index = 1 ***\n"
+                          "@@@ codehash 0x00000000 methodhash 0x00000000 ilSize 0x00000000 records 0x00000002\n"
+                          "MethodName: Ns.C.Calls\nSignature: void ()\n"
+                          "Schema InstrumentationKind 195 ILOffset 5 Count 11 Other 0\n"
+                          "TypeHandle: " ENTRY APP "\n"
+                          "TypeHandle: " ENTRY "[]" APP "\n"
+                          "TypeHandle: Ns.S*" APP "\n"
+                          "TypeHandle: Ns.S&" APP "\n"
+                          "TypeHandle: System.Int32[,]" APP "\n"
+                          "TypeHandle: Ns.<Gen>d__1`1[[System.Int32" APP "]]" APP "\n"
+                          "TypeHandle: Program+<>c" APP "\n"
+                          "TypeHandle: UNKNOWN\nTypeHandle: UNKNOWN\n"
+                          "TypeHandle: System.String" APP "\n"
+                          "TypeHandle: System.Int32" APP "\n"
+                          "Schema InstrumentationKind 196 ILOffset 9 Count 3 Other 0\n"
+                          "MethodHandle: UNKNOWN\nMethodHandle: UNKNOWN\n"
+                          "MethodHandle: Get|@|" ENTRY APP "\n"
+                          "*** END PGO Data ***\n");
+#undef ENTRY
+#undef APP
+    free(out);
+    out = convert_json(&r, trace, json);
+    ck_assert_msg(strstr(out, "\"handles\":14,\"handles_unnamed\":4,\"unnamed_by\":{\"type_unknown\":1,"
+                              "\"type_nameless\":1,\"type_depth\":0,\"method_no_details\":1,\"method_nameless\":1}}}\n") != NULL,
+                  "%.3000s", out);
+    run_tool_free(&r);
+    free(out);
+    free(trace);
+    free(txt);
+    free(json);
+}
+END_TEST
 #undef PUT
 
 /* Regression (issue 10 item 7): event 298 with the runtime's empty metadata used to be reported as
@@ -606,6 +741,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, event_297_named_by_method_events);
     tcase_add_test(tc, naming_events_of_every_version);
     tcase_add_test(tc, handles_named_like_the_runtime);
+    tcase_add_test(tc, handles_named_from_type_loads);
     suite_add_tcase(s, tc);
     return s;
 }

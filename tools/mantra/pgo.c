@@ -221,6 +221,10 @@ static void summary(const pgo_profile *p) {
             p->count, p->count == 1 ? "" : "s", c->traces, c->traces == 1 ? "" : "s", c->events, c->methods_read, c->merged,
             c->discard_out_of_order, c->discard_after_final, c->chunks_dropped, c->incomplete, c->bad_payloads,
             c->undecodable, c->merge_conflicts, c->handles_unnamed, c->handles);
+    for (int r = 0; r < PGO_UNNAMED_REASONS; r++)
+        if (c->unnamed_by[r])
+            fprintf(stderr, "mantra pgo: %" PRIu64 " handle%s unnamed: %s\n", c->unnamed_by[r],
+                    c->unnamed_by[r] == 1 ? "" : "s", pgo_unnamed_reasons[r].text);
     if (c->unfit_naming)
         fprintf(stderr, "mantra pgo: %" PRIu64 " module, assembly, method or type event%s did not fit %s template: ignored\n",
                 c->unfit_naming, c->unfit_naming == 1 ? "" : "s", c->unfit_naming == 1 ? "its" : "their");

@@ -4,7 +4,7 @@
  * (298) and JitInstrumentationData (297) carry the data; ModuleLoad (152) and the rundown's
  * ModuleDCStart/End (153/154) name modules; MethodLoadVerbose (143), MethodJittingStarted (145) and
  * the rundown's MethodDCStart/EndVerbose (143/144) name methods (145 also gives the IL size);
- * MethodDetails (72) and BulkType (15) name the type and method handles of the data
+ * MethodDetails (72), BulkType (15) and TypeLoadStop (74) name the type and method handles of the data
  * (../shared/reference/pgo-format.md §4). Payloads are decoded by the generated readers
  * (pgo_events.c); a naming event that does not fit its template is warned about, counted and
  * ignored.
@@ -41,7 +41,9 @@ typedef struct module_info {
 } module_info;
 
 typedef struct type_info {
-    char *name;
+    char *name;      /* BulkType's (NULL: none) */
+    char *load_name; /* TypeLoadStop's (NULL: none) */
+    int bulk;        /* a BulkType event gave module_id and params */
     uint64_t module_id;
     uint64_t *params; /* type arguments of a generic instantiation */
     uint32_t nparams;
@@ -297,15 +299,26 @@ static int on_details(trace_state *t, const mantra_trace_event *ev, uint64_t ind
     return 0;
 }
 
+/* The entry of a TypeID, made when new; NULL when out of memory. */
+static type_info *type_entry(trace_state *t, uint64_t type_id) {
+    uint64_t *i = pgo_u64map_get(&t->type_of, type_id);
+    if (i)
+        return &t->types[*i];
+    int status;
+    return ADD(t, type_of, types, type_id, &status);
+}
+
+/* BulkType: a type's module and parameters, and its name when the event has names (the first
+ * BulkType of a TypeID wins). */
 static int on_type(void *ctx, uint64_t type_id, uint64_t module_id, mantra_str16 name, mantra_array params) {
     trace_state *t = ctx;
-    if (name.units == 0)
-        return 0;
-    int status;
-    type_info *ti = ADD(t, type_of, types, type_id, &status);
+    type_info *ti = type_entry(t, type_id);
     if (ti == NULL)
-        return status < 0 ? -1 : 0;
-    if ((ti->name = pgo_str16_dup(name)) == NULL)
+        return -1;
+    if (ti->bulk)
+        return 0;
+    ti->bulk = 1;
+    if (name.units && (ti->name = pgo_str16_dup(name)) == NULL)
         return -1;
     ti->module_id = module_id;
     if (params.count) {
@@ -313,6 +326,25 @@ static int on_type(void *ctx, uint64_t type_id, uint64_t module_id, mantra_str16
             return -1;
         ti->nparams = (uint32_t)params.count;
     }
+    return 0;
+}
+
+/* TypeLoadStop: the loader's name of a TypeID (the first wins). */
+static int on_type_load(trace_state *t, const mantra_trace_event *ev, uint64_t index) {
+    pgo_type_load_event e;
+    const char *why = NULL;
+    int rc = pgo_read_type_load(ev, t->pointer_size, &e, &why);
+    if (rc < 0)
+        return not_read(t, ev, index, rc, why);
+    type_info *ti = type_entry(t, e.type_id);
+    if (ti == NULL) {
+        free(e.name);
+        return -2;
+    }
+    if (ti->load_name == NULL && e.name[0] != '\0')
+        ti->load_name = e.name;
+    else
+        free(e.name);
     return 0;
 }
 
@@ -331,6 +363,7 @@ static int on_event(trace_state *t, const mantra_trace_event *ev, uint64_t index
         case 143: return on_method(t, ev, index, 0);
         case 145: return ev->version >= 1 ? on_method(t, ev, index, 0) : 0;
         case 72: return on_details(t, ev, index);
+        case 74: return on_type_load(t, ev, index);
         case 15: {
             const char *why = NULL;
             int rc = pgo_read_bulk_type(ev, t->pointer_size, on_type, t, &why);
@@ -385,50 +418,108 @@ static char *type_assembly(const trace_state *t, const type_info *ti) {
 
 #define TYPE_DEPTH_MAX 16
 
-/* A type handle's name as the runtime's dump writes it (TypeString, assembly-qualified):
- * "NAME[[ARG1],[ARG2]], ASSEMBLY" with each type argument itself assembly-qualified, from
- * BulkType's Name and TypeParameters and the assembly of the type's module. BulkType carries
- * names only when the keyword GCHeapAndTypeNames (0x1000000) is on (eventtrace.cpp,
- * BulkTypeEventLogger::LogSingleType); without it every handle is unnamed. A nested type's
- * BulkType name lacks its enclosing type ("Inner" for the dump's "Outer+Inner"): counted
- * difference, docs/cli.md. NULL when not named. */
-static char *type_name_at(const trace_state *t, uint64_t type_id, int depth) {
+static char *type_name_at(const trace_state *t, uint64_t type_id, int depth, int *why);
+
+/* Where the last balanced group closed by s[end - 1] (`close`) opens, or (size_t)-1. */
+static size_t group_start(const char *s, size_t end, char open, char close) {
+    int depth = 0;
+    for (size_t i = end; i-- > 0;) {
+        if (s[i] == close)
+            depth++;
+        else if (s[i] == open && --depth == 0)
+            return i;
+    }
+    return (size_t)-1;
+}
+
+/* The length of the last type modifier of a name ("[]", "[,]", "[*]", "*", "&"), 0 when none. */
+static size_t modifier_len(const char *s) {
+    size_t len = strlen(s);
+    if (len == 0)
+        return 0;
+    if (s[len - 1] == '*' || s[len - 1] == '&')
+        return 1;
+    if (s[len - 1] != ']')
+        return 0;
+    size_t i = len - 1;
+    while (i > 0 && (s[i - 1] == ',' || s[i - 1] == '*'))
+        i--;
+    return i > 0 && s[i - 1] == '[' ? len - i + 1 : 0;
+}
+
+/* A BulkType name of a nested type is its own name only ("Inner"): the full name "Outer+Inner"
+ * from the methods' namespaces of its module (learn_nested), or s unchanged. Takes s. */
+static char *nested_full_name(const trace_state *t, const type_info *ti, char *s) {
+    if (strchr(s, '+') || strchr(s, '.'))
+        return s;
+    char *key = pgo_strf("%" PRIx64 "|%s", ti->module_id, s);
+    size_t at = key ? pgo_strmap_get(&t->nested_of, key) : (size_t)-1;
+    free(key);
+    if (at == (size_t)-1 || t->nested[at] == NULL)
+        return s;
+    free(s);
+    return pgo_strdup(t->nested[at]);
+}
+
+/* A type's name without its assembly, as the runtime's dump writes it (TypeString): type arguments
+ * assembly-qualified in double brackets ("List`1[[System.Int32, System.Private.CoreLib, ...]]"),
+ * then the modifier of an array, pointer or byref ("[]", "*", "&") after its element's name. Made
+ * from the type's name in the trace, its TypeParameters (BulkType: the type arguments of an
+ * instantiation, the element type of a modified type) and their own names, recursively:
+ *   TypeLoadStop (keyword TypeDiagnostic 0x8000000000) names every type the loader loads, enclosing
+ *     types included, arguments unqualified: "Outer+Inner`1<System.Int32>[]";
+ *   BulkType names types only with GCHeapAndTypeNames (0x1000000; eventtrace.cpp,
+ *     BulkTypeEventLogger::LogSingleType), a nested type by its own name, arguments in brackets:
+ *     "Inner`1[System.Int32]".
+ * NULL when the trace does not name it (*why: a PGO_UNNAMED_* reason) or out of memory. */
+static char *type_core_at(const trace_state *t, uint64_t type_id, int depth, int *why) {
     uint64_t *i = pgo_u64map_get(&t->type_of, type_id);
-    if (i == NULL || depth > TYPE_DEPTH_MAX)
+    if (i == NULL || depth > TYPE_DEPTH_MAX) {
+        *why = i == NULL ? PGO_UNNAMED_TYPE_UNKNOWN : PGO_UNNAMED_TYPE_DEPTH;
         return NULL;
+    }
     const type_info *ti = &t->types[*i];
-    char *s = pgo_strdup(ti->name);
-    if (s && strchr(s, '+') == NULL && strchr(s, '.') == NULL) {
-        /* a nested type (BulkType gives only its own name): its full name from the methods' namespaces */
-        char *br = strchr(s, '[');
-        char *key = pgo_strf("%" PRIx64 "|%.*s", ti->module_id, (int)(br ? (size_t)(br - s) : strlen(s)), s);
-        size_t at = key ? pgo_strmap_get(&t->nested_of, key) : (size_t)-1;
-        free(key);
-        if (at != (size_t)-1 && t->nested[at]) {
-            char *n = pgo_strf("%s%s", t->nested[at], br ? br : "");
-            free(s);
-            s = n;
-        }
+    int loaded = ti->load_name != NULL;
+    char *s = pgo_strdup(loaded ? ti->load_name : ti->name ? ti->name : "");
+    if (s == NULL || s[0] == '\0') {
+        *why = PGO_UNNAMED_TYPE_NAMELESS;
+        free(s);
+        return NULL;
     }
-    /* BulkType's name of a generic instantiation has its arguments unqualified ("List`1[System.Int32]"):
-     * they are rebuilt from TypeParameters. Arrays, pointers and byrefs also have a type parameter
-     * (the element type) and keep their name ("System.Byte[]"). */
-    char *inst = s && ti->nparams ? strchr(s, '[') : NULL;
-    size_t len = s ? strlen(s) : 0;
-    int array = len >= 2 && s[len - 1] == ']' && (s[len - 2] == '[' || s[len - 2] == ',' || s[len - 2] == '*');
-    uint32_t nparams = 0;
-    if (inst && !array) {
-        *inst = '\0';
-        nparams = ti->nparams;
+    size_t mod = ti->nparams == 1 ? modifier_len(s) : 0;
+    if (mod) { /* array, pointer or byref: the element's name, then the modifier */
+        int ignored;
+        char *elem = type_core_at(t, ti->params[0], depth + 1, &ignored);
+        if (elem == NULL)
+            return s; /* the element is not named: the name as the trace gives it */
+        char *n = pgo_strf("%s%s", elem, s + strlen(s) - mod);
+        free(elem);
+        free(s);
+        return n;
     }
-    for (uint32_t k = 0; s && k < nparams; k++) {
-        char *arg = type_name_at(t, ti->params[k], depth + 1);
-        char *n = arg ? pgo_strf("%s%s[%s]%s", s, k ? "," : "[", arg, k + 1 == nparams ? "]" : "") : NULL;
+    size_t len = strlen(s), inst = (size_t)-1;
+    if (ti->nparams && len > 0 && s[len - 1] == (loaded ? '>' : ']'))
+        inst = group_start(s, len, loaded ? '<' : '[', loaded ? '>' : ']');
+    if (inst != (size_t)-1)
+        s[inst] = '\0';
+    if (!loaded && (s = nested_full_name(t, ti, s)) == NULL)
+        return NULL;
+    for (uint32_t k = 0; inst != (size_t)-1 && s && k < ti->nparams; k++) {
+        char *arg = type_name_at(t, ti->params[k], depth + 1, why);
+        char *n = arg ? pgo_strf("%s%s[%s]%s", s, k ? "," : "[", arg, k + 1 == ti->nparams ? "]" : "") : NULL;
         free(arg);
         free(s);
         s = n;
     }
-    char *a = s ? type_assembly(t, ti) : NULL;
+    return s;
+}
+
+/* A type handle's name as the runtime's dump writes it: type_core_at's name, then ", " and the
+ * assembly of the type's module (type_assembly). NULL when not named. */
+static char *type_name_at(const trace_state *t, uint64_t type_id, int depth, int *why) {
+    char *s = type_core_at(t, type_id, depth, why);
+    uint64_t *i = s ? pgo_u64map_get(&t->type_of, type_id) : NULL;
+    char *a = i ? type_assembly(t, &t->types[*i]) : NULL;
     if (a) {
         char *n = pgo_strf("%s, %s", s, a);
         free(s);
@@ -438,15 +529,17 @@ static char *type_name_at(const trace_state *t, uint64_t type_id, int depth) {
     return s;
 }
 
-static char *type_name(const trace_state *t, uint64_t type_id) { return type_name_at(t, type_id, 0); }
+static char *type_name(const trace_state *t, uint64_t type_id, int *why) { return type_name_at(t, type_id, 0, why); }
 
 /* A method handle's name, "method|@|type" as the runtime's dump writes it. */
-static char *method_handle_name(const trace_state *t, uint64_t method_id) {
+static char *method_handle_name(const trace_state *t, uint64_t method_id, int *why) {
     uint64_t *d = pgo_u64map_get(&t->details_of, method_id);
     uint64_t *m = pgo_u64map_get(&t->method_of, method_id);
-    if (d == NULL || m == NULL || t->methods[*m].name == NULL)
+    if (d == NULL || m == NULL || t->methods[*m].name == NULL) {
+        *why = d == NULL ? PGO_UNNAMED_METHOD_NO_DETAILS : PGO_UNNAMED_METHOD_NAMELESS;
         return NULL;
-    char *tn = type_name(t, t->details[*d].type_id);
+    }
+    char *tn = type_name(t, t->details[*d].type_id, why);
     if (tn == NULL)
         return NULL;
     char *s = pgo_strf("%s|@|%s", t->methods[*m].name, tn);
@@ -473,10 +566,15 @@ static int name_handles(trace_state *t, pgo_method *m) {
                 (h >= MANTRA_PGO_UNKNOWN_HANDLE_MIN && h <= MANTRA_PGO_UNKNOWN_HANDLE_MAX))
                 continue;
             t->profile->counts.handles++;
-            m->handle_names[v] = type == MANTRA_PGO_TypeHandle ? type_name(t, (uint64_t)h)
-                                                                : method_handle_name(t, (uint64_t)h);
-            if (m->handle_names[v] == NULL)
+            int why = PGO_UNNAMED_OUT_OF_MEMORY;
+            m->handle_names[v] = type == MANTRA_PGO_TypeHandle ? type_name(t, (uint64_t)h, &why)
+                                                                : method_handle_name(t, (uint64_t)h, &why);
+            if (m->handle_names[v] == NULL) {
+                if (why == PGO_UNNAMED_OUT_OF_MEMORY)
+                    return -2;
                 t->profile->counts.handles_unnamed++;
+                t->profile->counts.unnamed_by[why]++;
+            }
         }
     }
     return 0;
@@ -542,7 +640,12 @@ static char *method_identity(trace_state *t, const chunk_owner *o, const pgo_met
     const pgo_details_event *d = di ? &t->details[*di] : NULL;
     int local = 0;
     for (uint32_t i = 0; id && d && i < d->type_parameter_count && !local; i++) {
-        char *tn = type_name(t, d->type_parameters[i]);
+        int why = PGO_UNNAMED_OUT_OF_MEMORY;
+        char *tn = type_name(t, d->type_parameters[i], &why);
+        if (tn == NULL && why == PGO_UNNAMED_OUT_OF_MEMORY) {
+            free(id);
+            return NULL;
+        }
         char *n = tn ? pgo_strf("%s%s%s", id, i ? "," : "|<", tn) : NULL;
         local = tn == NULL;
         free(tn);
@@ -626,6 +729,7 @@ static void trace_state_free(trace_state *t) {
         pgo_method_event_free(&t->methods[i]);
     for (size_t i = 0; i < t->ntypes; i++) {
         free(t->types[i].name);
+        free(t->types[i].load_name);
         free(t->types[i].params);
     }
     for (size_t i = 0; i < t->ndetails; i++)

@@ -6,8 +6,8 @@
  *                               MethodDCStart/EndVerbose and ModuleDCStart/End;
  *   generated/clr_readers.h     the built-in .NET runtime data, manifest/clr/runtime.yaml (readers
  *                               only, manifest/clr/readers.args): every version of those events
- *                               that the runtime writes, and AssemblyLoad, MethodDetails, BulkType
- *                               and the rundown's AssemblyDCStart/End.
+ *                               that the runtime writes, and AssemblyLoad, MethodDetails, BulkType,
+ *                               TypeLoadStop and the rundown's AssemblyDCStart/End.
  * An event version that manifest/dotnet.yaml declares is read with its readers, any other with the
  * runtime data's; a version newer than both know with the one that knows the newer versions. Every
  * event is read with an every-version reader (..._decode_any: the trace's version in, the newest
@@ -189,6 +189,13 @@ int pgo_read_method_details(const mantra_trace_event *ev, unsigned pointer_size,
               out->loader_module = f.LoaderModuleID, out->type_parameter_count = (uint32_t)f.TypeParameters.count,
               out->type_parameters = pgo_u64_array_dup(f.TypeParameters)));
     return out->type_parameter_count && out->type_parameters == NULL ? -2 : 0;
+}
+
+int pgo_read_type_load(const mantra_trace_event *ev, unsigned pointer_size, pgo_type_load_event *out,
+                       const char **why) {
+    memset(out, 0, sizeof *out);
+    READ_ONE(Clr_TypeLoadStop, (out->type_id = f.TypeID, out->name = pgo_str16_dup(f.TypeName)));
+    return out->name == NULL ? -2 : 0;
 }
 
 int pgo_read_bulk_type(const mantra_trace_event *ev, unsigned pointer_size, pgo_type_fn fn, void *ctx,

@@ -114,6 +114,15 @@ typedef struct pgo_details_event {
 int pgo_read_method_details(const mantra_trace_event *ev, unsigned pointer_size, pgo_details_event *out,
                             const char **why);
 
+/* TypeLoadStop (74): the name the type loader gives a TypeID ("Outer+Inner`1<System.Int32>[]": enclosing
+ * types in full, type arguments unqualified in angle brackets). */
+typedef struct pgo_type_load_event {
+    uint64_t type_id;
+    char *name; /* malloc'd */
+} pgo_type_load_event;
+int pgo_read_type_load(const mantra_trace_event *ev, unsigned pointer_size, pgo_type_load_event *out,
+                       const char **why);
+
 /* BulkType (15): calls fn for every type of the event, with views into the payload (its Name, and
  * TypeParameters: UInt64 elements); -2 also when fn fails. */
 typedef int (*pgo_type_fn)(void *ctx, uint64_t type_id, uint64_t module_id, mantra_str16 name,
@@ -122,6 +131,23 @@ int pgo_read_bulk_type(const mantra_trace_event *ev, unsigned pointer_size, pgo_
                        const char **why);
 
 /* ---- pgo_collect.c / pgo_profile.c ----------------------------------------------------------- */
+/* Why a handle has no name: the innermost thing the trace does not name, and the keyword that would
+ * have named it (pgo_unnamed_reasons[] in pgo_write.c: JSON key and text). */
+enum {
+    PGO_UNNAMED_TYPE_UNKNOWN,      /* a TypeID in no BulkType or TypeLoadStop event */
+    PGO_UNNAMED_TYPE_NAMELESS,     /* BulkType without names and no TypeLoadStop */
+    PGO_UNNAMED_TYPE_DEPTH,        /* type arguments nested deeper than the converter follows */
+    PGO_UNNAMED_METHOD_NO_DETAILS, /* a MethodID without MethodDetails */
+    PGO_UNNAMED_METHOD_NAMELESS,   /* a MethodID with MethodDetails but no method event naming it */
+    PGO_UNNAMED_REASONS,
+    PGO_UNNAMED_OUT_OF_MEMORY = PGO_UNNAMED_REASONS /* not a reason: the naming ran out of memory */
+};
+typedef struct pgo_unnamed_reason {
+    const char *key;  /* JSON "unnamed_by" key */
+    const char *text; /* the summary's explanation */
+} pgo_unnamed_reason;
+extern const pgo_unnamed_reason pgo_unnamed_reasons[PGO_UNNAMED_REASONS];
+
 /* Counts of a conversion (the JSON "stats" object and the summary line). */
 typedef struct pgo_counts {
     uint64_t traces, truncated_traces, unreadable_traces;
@@ -134,6 +160,7 @@ typedef struct pgo_counts {
     uint64_t merged;           /* methods met again (same identity) and merged */
     uint64_t merge_conflicts;  /* records that could not be merged (kept from the first) */
     uint64_t handles, handles_unnamed; /* non-null, non-unknown handle values; without a name */
+    uint64_t unnamed_by[PGO_UNNAMED_REASONS]; /* handles_unnamed by reason */
 } pgo_counts;
 
 /* One method of the profile. */

@@ -7,6 +7,19 @@
 #include "pgo_tool.h"
 #include "tool.h"
 
+/* Keyword values: manifest/clr/runtime.yaml (ClrEtwAll.man's Microsoft-Windows-DotNETRuntime). */
+const pgo_unnamed_reason pgo_unnamed_reasons[PGO_UNNAMED_REASONS] = {
+    [PGO_UNNAMED_TYPE_UNKNOWN] = {"type_unknown", "types in no BulkType or TypeLoadStop event (keywords Type 0x80000, "
+                                                  "TypeDiagnostic 0x8000000000)"},
+    [PGO_UNNAMED_TYPE_NAMELESS] = {"type_nameless", "types without a name (keyword TypeDiagnostic 0x8000000000 for "
+                                                    "TypeLoadStop, or GCHeapAndTypeNames 0x1000000 for BulkType names)"},
+    [PGO_UNNAMED_TYPE_DEPTH] = {"type_depth", "type arguments nested more than 16 deep"},
+    [PGO_UNNAMED_METHOD_NO_DETAILS] = {"method_no_details", "methods without MethodDetails (keyword MethodDiagnostic "
+                                                            "0x4000000000)"},
+    [PGO_UNNAMED_METHOD_NAMELESS] = {"method_nameless", "methods that no MethodLoadVerbose, MethodJittingStarted or "
+                                                        "rundown event names (keyword Jit 0x10)"},
+};
+
 /* ---- text ------------------------------------------------------------------------------------ */
 
 typedef struct text_ctx {
@@ -124,10 +137,14 @@ int pgo_write_json(FILE *out, const pgo_profile *p) {
             ",\"events\":%" PRIu64 ",\"bad_payloads\":%" PRIu64 ",\"chunks_dropped\":%" PRIu64
             ",\"discard_out_of_order\":%" PRIu64 ",\"discard_after_final\":%" PRIu64 ",\"incomplete\":%" PRIu64
             ",\"undecodable\":%" PRIu64 ",\"methods_read\":%" PRIu64 ",\"methods\":%zu,\"merged\":%" PRIu64
-            ",\"merge_conflicts\":%" PRIu64 ",\"handles\":%" PRIu64 ",\"handles_unnamed\":%" PRIu64 "}}\n",
+            ",\"merge_conflicts\":%" PRIu64 ",\"handles\":%" PRIu64 ",\"handles_unnamed\":%" PRIu64
+            ",\"unnamed_by\":{",
             c->traces, c->truncated_traces, c->unreadable_traces, c->events, c->bad_payloads, c->chunks_dropped,
             c->discard_out_of_order, c->discard_after_final, c->incomplete, c->undecodable, c->methods_read, p->count,
             c->merged, c->merge_conflicts, c->handles, c->handles_unnamed);
+    for (int r = 0; r < PGO_UNNAMED_REASONS; r++)
+        fprintf(out, "%s\"%s\":%" PRIu64, r ? "," : "", pgo_unnamed_reasons[r].key, c->unnamed_by[r]);
+    fputs("}}}\n", out);
     return ferror(out) ? -1 : 0;
 }
 
