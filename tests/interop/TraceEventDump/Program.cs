@@ -14,6 +14,7 @@ usage: TraceEventDump dump TRACE
        TraceEventDump read TRACE [--decode]
        TraceEventDump stacks TRACE
        TraceEventDump report TRACE
+       TraceEventDump metadata ASSEMBLY
 
   dump      one JSON line per event, in the shape of docs/dump-json.md, in TraceEvent's dispatch order
   compare   OURS.jsonl (`mantra dump --json --sorted TRACE`, or - for stdin) against TraceEvent,
@@ -28,6 +29,8 @@ usage: TraceEventDump dump TRACE
   report    what `dotnet-stack report` prints for a trace it collected: the threads' stacks through
             SampleProfilerThreadTimeComputer and a MutableTraceEventStackSource, one
             "Thread (0xID):" block per thread with the first sample's frames, leaf first
+  metadata  an assembly's PE headers and metadata rows as System.Reflection.Metadata reads them, in
+            the text form of tests/ecma/md_dump.c (libmantra's reader): tests/ecma/md_compare.sh
   baseline  TraceEvent's counts per "provider/EventName" (through TraceLog, as perfview's tests make
             their *.baseline.txt) against BASELINE.txt; --samples also requires the first event's
             text to be identical
@@ -63,6 +66,9 @@ int Run(string[] a)
         case "report":
             if (a.Length != 2) return Fail(Usage);
             return Report(trace);
+        case "metadata":
+            if (a.Length != 2) return Fail(Usage);
+            return MetadataDump.Run(trace, stdout);
         case "compare":
         {
             if (a.Length < 3) return Fail(Usage);
