@@ -223,6 +223,40 @@ uint32_t mantra_md_enclosing_type(const mantra_md *md, uint32_t type);
  * does (a result >= size means it was cut), or 0 when the token is not a TypeDef or TypeRef of md. */
 size_t mantra_md_type_name(const mantra_md *md, uint32_t token, char *buf, size_t size);
 
+/* ---- the metadata writer ---------------------------------------------------------------------
+ * Builds a metadata-only assembly (a .mibc profile is one): heaps, rows, IL method bodies, then the
+ * whole PE file. Rows are given as mantra_md_row returns them (coded indexes as tokens, heap
+ * indexes from the mantra_md_add_* calls) and must be added in each table's required order (the
+ * writer checks nothing of the meaning, only that every index it encodes fits). The file is
+ * deterministic: no time stamp, a fixed layout (PE32, one .text section at RVA 0x2000 holding the
+ * CLI header, the method bodies and the metadata). Errors are sticky: after one, every call returns
+ * 0 (or the error) and mantra_md_write_pe reports it. */
+typedef struct mantra_md_builder mantra_md_builder;
+
+mantra_md_builder *mantra_md_builder_new(void);
+void mantra_md_builder_free(mantra_md_builder *b);
+/* Heap entries (deduplicated): the index of s (UTF-8) in #Strings ("" is 0), of a blob in #Blob (the
+ * empty blob is 0), of a GUID in #GUID (1-based), of a user string in #US (its token is
+ * 0x70000000 | index). 0 after an error (also for the GUID: check mantra_md_builder_status). */
+uint32_t mantra_md_add_string(mantra_md_builder *b, const char *s);
+uint32_t mantra_md_add_blob(mantra_md_builder *b, const void *data, size_t size);
+uint32_t mantra_md_add_guid(mantra_md_builder *b, const mantra_guid *g);
+uint32_t mantra_md_add_user_string(mantra_md_builder *b, const char *utf8);
+/* Appends a row; its row number (1-based), 0 after an error (MANTRA_EINVAL: no such table or more
+ * than 0xFFFFFF rows). */
+uint32_t mantra_md_add_row(mantra_md_builder *b, unsigned table, const uint32_t values[MANTRA_MD_MAX_COLUMNS]);
+/* The number of rows added to table so far. */
+uint32_t mantra_md_builder_rows(const mantra_md_builder *b, unsigned table);
+/* Appends an IL method body (§25.4: a tiny header when it can, else a fat one with max_stack and
+ * no locals); its RVA for the MethodDef row, 0 after an error. */
+uint32_t mantra_md_add_method_body(mantra_md_builder *b, const uint8_t *il, size_t size, uint16_t max_stack);
+/* MANTRA_OK or the first error (MANTRA_ENOMEM, MANTRA_EINVAL, MANTRA_ERANGE: an index or a heap
+ * too large for the format). */
+int mantra_md_builder_status(const mantra_md_builder *b);
+/* The whole file (malloc'd, *size bytes): the PE headers, the CLI header (IL only), the bodies, the
+ * metadata (version "v4.0.30319"). MANTRA_OK or the builder's error. */
+int mantra_md_write_pe(const mantra_md_builder *b, uint8_t **out, size_t *size);
+
 MANTRA_END_DECLS
 
 #endif

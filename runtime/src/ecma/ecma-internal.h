@@ -32,6 +32,13 @@ typedef struct ec_coded_kind {
 extern const ec_coded_kind ec_coded[MANTRA_MD_CODED_KINDS];
 #define EC_NO_TABLE 0xFF
 
+/* HeapSizes bits of the #~ stream (§24.2.6): 4-byte indexes into #Strings, #GUID, #Blob. */
+#define EC_HEAP_STRINGS_4 0x01
+#define EC_HEAP_GUID_4 0x02
+#define EC_HEAP_BLOB_4 0x04
+/* Bytes of a column in a table stream with these row counts and HeapSizes. */
+uint8_t ec_column_size(const uint32_t rows[MANTRA_MD_TABLES], uint8_t heap_sizes, const ec_column *c);
+
 typedef struct ec_heap {
     const uint8_t *data;
     uint32_t size;

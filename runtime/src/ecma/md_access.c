@@ -50,7 +50,7 @@ static uint32_t column(const mantra_md *md, unsigned table, uint32_t row, unsign
 const char *mantra_md_string(const mantra_md *md, uint32_t index) {
     if (md == NULL)
         return NULL;
-    if (index == 0 && md->strings.size == 0)
+    if (index == 0) /* the empty string, whatever the heap's first byte says */
         return "";
     return index < md->strings.size ? (const char *)md->strings.data + index : NULL;
 }

@@ -60,33 +60,9 @@ static int read_streams(mantra_md *md, const uint8_t *p, uint16_t nstreams, mant
     return MANTRA_OK;
 }
 
-/* Bytes of an index into a table with `rows` rows, or of a coded index whose tables have at most
- * `rows` rows and whose tag takes `bits` (§24.2.6). */
-static uint8_t index_size(uint32_t rows, unsigned bits) { return rows < (1u << (16 - bits)) ? 2 : 4; }
-
-static uint8_t column_size(const mantra_md *md, uint8_t heap_sizes, const ec_column *c) {
-    switch (c->kind) {
-    case MANTRA_MD_COL_U8:
-    case MANTRA_MD_COL_U16: return 2;
-    case MANTRA_MD_COL_U32: return 4;
-    case MANTRA_MD_COL_STRING: return heap_sizes & 0x01 ? 4 : 2;
-    case MANTRA_MD_COL_GUID: return heap_sizes & 0x02 ? 4 : 2;
-    case MANTRA_MD_COL_BLOB: return heap_sizes & 0x04 ? 4 : 2;
-    case MANTRA_MD_COL_INDEX: return index_size(md->rows[c->target], 0);
-    default: {
-        const ec_coded_kind *k = &ec_coded[c->target];
-        uint32_t max = 0;
-        for (unsigned i = 0; i < k->ntags; i++)
-            if (k->tables[i] != EC_NO_TABLE && md->rows[k->tables[i]] > max)
-                max = md->rows[k->tables[i]];
-        return index_size(max, k->bits);
-    }
-    }
-}
-
 /* A blob at index of heap h (#Blob or #US): 0 with its bytes, or -1 when it does not fit. */
 int ec_heap_blob(const ec_heap *h, uint32_t index, const uint8_t **data, uint32_t *size) {
-    if (index == 0 && h->size == 0) {
+    if (index == 0) { /* the empty entry, whatever the heap's first byte says */
         *data = NULL;
         *size = 0;
         return 0;
@@ -188,7 +164,7 @@ static int read_tables(mantra_md *md, mantra_ecma_error *err) {
         unsigned off = 0;
         for (unsigned c = 0; c < ts->ncolumns; c++) {
             md->col_offset[t][c] = (uint8_t)off;
-            md->col_size[t][c] = column_size(md, heap_sizes, &ts->columns[c]);
+            md->col_size[t][c] = ec_column_size(md->rows, heap_sizes, &ts->columns[c]);
             off += md->col_size[t][c];
         }
         md->row_size[t] = (uint8_t)off;

@@ -118,3 +118,27 @@ enum mantra_md_column_kind mantra_md_column_kind(unsigned table, unsigned column
 unsigned mantra_md_column_target(unsigned table, unsigned column) {
     return column < mantra_md_column_count(table) ? ec_tables[table].columns[column].target : 0;
 }
+
+/* Bytes of an index into a table with `rows` rows, or of a coded index whose tables have at most
+ * `rows` rows and whose tag takes `bits` (§24.2.6). */
+static uint8_t index_size(uint32_t rows, unsigned bits) { return rows < (1u << (16 - bits)) ? 2 : 4; }
+
+uint8_t ec_column_size(const uint32_t rows[MANTRA_MD_TABLES], uint8_t heap_sizes, const ec_column *c) {
+    switch (c->kind) {
+    case MANTRA_MD_COL_U8:
+    case MANTRA_MD_COL_U16: return 2;
+    case MANTRA_MD_COL_U32: return 4;
+    case MANTRA_MD_COL_STRING: return heap_sizes & EC_HEAP_STRINGS_4 ? 4 : 2;
+    case MANTRA_MD_COL_GUID: return heap_sizes & EC_HEAP_GUID_4 ? 4 : 2;
+    case MANTRA_MD_COL_BLOB: return heap_sizes & EC_HEAP_BLOB_4 ? 4 : 2;
+    case MANTRA_MD_COL_INDEX: return index_size(rows[c->target], 0);
+    default: {
+        const ec_coded_kind *k = &ec_coded[c->target];
+        uint32_t max = 0;
+        for (unsigned i = 0; i < k->ntags; i++)
+            if (k->tables[i] != EC_NO_TABLE && rows[k->tables[i]] > max)
+                max = rows[k->tables[i]];
+        return index_size(max, k->bits);
+    }
+    }
+}
