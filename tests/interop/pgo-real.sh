@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pgo-real.sh - `mantra pgo` on a real .NET trace against the runtime's own PGO dump of the same run.
 #
-#   pgo-real.sh MANTRA PYTHON DOTNET TE_DLL FIXTURE OUTDIR
+#   pgo-real.sh MANTRA PYTHON DOTNET TE_DLL FIXTURE OUTDIR MD_DUMP
 #
 # The workload is a real .NET 10 program, the TraceEvent harness (TE_DLL) reading FIXTURE, run as a
 # child with tiered PGO instrumenting every method (DOTNET_TieredPGO=1
@@ -18,11 +18,13 @@
 # Then per run: `mantra pgo RUN.nettrace -o RUN.out.txt`, pgo_compare.py (every difference explained
 # and counted), `mantra pgo --check` on both files, and `mantra stats` of the trace (no event may be
 # reported as not matching its template: the regression test of event 298's Data field).
-# Last, layout_compare.py: the events of mantra's own PGO flush against the runtime's, field by field.
+# Then pgo-mibc.sh on the full run's trace: the .mibc against crossgen2 and System.Reflection.Metadata
+# (MD_DUMP: tests/ecma's md_dump). Last, layout_compare.py: the events of mantra's own PGO flush
+# against the runtime's, field by field.
 # Everything is written under OUTDIR (in the build tree).
 set -euo pipefail
-[ $# -eq 6 ] || { echo "usage: $0 MANTRA PYTHON DOTNET TE_DLL FIXTURE OUTDIR" >&2; exit 2; }
-mantra=$1 python=$2 dotnet=$3 te_dll=$4 fixture=$5 out=$6
+[ $# -eq 7 ] || { echo "usage: $0 MANTRA PYTHON DOTNET TE_DLL FIXTURE OUTDIR MD_DUMP" >&2; exit 2; }
+mantra=$1 python=$2 dotnet=$3 te_dll=$4 fixture=$5 out=$6 md_dump=$7
 here=$(cd "$(dirname "$0")" && pwd)
 if [ ! -r "$fixture" ]; then
   if [ "${MANTRA_REQUIRE_INTEROP:-}" = 1 ]; then
@@ -73,6 +75,9 @@ for run in plain names full; do
     status=1
   fi
 done
+# the .mibc of the run traced with dotnet-pgo's keywords, through crossgen2
+"$here/pgo-mibc.sh" "$mantra" "$python" "$dotnet" "$te_dll" "$md_dump" "$fixture" "$out/full.nettrace" "$out/mibc" ||
+  status=1
 # mantra's own flush (examples/programs/loop.masm with probes) against the runtime's events: the same
 # fields in the same order for ModuleLoad, MethodLoadVerbose and JitInstrumentationDataVerbose
 MANTRA_InterpPgo=1 "$mantra" run "$here/../../examples/programs/loop.masm" --trace "$out/ours.nettrace" \

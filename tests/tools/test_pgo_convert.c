@@ -16,24 +16,12 @@
 
 #include "check_main.h"
 #include "gen/run_tool.h"
+#include "tools/pgo_cli.h"
 #include "tools/pgo_trace.h"
 
-static const char *tool(void) { return run_tool_env("MANTRA_TOOL", "build/tools/mantra"); }
+static char *path_of(const char *name) { return pgo_cli_path("build/tests/tools/pgo-convert", name); }
 
-static char *path_of(const char *name) {
-    const char *dir = run_tool_env("MANTRA_PGO_TEST_DIR", "build/tests/tools/pgo-convert");
-    mkdir(dir, 0777);
-    return run_tool_path(dir, name);
-}
-
-static void run(run_tool_result *r, const char *const *args) {
-    const char *argv[16] = {tool(), "pgo"};
-    size_t n = 2;
-    for (; args[n - 2]; n++)
-        argv[n] = args[n - 2];
-    argv[n] = NULL;
-    ck_assert_int_eq(run_tool(argv, NULL, r), 0);
-}
+static void run(run_tool_result *r, const char *const *args) { pgo_cli_run(r, args); }
 
 /* "PATH" + suffix in a new string. */
 static char *with(const char *path, const char *suffix) {
@@ -712,7 +700,7 @@ START_TEST(dump_shows_data_of_event_298) {
     static const uint8_t blob[] = {0x0c, 0x80, 0x82, 0x02, 0x0a, 0x04, 0xbf, 0x7f};
     pgo_trace_chunk(t, 0, 0x80000000u, 0xA, 0x1000, 0x06000001, "Ns.C", "A", "void ()", blob, sizeof blob);
     pgo_trace_close(t);
-    const char *argv[] = {tool(), "dump", "--json", trace, NULL};
+    const char *argv[] = {run_tool_env("MANTRA_TOOL", "build/tools/mantra"), "dump", "--json", trace, NULL};
     run_tool_result r;
     ck_assert_int_eq(run_tool(argv, NULL, &r), 0);
     ck_assert_int_eq(r.status, 0);

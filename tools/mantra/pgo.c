@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgo_mibc.h"
 #include "pgo_tool.h"
 #include "tool.h"
 
 static const char pgo_usage[] =
-    "Usage: mantra pgo TRACE... -o PROFILE [--format text|json]\n"
+    "Usage: mantra pgo TRACE... -o PROFILE [--format text|json|mibc] [-r PATH]... [--uncompressed]\n"
     "       mantra pgo --top N TRACE...|PROFILE [-o PROFILE [--format text|json]]\n"
     "       mantra pgo --check PROFILE\n"
     "\n"
@@ -22,8 +23,13 @@ static const char pgo_usage[] =
     "met twice (several traces) is merged by summing its counts (PgoFormat.cs Merge rules).\n"
     "\n"
     "  -o PROFILE          where the profile goes ('-': standard output)\n"
-    "  --format text|json  text: the CLR's DOTNET_WritePGOData format (default); json: one document\n"
-    "                      {\"methods\":[...],\"stats\":{...}} (docs/cli.md)\n"
+    "  --format text|json|mibc\n"
+    "                      text: the CLR's DOTNET_WritePGOData format (default); json: one document\n"
+    "                      {\"methods\":[...],\"stats\":{...}} (docs/cli.md); mibc: what dotnet-pgo writes\n"
+    "                      and crossgen2 --mibc reads (a metadata-only assembly in a ZIP container)\n"
+    "  -r PATH             (mibc) an assembly, or a folder of them, to resolve methods and handles\n"
+    "                      against, besides the paths of the trace's ModuleLoad events\n"
+    "  --uncompressed      (mibc) the assembly itself, without the ZIP container\n"
     "  --top N             print the N hottest methods (sum of block counts) and their hottest blocks;\n"
     "                      reads traces, or a text profile (a file starting with '*** START PGO Data')\n"
     "  --check PROFILE     parse a text profile as the CLR reader does; errors as PATH:LINE: message\n"
@@ -36,7 +42,9 @@ typedef struct pgo_args {
     const char **inputs;
     size_t ninputs;
     const char *output;
-    int json;
+    int json, mibc, uncompressed;
+    const char **refs;
+    size_t nrefs;
     const char *check;
     size_t top;
     int have_top;
@@ -59,9 +67,16 @@ static int parse_args(int argc, char **argv, pgo_args *a) {
                 return tool_usage_error("pgo", "%s needs a PROFILE", s);
             a->output = argv[++i];
         } else if (strcmp(s, "--format") == 0) {
-            if (next == NULL || (strcmp(next, "text") != 0 && strcmp(next, "json") != 0))
-                return tool_usage_error("pgo", "--format needs 'text' or 'json'%s", "");
-            a->json = strcmp(argv[++i], "json") == 0;
+            if (next == NULL || (strcmp(next, "text") != 0 && strcmp(next, "json") != 0 && strcmp(next, "mibc") != 0))
+                return tool_usage_error("pgo", "--format needs 'text', 'json' or 'mibc'%s", "");
+            a->json = strcmp(next, "json") == 0;
+            a->mibc = strcmp(argv[++i], "mibc") == 0;
+        } else if (strcmp(s, "-r") == 0 || strcmp(s, "--reference") == 0) {
+            if (next == NULL || next[0] == '\0')
+                return tool_usage_error("pgo", "%s needs a PATH", s);
+            a->refs[a->nrefs++] = argv[++i];
+        } else if (strcmp(s, "--uncompressed") == 0) {
+            a->uncompressed = 1;
         } else if (strcmp(s, "--check") == 0) {
             if (next == NULL)
                 return tool_usage_error("pgo", "--check needs a PROFILE%s", "");
@@ -89,6 +104,10 @@ static int parse_args(int argc, char **argv, pgo_args *a) {
         return tool_usage_error("pgo", "no trace given%s", "");
     if (a->output == NULL && !a->have_top)
         return tool_usage_error("pgo", "no output given (-o PROFILE)%s", "");
+    if ((a->nrefs || a->uncompressed) && !a->mibc)
+        return tool_usage_error("pgo", "-r and --uncompressed go with --format mibc%s", "");
+    if (a->mibc && a->have_top)
+        return tool_usage_error("pgo", "--top reads profiles in the text format, not --format mibc%s", "");
     return -1;
 }
 
@@ -230,7 +249,48 @@ static void summary(const pgo_profile *p) {
                 c->unfit_naming, c->unfit_naming == 1 ? "" : "s", c->unfit_naming == 1 ? "its" : "their");
 }
 
+/* The .mibc: resolved against the assemblies, written whole or not at all. */
+static int write_mibc(const pgo_args *a, const pgo_profile *p) {
+    pgo_assemblies asms;
+    memset(&asms, 0, sizeof asms);
+    int rc = 0;
+    for (size_t i = 0; i < a->nrefs && rc == 0; i++)
+        rc = pgo_assemblies_add_path(&asms, a->refs[i]);
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    pgo_mibc_counts c;
+    memset(&c, 0, sizeof c);
+    const char *base = strrchr(a->output, '/');
+    base = strcmp(a->output, "-") == 0 ? "profile.mibc" : base ? base + 1 : a->output;
+    if (rc == 0)
+        rc = pgo_write_mibc(p, &asms, base, !a->uncompressed, &bytes, &size, &c);
+    pgo_assemblies_free(&asms);
+    if (rc == -2)
+        fprintf(stderr, "mantra pgo: out of memory\n");
+    if (rc != 0)
+        return TOOL_BAD_INPUT;
+    fprintf(stderr, "mantra pgo: .mibc: %" PRIu64 " of %" PRIu64 " methods written (%" PRIu64 " generic instantiations "
+            "not written yet, %" PRIu64 " without their assembly file, %" PRIu64 " unresolved); %" PRIu64 " handles: %"
+            PRIu64 " as tokens, %" PRIu64 " unknown\n", c.written, c.methods, c.generic, c.no_assembly, c.unresolved,
+            c.handles, c.handle_tokens, c.handles_unknown);
+    int to_stdout = strcmp(a->output, "-") == 0;
+    FILE *out = to_stdout ? stdout : fopen(a->output, "wb");
+    int ok = out != NULL && fwrite(bytes, 1, size, out) == size;
+    if (out && fflush(out) != 0)
+        ok = 0;
+    if (out && !to_stdout && fclose(out) != 0)
+        ok = 0;
+    free(bytes);
+    if (!ok) {
+        fprintf(stderr, "mantra pgo: %s: the profile could not be written\n", a->output);
+        return TOOL_BAD_INPUT;
+    }
+    return TOOL_OK;
+}
+
 static int write_output(const pgo_args *a, const pgo_profile *p) {
+    if (a->mibc)
+        return write_mibc(a, p);
     int to_stdout = strcmp(a->output, "-") == 0;
     FILE *out = to_stdout ? stdout : fopen(a->output, "wb");
     if (out == NULL) {
@@ -254,16 +314,17 @@ int cmd_pgo(int argc, char **argv) {
     pgo_args a;
     memset(&a, 0, sizeof a);
     a.inputs = calloc((size_t)argc, sizeof *a.inputs);
-    if (a.inputs == NULL)
+    a.refs = calloc((size_t)argc, sizeof *a.refs);
+    if (a.inputs == NULL || a.refs == NULL) {
+        free(a.inputs);
+        free(a.refs);
         return TOOL_BAD_INPUT;
-    int rc = parse_args(argc, argv, &a);
-    if (rc >= 0) {
-        free(a.inputs);
-        return rc;
     }
-    if (a.check) {
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0 || a.check) {
         free(a.inputs);
-        return cmd_check(a.check);
+        free(a.refs);
+        return rc >= 0 ? rc : cmd_check(a.check);
     }
     pgo_profile p;
     memset(&p, 0, sizeof p);
@@ -285,6 +346,7 @@ int cmd_pgo(int argc, char **argv) {
     if (status == -2) {
         pgo_profile_free(&p);
         free(a.inputs);
+        free(a.refs);
         return TOOL_BAD_INPUT;
     }
     if (p.counts.traces || p.counts.unreadable_traces)
@@ -296,5 +358,6 @@ int cmd_pgo(int argc, char **argv) {
         pgo_write_top(stdout, &p, a.top);
     pgo_profile_free(&p);
     free(a.inputs);
+    free(a.refs);
     return status;
 }

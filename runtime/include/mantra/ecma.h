@@ -85,6 +85,12 @@ void mantra_pe_free(mantra_pe *pe);
  * MANTRA_EFORMAT. */
 int mantra_pe_rva_to_offset(const mantra_pe *pe, uint32_t rva, uint32_t size, size_t *offset);
 
+/* The CodeView entry of the debug directory (data directory 6; PE/COFF specification "Debug Type",
+ * IMAGE_DEBUG_TYPE_CODEVIEW 2, and the "RSDS" record: GUID, age, PDB path): the GUID the .NET runtime
+ * reports as a module's ManagedPdbSignature. MANTRA_OK, or MANTRA_ENOENT when the image has no such
+ * entry (or it lies outside the file). path points into the image (NUL-terminated within it). */
+int mantra_pe_codeview(const mantra_pe *pe, mantra_guid *guid, uint32_t *age, const char **path);
+
 /* ---- metadata tables (Partition II §22) ------------------------------------------------------ */
 enum mantra_md_table {
     MANTRA_MD_MODULE = 0x00,

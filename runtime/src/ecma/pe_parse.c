@@ -162,3 +162,33 @@ void mantra_pe_free(mantra_pe *pe) {
     pe->sections = NULL;
     pe->nsections = 0;
 }
+
+int mantra_pe_codeview(const mantra_pe *pe, mantra_guid *guid, uint32_t *age, const char **path) {
+    if (pe == NULL || guid == NULL)
+        return MANTRA_EINVAL;
+    if (pe->ndirs <= MANTRA_PE_DIR_DEBUG || pe->dirs[MANTRA_PE_DIR_DEBUG].size < 28)
+        return MANTRA_ENOENT;
+    mantra_pe_dir d = pe->dirs[MANTRA_PE_DIR_DEBUG];
+    size_t at;
+    if (mantra_pe_rva_to_offset(pe, d.rva, d.size, &at) != MANTRA_OK)
+        return MANTRA_ENOENT;
+    for (uint32_t i = 0; i + 28 <= d.size; i += 28) { /* IMAGE_DEBUG_DIRECTORY entries */
+        const uint8_t *e = pe->data + at + i;
+        uint32_t type = mantra_load_u32(e + 12), size = mantra_load_u32(e + 16), raw = mantra_load_u32(e + 24);
+        if (type != 2 || size < 24 || (uint64_t)raw + size > pe->size)
+            continue;
+        const uint8_t *cv = pe->data + raw;
+        if (memcmp(cv, "RSDS", 4) != 0)
+            continue;
+        guid->data1 = mantra_load_u32(cv + 4);
+        guid->data2 = mantra_load_u16(cv + 8);
+        guid->data3 = mantra_load_u16(cv + 10);
+        memcpy(guid->data4, cv + 12, 8);
+        if (age)
+            *age = mantra_load_u32(cv + 20);
+        if (path)
+            *path = memchr(cv + 24, 0, size - 24) ? (const char *)cv + 24 : "";
+        return MANTRA_OK;
+    }
+    return MANTRA_ENOENT;
+}

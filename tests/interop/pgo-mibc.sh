@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# pgo-mibc.sh - `mantra pgo --format mibc` against crossgen2 and System.Reflection.Metadata.
+#
+#   pgo-mibc.sh MANTRA PYTHON DOTNET TE_DLL MD_DUMP FIXTURE TRACE OUTDIR
+#
+# TRACE is a real .NET 10 run of the TraceEvent harness (TE_DLL reading FIXTURE) traced with
+# dotnet-pgo's keywords (pgo-real.sh's `full` run). Steps, everything written under OUTDIR:
+#  1. `mantra pgo TRACE --format mibc` (the ZIP container) and `--uncompressed` (the assembly), and
+#     the JSON profile; the uncompressed .mibc read by MD_DUMP (mantra's ECMA-335 reader) and by
+#     System.Reflection.Metadata (`TE_DLL metadata`) gives the same lines.
+#  2. crossgen2 (the SDK's, restored by tests/interop/Crossgen2Restore) compiles TraceEventDump.dll
+#     with `--mibc` (each form) `--partial --map`: the methods its map shows compiled are exactly
+#     the profile's methods of TraceEventDump (mibc_check.py).
+#  3. crossgen2 with `--mibc --embed-pgo-data --hot-cold-splitting` (whole image), and without a
+#     profile: the map holds the embedded instrumentation data and cold code; the harness run
+#     from each image prints the same `stats` of FIXTURE as the IL-only harness.
+set -euo pipefail
+[ $# -eq 8 ] || { echo "usage: $0 MANTRA PYTHON DOTNET TE_DLL MD_DUMP FIXTURE TRACE OUTDIR" >&2; exit 2; }
+mantra=$1 python=$2 dotnet=$3 te_dll=$4 md_dump=$5 fixture=$6 trace=$7 out=$8
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(dirname "$te_dll")
+rm -rf "$out"
+mkdir -p "$out"
+status=0
+# 1. the .mibc
+"$mantra" pgo "$trace" -o "$out/app.mibc" --format mibc 2> "$out/mibc.err" || { cat "$out/mibc.err" >&2; exit 1; }
+echo "pgo-mibc: $(tail -1 "$out/mibc.err")"
+"$mantra" pgo "$trace" -o "$out/app-plain.mibc" --format mibc --uncompressed 2> /dev/null
+"$mantra" pgo "$trace" -o "$out/app.json" --format json 2> /dev/null
+[ "$(head -c 2 "$out/app.mibc")" = PK ] || { echo "pgo-mibc: app.mibc is not a ZIP archive" >&2; status=1; }
+"$md_dump" "$out/app-plain.mibc" > "$out/app-plain.ours"
+"$dotnet" "$te_dll" metadata "$out/app-plain.mibc" > "$out/app-plain.srm"
+if cmp -s "$out/app-plain.ours" "$out/app-plain.srm"; then
+  echo "pgo-mibc: the .mibc read by mantra and by System.Reflection.Metadata: $(wc -l < "$out/app-plain.ours") lines equal"
+else
+  echo "pgo-mibc: the .mibc reads differently with System.Reflection.Metadata:" >&2
+  diff "$out/app-plain.srm" "$out/app-plain.ours" | head -10 >&2 || true
+  status=1
+fi
+# 2. crossgen2 --partial
+fw=$("$dotnet" --list-runtimes | awk '$1 == "Microsoft.NETCore.App" && $2 ~ /^10\./ { v = $2; d = $3 } END {
+  gsub(/[][]/, "", d); if (v != "") print d "/" v }')
+version=$(basename "$fw")
+packages=${NUGET_PACKAGES:-$HOME/.nuget/packages}
+cg2=$(ls -d "$packages"/microsoft.netcore.app.crossgen2.linux-x64/*/tools/crossgen2 2>/dev/null | sort -V | tail -1)
+[ -x "$cg2" ] || { echo "pgo-mibc: no crossgen2 under $packages (tests/interop/Crossgen2Restore is restored by the build)" >&2; exit 1; }
+echo "pgo-mibc: crossgen2 $(basename "$(dirname "$(dirname "$cg2")")"), runtime $version"
+compile() { # OUTPUT ARGS...
+  local o=$1
+  shift
+  mkdir -p "$(dirname "$o")"
+  "$cg2" "$te_dll" -o "$o" -r "$fw/*.dll" -r "$bin/*.dll" --targetos linux --targetarch x64 -O --map "$@" \
+    > "$o.log" 2>&1 || { echo "pgo-mibc: crossgen2 $* failed:" >&2; tail -5 "$o.log" >&2; return 1; }
+}
+for form in app.mibc app-plain.mibc; do
+  compile "$out/partial-$form/TraceEventDump.dll" --mibc "$out/$form" --partial || { status=1; continue; }
+  echo "pgo-mibc: --mibc $form --partial: $("$python" "$here/mibc_check.py" "$out/partial-$form/TraceEventDump.map" \
+    "$out/app.json" TraceEventDump | tail -1)"
+  "$python" "$here/mibc_check.py" "$out/partial-$form/TraceEventDump.map" "$out/app.json" TraceEventDump \
+    > "$out/partial-$form.check" || { cat "$out/partial-$form.check" >&2; status=1; }
+done
+# 3. whole images, run
+"$dotnet" "$te_dll" stats "$fixture" > "$out/il.out"
+for variant in plain pgo; do
+  args=()
+  [ $variant = pgo ] && args=(--mibc "$out/app.mibc" --embed-pgo-data --hot-cold-splitting)
+  rm -rf "$out/run-$variant"
+  cp -r "$bin" "$out/run-$variant"
+  compile "$out/image-$variant/TraceEventDump.dll" "${args[@]}" || { status=1; continue; }
+  cp "$out/image-$variant/TraceEventDump.dll" "$out/run-$variant/TraceEventDump.dll"
+  "$dotnet" "$out/run-$variant/TraceEventDump.dll" stats "$fixture" > "$out/$variant.out" || status=1
+  if cmp -s "$out/il.out" "$out/$variant.out"; then
+    echo "pgo-mibc: image ($variant) runs to the IL build's output ($(wc -c < "$out/il.out") bytes)"
+  else
+    echo "pgo-mibc: image ($variant) prints something else than the IL build" >&2
+    status=1
+  fi
+done
+map="$out/image-pgo/TraceEventDump.map"
+if [ -f "$map" ]; then
+  data=$(grep -c "(InstrumentationDataTableNode)" "$map" || true)
+  cold=$(grep -c "(MethodColdCodeNode)" "$map" || true)
+  echo "pgo-mibc: image (pgo): embedded instrumentation data tables: $data, cold parts: $cold"
+  [ "$data" -ge 1 ] && [ "$cold" -ge 1 ] || { echo "pgo-mibc: no embedded PGO data or no cold code" >&2; status=1; }
+fi
+exit $status
