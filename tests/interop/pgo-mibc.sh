@@ -9,8 +9,9 @@
 #     the JSON profile; the uncompressed .mibc read by MD_DUMP (mantra's ECMA-335 reader) and by
 #     System.Reflection.Metadata (`TE_DLL metadata`) gives the same lines.
 #  2. crossgen2 (the SDK's, restored by tests/interop/Crossgen2Restore) compiles TraceEventDump.dll
-#     with `--mibc` (each form) `--partial --map`: the methods its map shows compiled are exactly
-#     the profile's methods of TraceEventDump (mibc_check.py).
+#     with `--mibc` (each form) `--partial --map`, and System.Collections.dll of the framework (its
+#     profiled methods are generic instantiations): the methods each map shows compiled are exactly
+#     the profile's methods of that assembly in the group of that assembly alone (mibc_check.py).
 #  3. crossgen2 with `--mibc --embed-pgo-data --hot-cold-splitting` (whole image), and without a
 #     profile: the map holds the embedded instrumentation data and cold code; the harness run
 #     from each image prints the same `stats` of FIXTURE as the IL-only harness.
@@ -45,20 +46,26 @@ packages=${NUGET_PACKAGES:-$HOME/.nuget/packages}
 cg2=$(ls -d "$packages"/microsoft.netcore.app.crossgen2.linux-x64/*/tools/crossgen2 2>/dev/null | sort -V | tail -1)
 [ -x "$cg2" ] || { echo "pgo-mibc: no crossgen2 under $packages (tests/interop/Crossgen2Restore is restored by the build)" >&2; exit 1; }
 echo "pgo-mibc: crossgen2 $(basename "$(dirname "$(dirname "$cg2")")"), runtime $version"
-compile() { # OUTPUT ARGS...
-  local o=$1
-  shift
+compile() { # INPUT OUTPUT ARGS...
+  local in=$1 o=$2
+  shift 2
   mkdir -p "$(dirname "$o")"
-  "$cg2" "$te_dll" -o "$o" -r "$fw/*.dll" -r "$bin/*.dll" --targetos linux --targetarch x64 -O --map "$@" \
+  "$cg2" "$in" -o "$o" -r "$fw/*.dll" -r "$bin/*.dll" --targetos linux --targetarch x64 -O --map "$@" \
     > "$o.log" 2>&1 || { echo "pgo-mibc: crossgen2 $* failed:" >&2; tail -5 "$o.log" >&2; return 1; }
 }
-for form in app.mibc app-plain.mibc; do
-  compile "$out/partial-$form/TraceEventDump.dll" --mibc "$out/$form" --partial || { status=1; continue; }
-  echo "pgo-mibc: --mibc $form --partial: $("$python" "$here/mibc_check.py" "$out/partial-$form/TraceEventDump.map" \
-    "$out/app.json" TraceEventDump | tail -1)"
-  "$python" "$here/mibc_check.py" "$out/partial-$form/TraceEventDump.map" "$out/app.json" TraceEventDump \
-    > "$out/partial-$form.check" || { cat "$out/partial-$form.check" >&2; status=1; }
-done
+partial() { # ASSEMBLY-PATH MIBC
+  local name
+  name=$(basename "$1" .dll)
+  compile "$1" "$out/partial-$2/$name.dll" --mibc "$out/$2" --partial || return 1
+  "$python" "$here/mibc_check.py" "$out/partial-$2/$name.map" "$out/app.json" "$name" > "$out/partial-$2-$name.check" || {
+    cat "$out/partial-$2-$name.check" >&2; return 1; }
+  echo "pgo-mibc: --mibc $2 --partial: $(tail -1 "$out/partial-$2-$name.check")"
+}
+# the harness (both forms of the .mibc), and a framework assembly whose profiled methods are generic
+# instantiations (System.Collections: Stack`1[__Canon], SortedDictionary`2[__Canon,Int64], ...)
+partial "$te_dll" app.mibc || status=1
+partial "$te_dll" app-plain.mibc || status=1
+partial "$fw/System.Collections.dll" app.mibc || status=1
 # 3. whole images, run
 "$dotnet" "$te_dll" stats "$fixture" > "$out/il.out"
 for variant in plain pgo; do
@@ -66,7 +73,7 @@ for variant in plain pgo; do
   [ $variant = pgo ] && args=(--mibc "$out/app.mibc" --embed-pgo-data --hot-cold-splitting)
   rm -rf "$out/run-$variant"
   cp -r "$bin" "$out/run-$variant"
-  compile "$out/image-$variant/TraceEventDump.dll" "${args[@]}" || { status=1; continue; }
+  compile "$te_dll" "$out/image-$variant/TraceEventDump.dll" "${args[@]}" || { status=1; continue; }
   cp "$out/image-$variant/TraceEventDump.dll" "$out/run-$variant/TraceEventDump.dll"
   "$dotnet" "$out/run-$variant/TraceEventDump.dll" stats "$fixture" > "$out/$variant.out" || status=1
   if cmp -s "$out/il.out" "$out/$variant.out"; then

@@ -124,6 +124,42 @@ void pgo_trace_assembly(pgo_trace *t, uint64_t assembly_id, const char *full_nam
     write_data(t, 154, 1, d, sizeof d / sizeof d[0]);
 }
 
+void pgo_trace_type_load(pgo_trace *t, uint64_t type_id, const char *name) {
+    uint32_t start_id = 1;
+    uint16_t clr = 0, level = 6;
+    mantra_data d[] = {BYTES(start_id), BYTES(clr), BYTES(level), BYTES(type_id), STR(name)};
+    write_data(t, 74, 0, d, sizeof d / sizeof d[0]);
+}
+
+void pgo_trace_bulk_types(pgo_trace *t, const pgo_trace_type *types, size_t n) {
+    uint32_t count = (uint32_t)n, zero = 0;
+    uint16_t clr = 0;
+    mantra_data d[2 + 16 * 10];
+    uint32_t k = 0;
+    if (n > 16)
+        abort();
+    d[k++] = (mantra_data)BYTES(count);
+    d[k++] = (mantra_data)BYTES(clr);
+    for (size_t i = 0; i < n; i++) { /* TypeID, ModuleID, TypeNameID, Flags, CorElementType, Name, params */
+        d[k++] = (mantra_data)BYTES(types[i].type_id);
+        d[k++] = (mantra_data)BYTES(types[i].module_id);
+        d[k++] = (mantra_data)BYTES(zero);
+        d[k++] = (mantra_data)BYTES(zero);
+        d[k++] = (mantra_data){&types[i].cor_element_type, 1, MANTRA_DATA_BYTES};
+        d[k++] = (mantra_data)STR(types[i].name ? types[i].name : "");
+        d[k++] = (mantra_data)BYTES(types[i].nparams);
+        d[k++] = (mantra_data){types[i].params, types[i].nparams * sizeof(uint64_t), MANTRA_DATA_BYTES};
+    }
+    write_data(t, 15, 0, d, k);
+}
+
+void pgo_trace_method_details(pgo_trace *t, uint64_t method_id, uint64_t type_id, uint32_t token, uint64_t module_id,
+                              uint32_t nparams, const uint64_t *params) {
+    mantra_data d[] = {BYTES(method_id), BYTES(type_id), BYTES(token), BYTES(nparams), BYTES(module_id),
+                       {params, nparams * sizeof(uint64_t), MANTRA_DATA_BYTES}};
+    write_data(t, 72, 0, d, sizeof d / sizeof d[0]);
+}
+
 void pgo_trace_chunk(pgo_trace *t, uint16_t clr, uint32_t method_flags, uint64_t method_id, uint64_t module_id,
                      uint32_t token, const char *ns, const char *name, const char *sig, const void *data,
                      uint32_t size) {

@@ -30,6 +30,20 @@ void pgo_trace_rundown_event(pgo_trace *t, uint32_t event_id, uint32_t version, 
 void pgo_trace_module(pgo_trace *t, uint64_t module_id, uint64_t assembly_id, const char *il_path,
                       const mantra_guid *pdb);
 void pgo_trace_assembly(pgo_trace *t, uint64_t assembly_id, const char *full_name);
+/* TypeLoadStop (74): TypeLoadStartID 1, ClrInstanceID, LoadLevel 6, TypeID, TypeName. */
+void pgo_trace_type_load(pgo_trace *t, uint64_t type_id, const char *name);
+/* One BulkType (15) of up to 16 types (Name "" when name is NULL, as without GCHeapAndTypeNames). */
+typedef struct pgo_trace_type {
+    uint64_t type_id, module_id;
+    uint8_t cor_element_type;
+    const char *name;
+    uint32_t nparams;
+    const uint64_t *params;
+} pgo_trace_type;
+void pgo_trace_bulk_types(pgo_trace *t, const pgo_trace_type *types, size_t n);
+/* MethodDetails (72): MethodID, TypeID, MethodToken, TypeParameterCount, LoaderModuleID, parameters. */
+void pgo_trace_method_details(pgo_trace *t, uint64_t method_id, uint64_t type_id, uint32_t token, uint64_t module_id,
+                              uint32_t nparams, const uint64_t *params);
 /* One JitInstrumentationDataVerbose (298) chunk. */
 void pgo_trace_chunk(pgo_trace *t, uint16_t clr, uint32_t method_flags, uint64_t method_id, uint64_t module_id,
                      uint32_t token, const char *ns, const char *name, const char *sig, const void *data,

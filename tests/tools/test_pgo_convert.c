@@ -70,7 +70,7 @@ static void two_blocks(pgo_trace *t, uint64_t id, uint32_t token, const char *na
 #define JSON_HEAD(tok, name, runs)                                                                         \
     "{\"module\":\"app\",\"module_path\":\"/app/app.dll\",\"pdb_guid\":\"11223344-5566-7788-0102-030405060708\"," \
     "\"token\":" tok ",\"namespace\":\"Ns.C\",\"name\":\"" name "\",\"signature\":\"int32 (int32)\",\"il_size\":0,"  \
-    "\"runs\":" runs ",\"records\":["
+    "\"runs\":" runs ",\"type\":null,\"method_args\":[],\"records\":["
 #define REC(il, v) "{\"kind\":65,\"kind_name\":\"BasicBlockIntCount\",\"il_offset\":" il ",\"count\":1,\"other\":0,\"values\":[" v "]}"
 
 START_TEST(chunk_rules_as_dotnet_pgo) {
@@ -435,7 +435,7 @@ START_TEST(event_297_named_by_method_events) {
     char *out = convert_json(&r, trace, json);
     ck_assert_msg(strstr(out, "{\"module\":\"app\",\"module_path\":\"/app/app.dll\",\"pdb_guid\":\"11223344-5566-7788-0102-"
                               "030405060708\",\"token\":100663362,\"namespace\":\"Ns.C\",\"name\":\"Named\",\"signature\":"
-                              "\"void ()\",\"il_size\":28,\"runs\":1,\"records\":[" REC("0", "5") "]}") != NULL,
+                              "\"void ()\",\"il_size\":28,\"runs\":1,\"type\":null,\"method_args\":[],\"records\":[" REC("0", "5") "]}") != NULL,
                   "%.3000s", out);
     run_tool_free(&r);
     free(out);
@@ -559,32 +559,6 @@ START_TEST(handles_named_like_the_runtime) {
     free(txt);
 }
 END_TEST
-/* One BulkType element without a name (as without GCHeapAndTypeNames): TypeID, ModuleID 0x1000,
- * TypeNameID, Flags, CorElementType, Name "", TypeParameterCount and TypeParameters. */
-static size_t bulk_nameless(uint8_t *p, uint64_t type, uint32_t nparams, const uint64_t *params) {
-    size_t n = 0;
-    uint64_t module = 0x1000;
-    uint32_t zero = 0;
-    uint8_t cor = 0x11;
-    PUT(type), PUT(module), PUT(zero), PUT(zero), PUT(cor);
-    n += put_utf16(p + n, "");
-    PUT(nparams);
-    for (uint32_t i = 0; i < nparams; i++)
-        PUT(params[i]);
-    return n;
-}
-
-/* TypeLoadStop (74): TypeLoadStartID, ClrInstanceID, LoadLevel, TypeID, TypeName. */
-static void type_load(pgo_trace *t, uint64_t type, const char *name) {
-    uint8_t p[512];
-    size_t n = 0;
-    uint32_t start_id = 1;
-    uint16_t clr = 0, level = 6;
-    PUT(start_id), PUT(clr), PUT(level), PUT(type);
-    n += put_utf16(p + n, name);
-    pgo_trace_event(t, 74, 0, p, n);
-}
-
 /* Issue 30 item 1: with dotnet-pgo's keywords (0x1F000080018) BulkType has no names; TypeLoadStop
  * names every type ("Outer+Inner`2<A,B>[]", arguments unqualified in angle brackets) and the handles
  * come out as the runtime's dump writes them: arguments assembly-qualified in double brackets from
@@ -594,35 +568,35 @@ static void type_load(pgo_trace *t, uint64_t type, const char *name) {
 START_TEST(handles_named_from_type_loads) {
     char *trace = path_of("typeloads.nettrace"), *txt = path_of("typeloads.txt"), *json = path_of("typeloads.json");
     pgo_trace *t = open_app(trace);
-    type_load(t, 0x8001, "System.Int32");
-    type_load(t, 0x8003, "System.Collections.Generic.Dictionary`2+Entry<System.Int32,System.String>");
+    pgo_trace_type_load(t, 0x8001, "System.Int32");
+    pgo_trace_type_load(t, 0x8003, "System.Collections.Generic.Dictionary`2+Entry<System.Int32,System.String>");
     uint8_t p[1024];
-    size_t n = 0;
-    uint32_t count = 11;
+    size_t n;
     uint16_t clr = 0;
-    PUT(count), PUT(clr);
     const uint64_t entry_args[] = {0x8001, 0x8002}, entry[] = {0x8003}, s_type[] = {0x8006}, i32[] = {0x8001};
-    n += bulk_nameless(p + n, 0x8001, 0, NULL);
-    n += bulk_nameless(p + n, 0x8002, 0, NULL);
-    n += bulk_nameless(p + n, 0x8003, 2, entry_args);
-    n += bulk_nameless(p + n, 0x8004, 1, entry);  /* Entry<...>[] */
-    n += bulk_nameless(p + n, 0x8005, 1, s_type); /* Ns.S* */
-    n += bulk_nameless(p + n, 0x8006, 0, NULL);
-    n += bulk_nameless(p + n, 0x8007, 1, s_type); /* Ns.S& */
-    n += bulk_nameless(p + n, 0x8008, 1, i32);    /* System.Int32[,] */
-    n += bulk_nameless(p + n, 0x8009, 1, i32);    /* Ns.<Gen>d__1`1<System.Int32> */
-    n += bulk_nameless(p + n, 0x800A, 0, NULL);   /* Program+<>c */
-    n += bulk_nameless(p + n, 0x800B, 0, NULL);   /* no TypeLoadStop: unnamed */
-    pgo_trace_event(t, 15, 0, p, n);
-    type_load(t, 0x8002, "System.String");
-    type_load(t, 0x8004, "System.Collections.Generic.Dictionary`2+Entry<System.Int32,System.String>[]");
-    type_load(t, 0x8005, "Ns.S*");
-    type_load(t, 0x8006, "Ns.S");
-    type_load(t, 0x8007, "Ns.S&");
-    type_load(t, 0x8008, "System.Int32[,]");
-    type_load(t, 0x8009, "Ns.<Gen>d__1`1<System.Int32>");
-    type_load(t, 0x800A, "Program+<>c");
-    type_load(t, 0x8001, "Not.The.First"); /* the first TypeLoadStop of a TypeID wins */
+    const pgo_trace_type types[] = {
+        {0x8001, 0x1000, 0x11, NULL, 0, NULL},
+        {0x8002, 0x1000, 0x11, NULL, 0, NULL},
+        {0x8003, 0x1000, 0x11, NULL, 2, entry_args},
+        {0x8004, 0x1000, 0x11, NULL, 1, entry},  /* Entry<...>[] */
+        {0x8005, 0x1000, 0x11, NULL, 1, s_type}, /* Ns.S* */
+        {0x8006, 0x1000, 0x11, NULL, 0, NULL},
+        {0x8007, 0x1000, 0x11, NULL, 1, s_type}, /* Ns.S& */
+        {0x8008, 0x1000, 0x11, NULL, 1, i32},    /* System.Int32[,] */
+        {0x8009, 0x1000, 0x11, NULL, 1, i32},    /* Ns.<Gen>d__1`1<System.Int32> */
+        {0x800A, 0x1000, 0x11, NULL, 0, NULL},   /* Program+<>c */
+        {0x800B, 0x1000, 0x11, NULL, 0, NULL},   /* no TypeLoadStop: unnamed */
+    };
+    pgo_trace_bulk_types(t, types, sizeof types / sizeof types[0]);
+    pgo_trace_type_load(t, 0x8002, "System.String");
+    pgo_trace_type_load(t, 0x8004, "System.Collections.Generic.Dictionary`2+Entry<System.Int32,System.String>[]");
+    pgo_trace_type_load(t, 0x8005, "Ns.S*");
+    pgo_trace_type_load(t, 0x8006, "Ns.S");
+    pgo_trace_type_load(t, 0x8007, "Ns.S&");
+    pgo_trace_type_load(t, 0x8008, "System.Int32[,]");
+    pgo_trace_type_load(t, 0x8009, "Ns.<Gen>d__1`1<System.Int32>");
+    pgo_trace_type_load(t, 0x800A, "Program+<>c");
+    pgo_trace_type_load(t, 0x8001, "Not.The.First"); /* the first TypeLoadStop of a TypeID wins */
     uint32_t zero = 0, token = 0x06000020;
     uint64_t module = 0x1000;
     uint64_t m_nameless = 0xB001, m_named = 0xB002, t_c = 0x800A, t_entry = 0x8003;

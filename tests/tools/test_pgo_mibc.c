@@ -198,6 +198,129 @@ START_TEST(mibc_rows_and_il) {
 }
 END_TEST
 
+/* A generic method of a generic type instantiated over Int32 (named by TypeLoadStop, BulkType and
+ * MethodDetails): a TypeSpec for Gen`1<int32>, a MemberRef on it with the definition's signature,
+ * a MethodSpec for <int32>; Int32 is a primitive, so the group is the defining assembly alone. */
+START_TEST(mibc_generic_instantiation) {
+    char *app = path_of("gapp.dll"), *trace = path_of("gapp.nettrace"), *out = path_of("gapp.mibc");
+    const mantra_guid none = {0, 0, 0, {0}};
+    write_app(app);
+    pgo_trace *t = pgo_trace_open(trace);
+    pgo_trace_module(t, 0x1000, 0x2000, app, &none);
+    pgo_trace_assembly(t, 0x2000, "app, Version=1.2.0.0, Culture=neutral, PublicKeyToken=null");
+    pgo_trace_module(t, 0x1001, 0x2001, "/nonexistent/System.Private.CoreLib.dll", &none);
+    pgo_trace_assembly(t, 0x2001, "System.Private.CoreLib, Version=10.0.0.0, Culture=neutral, "
+                                  "PublicKeyToken=7cec85d7bea7798e");
+    pgo_trace_type_load(t, 0x7100, "Ns.Gen`1<System.Int32>");
+    pgo_trace_type_load(t, 0x7101, "System.Int32");
+    const uint64_t i32[] = {0x7101};
+    const pgo_trace_type types[] = {{0x7100, 0x1000, 0x12, NULL, 1, i32}, {0x7101, 0x1001, 0x08, NULL, 0, NULL}};
+    pgo_trace_bulk_types(t, types, 2);
+    pgo_trace_method_details(t, 0x51, 0x7100, 0x06000005, 0x1000, 1, i32);
+    mantra_pgo_schema g[] = {{MANTRA_PGO_BasicBlockIntCount, 0, 1, 0}};
+    int64_t gv[] = {3};
+    pgo_trace_method(t, 0x51, 0x1000, 0x06000005, "Ns.Gen`1[System.Int32]", "Make", "void  ()", g, 1, gv, 1);
+    pgo_trace_close(t);
+    run_tool_result r;
+    run(&r, (const char *[]){trace, "-o", out, "--format", "mibc", "--uncompressed", NULL});
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "mantra pgo: .mibc: 1 of 1 methods written (0 generic instantiations not written yet, "
+                                "0 without their assembly file, 0 unresolved); 0 handles: 0 as tokens, 0 unknown\n"),
+                  "%s", r.err);
+    run_tool_free(&r);
+    size_t n;
+    uint8_t *d = slurp(out, &n);
+    mantra_pe pe;
+    mantra_md *md;
+    mantra_ecma_error err = {0, ""};
+    ck_assert_int_eq(mantra_pe_parse(d, n, &pe, &err), MANTRA_OK);
+    ck_assert_int_eq(mantra_md_open_pe(&pe, &md, &err), MANTRA_OK);
+    uint32_t v[MANTRA_MD_MAX_COLUMNS];
+    const uint8_t *blob;
+    uint32_t bn;
+    char name[64];
+    ck_assert_uint_eq(mantra_md_row_count(md, MANTRA_MD_TYPE_REF), 1);
+    mantra_md_type_name(md, TOK(TYPE_REF, 1), name, sizeof name);
+    ck_assert_str_eq(name, "Ns.Gen`1");
+    ck_assert_uint_eq(mantra_md_row_count(md, MANTRA_MD_TYPE_SPEC), 1);
+    mantra_md_row(md, MANTRA_MD_TYPE_SPEC, 1, v);
+    mantra_md_blob(md, v[0], &blob, &bn);
+    const uint8_t spec[] = {0x15, 0x12, 0x05, 0x01, 0x08}; /* GENERICINST CLASS TypeRef 1 <int32> */
+    ck_assert_uint_eq(bn, sizeof spec);
+    ck_assert_mem_eq(blob, spec, bn);
+    mantra_md_row(md, MANTRA_MD_MEMBER_REF, 1, v);
+    ck_assert_uint_eq(v[0], TOK(TYPE_SPEC, 1));
+    ck_assert_str_eq(mantra_md_string(md, v[1]), "Make");
+    mantra_md_blob(md, v[2], &blob, &bn);
+    ck_assert_uint_eq(bn, sizeof SIG_GM);
+    ck_assert_mem_eq(blob, SIG_GM, bn);
+    ck_assert_uint_eq(mantra_md_row_count(md, MANTRA_MD_METHOD_SPEC), 1);
+    mantra_md_row(md, MANTRA_MD_METHOD_SPEC, 1, v);
+    ck_assert_uint_eq(v[0], TOK(MEMBER_REF, 1));
+    mantra_md_blob(md, v[1], &blob, &bn);
+    const uint8_t inst[] = {0x0A, 0x01, 0x08};
+    ck_assert_uint_eq(bn, sizeof inst);
+    ck_assert_mem_eq(blob, inst, bn);
+    mantra_md_row(md, MANTRA_MD_METHOD_DEF, 1, v);
+    ck_assert_str_eq(mantra_md_string(md, v[3]), "Assemblies_app;_1");
+    size_t at;
+    ck_assert_int_eq(mantra_pe_rva_to_offset(&pe, v[0], 6, &at), MANTRA_OK);
+    const uint8_t head[] = {0xD0, 0x01, 0x00, 0x00, 0x2B}; /* ldtoken MethodSpec 1 */
+    ck_assert_mem_eq(d + at + 1, head, sizeof head);
+    mantra_md_close(md);
+    mantra_pe_free(&pe);
+    free(d);
+    free(app);
+    free(trace);
+    free(out);
+}
+END_TEST
+
+/* A method the assembly does not hold (its token is past the MethodDef table): named with its reason,
+ * counted; the .mibc is still written, with an empty AssemblyDictionary. */
+START_TEST(mibc_unresolved_method) {
+    char *app = path_of("uapp.dll"), *trace = path_of("uapp.nettrace"), *out = path_of("uapp.mibc");
+    const mantra_guid none = {0, 0, 0, {0}};
+    write_app(app);
+    pgo_trace *t = pgo_trace_open(trace);
+    pgo_trace_module(t, 0x1000, 0x2000, app, &none);
+    mantra_pgo_schema g[] = {{MANTRA_PGO_BasicBlockIntCount, 0, 1, 0}};
+    int64_t gv[] = {3};
+    pgo_trace_method(t, 0x52, 0x1000, 0x06000063, "Ns.C", "Gone", "void  ()", g, 1, gv, 1);
+    pgo_trace_close(t);
+    run_tool_result r;
+    run(&r, (const char *[]){trace, "-o", out, "--format", "mibc", "--uncompressed", NULL});
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    char line[512];
+    snprintf(line, sizeof line, "mantra pgo: .mibc: Ns.C.Gone (%s, token 0x06000063): not written: the method's token "
+             "is not a MethodDef of its assembly\nmantra pgo: .mibc: 0 of 1 methods written (0 generic instantiations "
+             "not written yet, 0 without their assembly file, 1 unresolved)", app);
+    ck_assert_msg(strstr(r.err, line) != NULL, "%s", r.err);
+    run_tool_free(&r);
+    size_t n;
+    uint8_t *d = slurp(out, &n);
+    mantra_pe pe;
+    mantra_md *md;
+    mantra_ecma_error err = {0, ""};
+    ck_assert_int_eq(mantra_pe_parse(d, n, &pe, &err), MANTRA_OK);
+    ck_assert_int_eq(mantra_md_open_pe(&pe, &md, &err), MANTRA_OK);
+    ck_assert_uint_eq(mantra_md_row_count(md, MANTRA_MD_METHOD_DEF), 1);
+    uint32_t v[MANTRA_MD_MAX_COLUMNS];
+    mantra_md_row(md, MANTRA_MD_METHOD_DEF, 1, v);
+    ck_assert_str_eq(mantra_md_string(md, v[3]), "AssemblyDictionary");
+    size_t at;
+    ck_assert_int_eq(mantra_pe_rva_to_offset(&pe, v[0], 2, &at), MANTRA_OK);
+    ck_assert_uint_eq(d[at], 1 << 2 | 2); /* tiny: one byte */
+    ck_assert_uint_eq(d[at + 1], 0x2A);   /* ret */
+    mantra_md_close(md);
+    mantra_pe_free(&pe);
+    free(d);
+    free(app);
+    free(trace);
+    free(out);
+}
+END_TEST
+
 START_TEST(dll_mismatch_refused) {
     char *app = path_of("app2.dll"), *trace = path_of("app2.nettrace"), *out = path_of("mismatch.mibc");
     const mantra_guid pdb = {0xAABBCCDD, 1, 2, {3, 4, 5, 6, 7, 8, 9, 10}};
@@ -248,6 +371,8 @@ static Suite *suite(void) {
     Suite *s = suite_create("pgo_mibc");
     TCase *tc = tcase_create("mibc");
     tcase_add_test(tc, mibc_rows_and_il);
+    tcase_add_test(tc, mibc_generic_instantiation);
+    tcase_add_test(tc, mibc_unresolved_method);
     tcase_add_test(tc, dll_mismatch_refused);
     tcase_add_test(tc, usage);
     suite_add_tcase(s, tc);

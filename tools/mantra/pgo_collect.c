@@ -629,6 +629,38 @@ static int fill_identity(const trace_state *t, const chunk_owner *o, pgo_method 
     return 0;
 }
 
+/* The declaring type and method type arguments of a method by name (MethodDetails' TypeID and
+ * TypeParameters, named as handles are), for the .mibc's references to generic instantiations;
+ * left NULL / 0 when the trace cannot name them. -2 when out of memory. */
+static int fill_instantiation(const trace_state *t, const chunk_owner *o, pgo_method *m) {
+    uint64_t *di = pgo_u64map_get(&t->details_of, o->method_id);
+    if (di == NULL)
+        return 0;
+    const pgo_details_event *d = &t->details[*di];
+    int why = PGO_UNNAMED_OUT_OF_MEMORY;
+    m->owner_type = type_name(t, d->type_id, &why);
+    if (m->owner_type == NULL && why == PGO_UNNAMED_OUT_OF_MEMORY)
+        return -2;
+    if (d->type_parameter_count == 0)
+        return 0;
+    char **args = calloc(d->type_parameter_count, sizeof *args);
+    if (args == NULL)
+        return -2;
+    for (uint32_t i = 0; i < d->type_parameter_count; i++) {
+        why = PGO_UNNAMED_OUT_OF_MEMORY;
+        args[i] = type_name(t, d->type_parameters[i], &why);
+        if (args[i] == NULL) {
+            for (uint32_t k = 0; k < i; k++)
+                free(args[k]);
+            free(args);
+            return why == PGO_UNNAMED_OUT_OF_MEMORY ? -2 : 0;
+        }
+    }
+    m->method_args = args;
+    m->nmethod_args = d->type_parameter_count;
+    return 0;
+}
+
 /* The identity of a method across traces (pgo_profile.c): module, PDB GUID, token, names and
  * signature, and for a generic method instantiation the names of its type arguments (MethodDetails'
  * TypeParameters). Two MethodIDs of one trace are never merged (the runtime keeps one entry per
@@ -701,7 +733,8 @@ static int resolve(trace_state *t) {
         c->methods_read++;
         m.runs = 1;
         char *id = NULL;
-        if (fill_identity(t, o, &m) < 0 || name_handles(t, &m) < 0 || (id = method_identity(t, o, &m)) == NULL) {
+        if (fill_identity(t, o, &m) < 0 || name_handles(t, &m) < 0 || fill_instantiation(t, o, &m) < 0 ||
+            (id = method_identity(t, o, &m)) == NULL) {
             pgo_method_free(&m);
             return -2;
         }

@@ -364,57 +364,6 @@ static uint32_t src_type(mibc *w, const pgo_assembly *a, uint32_t token, int dep
     return 0;
 }
 
-/* Does TypeDef `type` of a have generic parameters? */
-static int generic_type(const pgo_assembly *a, uint32_t type) {
-    uint32_t v[MANTRA_MD_MAX_COLUMNS];
-    for (uint32_t r = 1; r <= mantra_md_row_count(a->md, MANTRA_MD_GENERIC_PARAM); r++)
-        if (mantra_md_row(a->md, MANTRA_MD_GENERIC_PARAM, r, v) == MANTRA_OK &&
-            v[2] == MANTRA_MD_TOKEN(MANTRA_MD_TYPE_DEF, type))
-            return 1;
-    return 0;
-}
-
-/* The MemberRef of MethodDef `method` of a; 0 with w->why (or *generic set) when not written. */
-static uint32_t src_method(mibc *w, const pgo_assembly *a, uint32_t method, int *generic) {
-    uint32_t v[MANTRA_MD_MAX_COLUMNS];
-    *generic = 0;
-    if (mantra_md_row(a->md, MANTRA_MD_METHOD_DEF, method, v) != MANTRA_OK) {
-        w->why = "the method's token is not a MethodDef of its assembly";
-        return 0;
-    }
-    const uint8_t *sig;
-    uint32_t n;
-    mantra_md_blob(a->md, v[4], &sig, &n);
-    uint32_t owner = mantra_md_method_owner(a->md, method);
-    if (n == 0 || owner == 0) {
-        w->why = "the method has no signature or no declaring type";
-        return 0;
-    }
-    if ((sig[0] & 0x10) || generic_type(a, owner)) {
-        *generic = 1;
-        return 0;
-    }
-    uint32_t parent = src_type(w, a, MANTRA_MD_TOKEN(MANTRA_MD_TYPE_DEF, owner), 0);
-    bytes out = {0};
-    size_t k = parent ? src_method_sig(w, a, sig, n, &out, 0) : 0;
-    uint32_t tok = 0;
-    if (k == n && !out.oom) {
-        const char *name = mantra_md_string(a->md, v[3]);
-        uint32_t blob = mantra_md_add_blob(w->b, out.d, out.n);
-        uint32_t have = cached(w, &w->memberref, pgo_strf("%08" PRIx32 "|%s|%" PRIu32, parent, name, blob), 0);
-        if (have == 0) {
-            have = mantra_md_add_row(w->b, MANTRA_MD_MEMBER_REF, ROW(parent, mantra_md_add_string(w->b, name), blob));
-            cached(w, &w->memberref, pgo_strf("%08" PRIx32 "|%s|%" PRIu32, parent, name, blob), have);
-        }
-        tok = have ? MANTRA_MD_TOKEN(MANTRA_MD_MEMBER_REF, have) : 0;
-    } else if (k != n && parent && w->why == NULL) {
-        w->why = "the method's signature does not decode";
-    }
-    w->oom |= out.oom;
-    free(out.d);
-    return tok;
-}
-
 /* ---- handles by name --------------------------------------------------------------------------
  * A handle's name as the runtime's dump writes it (TypeString, assembly-qualified):
  *   NAME[[ARG, ASSEMBLY],...]MODIFIERS, ASSEMBLY      MODIFIERS: [] [,] * &
@@ -607,8 +556,103 @@ static uint32_t type_handle(mibc *w, const char *name) {
     return tok;
 }
 
-/* A method handle's name ("Name|@|Type, Assembly") as a MemberRef: when the type is a plain TypeDef
- * with exactly one method of that name; 0 otherwise. */
+/* Does TypeDef `type` of a have generic parameters? */
+static int generic_type(const pgo_assembly *a, uint32_t type) {
+    uint32_t v[MANTRA_MD_MAX_COLUMNS];
+    for (uint32_t r = 1; r <= mantra_md_row_count(a->md, MANTRA_MD_GENERIC_PARAM); r++)
+        if (mantra_md_row(a->md, MANTRA_MD_GENERIC_PARAM, r, v) == MANTRA_OK &&
+            v[2] == MANTRA_MD_TOKEN(MANTRA_MD_TYPE_DEF, type))
+            return 1;
+    return 0;
+}
+
+/* A MethodSpec of method (a MemberRef token) with these type arguments by name; 0 when one does not
+ * resolve. */
+static uint32_t method_spec(mibc *w, uint32_t method, char *const *args, uint32_t nargs) {
+    bytes inst = {0};
+    put_u8(&inst, 0x0A); /* GENERICINST (§23.2.15) */
+    put_compressed(&inst, nargs);
+    int ok = 1;
+    for (uint32_t i = 0; i < nargs && ok; i++) {
+        type_name t;
+        const char *p = args[i];
+        ok = parse_type_name(&p, &t, 0) == 0 && *p == '\0' && name_sig(w, &t, t.nmods, &inst, 0) == 0;
+        type_name_free(&t);
+    }
+    uint32_t tok = 0;
+    if (ok && !inst.oom) {
+        uint32_t blob = mantra_md_add_blob(w->b, inst.d, inst.n);
+        uint32_t have = cached(w, &w->memberref, pgo_strf("spec|%08" PRIx32 "|%" PRIu32, method, blob), 0);
+        if (have == 0) {
+            have = mantra_md_add_row(w->b, MANTRA_MD_METHOD_SPEC, ROW(method, blob));
+            cached(w, &w->memberref, pgo_strf("spec|%08" PRIx32 "|%" PRIu32, method, blob), have);
+        }
+        tok = have ? MANTRA_MD_TOKEN(MANTRA_MD_METHOD_SPEC, have) : 0;
+    } else if (!ok) {
+        w->why = "a method type argument does not resolve";
+    }
+    w->oom |= inst.oom;
+    free(inst.d);
+    return tok;
+}
+
+/* The reference to MethodDef `method` of a: a MemberRef on its type (a TypeRef; for a generic type
+ * the instantiation `owner` names, a TypeSpec) with the definition's signature, and for a generic
+ * method a MethodSpec of it with `args`. 0 with w->why when it does not resolve, or with *generic set
+ * when it is a generic instantiation whose type arguments the profile cannot name. */
+static uint32_t src_method(mibc *w, const pgo_assembly *a, uint32_t method, const char *owner, char *const *args,
+                           uint32_t nargs, int *generic) {
+    uint32_t v[MANTRA_MD_MAX_COLUMNS];
+    *generic = 0;
+    if (mantra_md_row(a->md, MANTRA_MD_METHOD_DEF, method, v) != MANTRA_OK) {
+        w->why = "the method's token is not a MethodDef of its assembly";
+        return 0;
+    }
+    const uint8_t *sig;
+    uint32_t n;
+    mantra_md_blob(a->md, v[4], &sig, &n);
+    uint32_t owner_def = mantra_md_method_owner(a->md, method);
+    if (n == 0 || owner_def == 0) {
+        w->why = "the method has no signature or no declaring type";
+        return 0;
+    }
+    int generic_method = (sig[0] & 0x10) != 0, on_generic_type = generic_type(a, owner_def);
+    if ((generic_method && nargs == 0) || (on_generic_type && (owner == NULL || strchr(owner, '[') == NULL))) {
+        *generic = 1;
+        return 0;
+    }
+    uint32_t parent = on_generic_type ? type_handle(w, owner)
+                                      : src_type(w, a, MANTRA_MD_TOKEN(MANTRA_MD_TYPE_DEF, owner_def), 0);
+    if (parent == 0 || (on_generic_type && MANTRA_MD_TOKEN_TABLE(parent) != MANTRA_MD_TYPE_SPEC)) {
+        if (w->why == NULL)
+            w->why = "the declaring type does not resolve";
+        return 0;
+    }
+    bytes out = {0};
+    size_t k = src_method_sig(w, a, sig, n, &out, 0);
+    uint32_t tok = 0;
+    if (k == n && !out.oom) {
+        const char *name = mantra_md_string(a->md, v[3]);
+        uint32_t blob = mantra_md_add_blob(w->b, out.d, out.n);
+        uint32_t have = cached(w, &w->memberref, pgo_strf("%08" PRIx32 "|%s|%" PRIu32, parent, name, blob), 0);
+        if (have == 0) {
+            have = mantra_md_add_row(w->b, MANTRA_MD_MEMBER_REF, ROW(parent, mantra_md_add_string(w->b, name), blob));
+            cached(w, &w->memberref, pgo_strf("%08" PRIx32 "|%s|%" PRIu32, parent, name, blob), have);
+        }
+        tok = have ? MANTRA_MD_TOKEN(MANTRA_MD_MEMBER_REF, have) : 0;
+    } else if (k != n && w->why == NULL) {
+        w->why = "the method's signature does not decode";
+    }
+    w->oom |= out.oom;
+    free(out.d);
+    if (tok && generic_method)
+        tok = method_spec(w, tok, args, nargs);
+    return tok;
+}
+
+/* A method handle's name ("Name|@|Type, Assembly") as a MemberRef (on a TypeSpec when the type is
+ * an instantiation): when the type has exactly one method of that name and it is not itself generic
+ * (the name gives no signature and no method type arguments); 0 otherwise. */
 static uint32_t method_handle(mibc *w, const char *name) {
     const char *sep = strstr(name, "|@|");
     if (sep == NULL)
@@ -616,7 +660,7 @@ static uint32_t method_handle(mibc *w, const char *name) {
     type_name t;
     const char *p = sep + 3;
     uint32_t tok = 0;
-    if (parse_type_name(&p, &t, 0) == 0 && *p == '\0' && t.nargs == 0 && t.nmods == 0 && t.assembly) {
+    if (parse_type_name(&p, &t, 0) == 0 && *p == '\0' && t.nmods == 0 && t.assembly) {
         pgo_assembly *a = pgo_assembly_named(w->asms, t.assembly);
         uint32_t def = a ? pgo_assembly_type(a, t.name) : 0;
         uint32_t found = 0, matches = 0, v[MANTRA_MD_MAX_COLUMNS];
@@ -631,8 +675,8 @@ static uint32_t method_handle(mibc *w, const char *name) {
             }
         }
         int generic;
-        if (matches == 1)
-            tok = src_method(w, a, found, &generic);
+        if (matches == 1) /* on a generic type, its instantiation is the type part of the name */
+            tok = src_method(w, a, found, sep + 3, NULL, 0, &generic);
     }
     type_name_free(&t);
     return tok;
@@ -718,6 +762,56 @@ static void method_il(mibc *w, const pgo_method *m, uint32_t token, bytes *il, p
     put_u8(il, OP_POP);
 }
 
+/* Is a type name one of CoreLib's primitive types (TypeDesc.IsPrimitive: not String or Object)? */
+static int is_primitive(const type_name *t) {
+    int e = primitive(t->name);
+    return e && e != 0x01 && e != 0x0E && e != 0x16 && e != 0x1C && t->assembly &&
+           strcmp(t->assembly, "System.Private.CoreLib") == 0;
+}
+
+/* Adds the assemblies a type name involves to set (dotnet-pgo's AddAssembliesAssociatedWithType:
+ * none for primitives and __Canon, an array's or pointer's element's, else the type's own and its
+ * type arguments'). */
+static void type_assemblies(const type_name *t, pgo_strmap *set, int depth) {
+    if (depth > DEPTH_MAX || strcmp(t->name, "System.__Canon") == 0 || (t->nmods == 0 && is_primitive(t)))
+        return;
+    if (t->nmods == 0 && t->assembly && pgo_strmap_get(set, t->assembly) == (size_t)-1)
+        (void)pgo_strmap_put(set, t->assembly, set->count);
+    for (size_t i = 0; i < t->nargs; i++)
+        type_assemblies(&t->args[i], set, depth + 1);
+}
+
+static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* A method's group: "DEFINING;OTHER;...;" with the other assemblies its declaring type's and its own
+ * type arguments involve, in ordinal order (MibcEmitter.GenerateMibcFile). */
+static char *group_name(const char *defining, const pgo_method *m) {
+    pgo_strmap set = {0};
+    const char *names[64];
+    size_t n = 0;
+    for (uint32_t i = 0; i <= m->nmethod_args; i++) {
+        const char *s = i == 0 ? m->owner_type : m->method_args[i - 1];
+        type_name t;
+        const char *p = s;
+        if (s && parse_type_name(&p, &t, 0) == 0)
+            type_assemblies(&t, &set, 0);
+        if (s)
+            type_name_free(&t);
+    }
+    for (size_t i = 0; i < set.cap && n < 64; i++)
+        if (set.keys[i] && strcmp(set.keys[i], defining) != 0)
+            names[n++] = set.keys[i];
+    qsort(names, n, sizeof *names, str_cmp);
+    char *g = pgo_strf("%s;", defining);
+    for (size_t i = 0; i < n && g; i++) {
+        char *x = pgo_strf("%s%s;", g, names[i]);
+        free(g);
+        g = x;
+    }
+    pgo_strmap_free(&set);
+    return g;
+}
+
 static int group_cmp(const void *a, const void *b) {
     return strcmp(((const group *)a)->name, ((const group *)b)->name);
 }
@@ -753,15 +847,20 @@ int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, in
             continue;
         }
         w.why = NULL;
-        uint32_t tok = src_method(&w, a, m->token & 0xFFFFFF, &generic);
+        uint32_t tok = src_method(&w, a, m->token & 0xFFFFFF, m->owner_type, m->method_args, m->nmethod_args, &generic);
         if (tok == 0) {
-            if (generic)
+            if (generic) {
                 c->generic++;
-            else
-                c->unresolved++;
+            } else if (++c->unresolved <= 10) {
+                fprintf(stderr, "mantra pgo: .mibc: %s%s%s (%s, token 0x%08" PRIx32 "): not written: %s\n", m->name_space,
+                        m->name_space[0] ? "." : "", m->name, a->path, m->token,
+                        w.why ? w.why : "it does not resolve");
+                if (c->unresolved == 10)
+                    fprintf(stderr, "mantra pgo: .mibc: more unresolved methods are only counted\n");
+            }
             continue;
         }
-        char *gname = pgo_strf("%s;", a->name);
+        char *gname = group_name(a->name, m);
         size_t g = 0;
         while (gname && g < ngroups && strcmp(groups[g].name, gname) != 0)
             g++;

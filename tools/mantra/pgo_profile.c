@@ -255,6 +255,10 @@ void pgo_method_free(pgo_method *m) {
         for (size_t i = 0; i < m->data.value_count; i++)
             free(m->handle_names[i]);
     free(m->handle_names);
+    free(m->owner_type);
+    for (uint32_t i = 0; i < m->nmethod_args; i++)
+        free(m->method_args[i]);
+    free(m->method_args);
     mantra_pgo_data_free(&m->data);
     memset(m, 0, sizeof *m);
 }

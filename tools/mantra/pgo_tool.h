@@ -173,6 +173,9 @@ typedef struct pgo_method {
     uint32_t il_size;
     mantra_pgo_data data;
     char **handle_names; /* per value: a handle's name, NULL when none (or not a handle) */
+    char *owner_type;    /* the declaring type's handle name (MethodDetails' TypeID), NULL when unknown */
+    char **method_args;  /* a generic method's type arguments (MethodDetails' TypeParameters), by name */
+    uint32_t nmethod_args; /* 0 also when a type argument has no name (method_args NULL then) */
     unsigned runs;       /* occurrences merged */
 } pgo_method;
 

@@ -112,7 +112,18 @@ int pgo_write_json(FILE *out, const pgo_profile *p) {
         jstr(out, m->name);
         fputs(",\"signature\":", out);
         jstr(out, m->signature);
-        fprintf(out, ",\"il_size\":%" PRIu32 ",\"runs\":%u,\"records\":[", m->il_size, m->runs);
+        fprintf(out, ",\"il_size\":%" PRIu32 ",\"runs\":%u,\"type\":", m->il_size, m->runs);
+        if (m->owner_type)
+            jstr(out, m->owner_type);
+        else
+            fputs("null", out);
+        fputs(",\"method_args\":[", out);
+        for (uint32_t k = 0; k < m->nmethod_args; k++) {
+            if (k)
+                fputc(',', out);
+            jstr(out, m->method_args[k]);
+        }
+        fputs("],\"records\":[", out);
         size_t v = 0;
         for (size_t r = 0; r < m->data.records; r++) {
             const mantra_pgo_schema *s = &m->data.schema[r];
