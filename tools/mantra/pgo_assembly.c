@@ -36,6 +36,7 @@ static void assembly_free(pgo_assembly *a) {
     free(a->bytes);
     free(a->path);
     pgo_strmap_free(&a->types);
+    free(a->generic);
     free(a);
 }
 
@@ -49,9 +50,17 @@ void pgo_assemblies_free(pgo_assemblies *s) {
     memset(s, 0, sizeof *s);
 }
 
-/* The index of TypeDefs by full name ("Ns.Outer+Inner"). */
+/* The index of TypeDefs by full name ("Ns.Outer+Inner"), and which have generic parameters. */
 static int index_types(pgo_assembly *a) {
     char name[1024];
+    uint32_t types = mantra_md_row_count(a->md, MANTRA_MD_TYPE_DEF), v[MANTRA_MD_MAX_COLUMNS];
+    a->generic = calloc(types ? types : 1, 1);
+    if (a->generic == NULL)
+        return -1;
+    for (uint32_t r = 1; r <= mantra_md_row_count(a->md, MANTRA_MD_GENERIC_PARAM); r++)
+        if (mantra_md_row(a->md, MANTRA_MD_GENERIC_PARAM, r, v) == MANTRA_OK &&
+            MANTRA_MD_TOKEN_TABLE(v[2]) == MANTRA_MD_TYPE_DEF && MANTRA_MD_TOKEN_ROW(v[2]) - 1 < types)
+            a->generic[MANTRA_MD_TOKEN_ROW(v[2]) - 1] = 1;
     for (uint32_t r = 1; r <= mantra_md_row_count(a->md, MANTRA_MD_TYPE_DEF); r++) {
         size_t n = mantra_md_type_name(a->md, MANTRA_MD_TOKEN(MANTRA_MD_TYPE_DEF, r), name, sizeof name);
         if (n == 0 || n >= sizeof name)

@@ -104,6 +104,7 @@ typedef struct mibc {
     mantra_md_builder *b;
     pgo_assemblies *asms;
     pgo_strmap asmref, typeref, typespec, memberref; /* keys -> row */
+    pgo_strmap handles; /* a handle's name -> its token (0: unresolved) */
     int oom;
     const char *why; /* why the last resolution failed */
 } mibc;
@@ -558,12 +559,7 @@ static uint32_t type_handle(mibc *w, const char *name) {
 
 /* Does TypeDef `type` of a have generic parameters? */
 static int generic_type(const pgo_assembly *a, uint32_t type) {
-    uint32_t v[MANTRA_MD_MAX_COLUMNS];
-    for (uint32_t r = 1; r <= mantra_md_row_count(a->md, MANTRA_MD_GENERIC_PARAM); r++)
-        if (mantra_md_row(a->md, MANTRA_MD_GENERIC_PARAM, r, v) == MANTRA_OK &&
-            v[2] == MANTRA_MD_TOKEN(MANTRA_MD_TYPE_DEF, type))
-            return 1;
-    return 0;
+    return type >= 1 && type <= mantra_md_row_count(a->md, MANTRA_MD_TYPE_DEF) && a->generic[type - 1];
 }
 
 /* A MethodSpec of method (a MemberRef token) with these type arguments by name; 0 when one does not
@@ -663,10 +659,16 @@ static uint32_t method_handle(mibc *w, const char *name) {
     if (parse_type_name(&p, &t, 0) == 0 && *p == '\0' && t.nmods == 0 && t.assembly) {
         pgo_assembly *a = pgo_assembly_named(w->asms, t.assembly);
         uint32_t def = a ? pgo_assembly_type(a, t.name) : 0;
-        uint32_t found = 0, matches = 0, v[MANTRA_MD_MAX_COLUMNS];
+        uint32_t found = 0, matches = 0, v[MANTRA_MD_MAX_COLUMNS], first = 0, end = 0;
         size_t len = (size_t)(sep - name);
-        for (uint32_t r = 1; def && r <= mantra_md_row_count(a->md, MANTRA_MD_METHOD_DEF); r++) {
-            if (mantra_md_method_owner(a->md, r) != def || mantra_md_row(a->md, MANTRA_MD_METHOD_DEF, r, v) != 0)
+        if (def && mantra_md_row(a->md, MANTRA_MD_TYPE_DEF, def, v) == MANTRA_OK) { /* the type's MethodList run */
+            first = v[5];
+            end = mantra_md_row_count(a->md, MANTRA_MD_METHOD_DEF) + 1;
+            if (mantra_md_row(a->md, MANTRA_MD_TYPE_DEF, def + 1, v) == MANTRA_OK)
+                end = v[5];
+        }
+        for (uint32_t r = first; r < end; r++) {
+            if (mantra_md_row(a->md, MANTRA_MD_METHOD_DEF, r, v) != 0)
                 continue;
             const char *n = mantra_md_string(a->md, v[3]);
             if (strlen(n) == len && strncmp(n, name, len) == 0) {
@@ -747,8 +749,16 @@ static void method_il(mibc *w, const pgo_method *m, uint32_t token, bytes *il, p
             c->handles++;
             const char *name = m->handle_names ? m->handle_names[v] : NULL;
             uint32_t tok = 0;
-            if (name)
-                tok = elem == MANTRA_PGO_TypeHandle ? type_handle(w, name) : method_handle(w, name);
+            if (name) { /* the same names come again and again: resolved once */
+                size_t have = pgo_strmap_get(&w->handles, name);
+                if (have != (size_t)-1) {
+                    tok = (uint32_t)have;
+                } else {
+                    tok = elem == MANTRA_PGO_TypeHandle ? type_handle(w, name) : method_handle(w, name);
+                    if (pgo_strmap_put(&w->handles, name, tok) < 0)
+                        w->oom = 1;
+                }
+            }
             if (tok) {
                 c->handle_tokens++;
                 put_op_token(il, OP_LDTOKEN, tok);
@@ -819,17 +829,34 @@ static int group_cmp(const void *a, const void *b) {
 int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, int zip, uint8_t **out, size_t *size,
                    pgo_mibc_counts *c) {
     memset(c, 0, sizeof *c);
-    mibc w = {mantra_md_builder_new(), s, {0}, {0}, {0}, {0}, 0, NULL};
+    mibc w = {mantra_md_builder_new(), s, {0}, {0}, {0}, {0}, {0}, 0, NULL};
     group *groups = NULL;
     size_t ngroups = 0;
     int rc = 0;
     if (w.b == NULL)
         return -2;
     /* Module, Assembly, <Module>: the names dotnet-pgo gives (the output file's name); a MVID made
-     * from the content's size, so that the same profile gives the same bytes */
-    mantra_guid mvid = {0x6d616e74, 0x7261, 0x4d49, {'B', 'C', 0, 0, 0, 0, 0, 0}};
-    uint64_t n = p->count;
-    memcpy(mvid.data4 + 2, &n, 6);
+     * from the profile (two FNV-1a hashes of every method's identity and values), so that the same
+     * profile gives the same bytes and another profile another MVID */
+    uint64_t h1 = UINT64_C(1469598103934665603), h2 = UINT64_C(0x84222325cbf29ce4);
+    for (size_t i = 0; i < p->count; i++) {
+        const pgo_method *m = &p->methods[i];
+        const char *parts[4] = {m->module, m->name_space, m->name, m->signature};
+        for (int k = 0; k < 4; k++)
+            for (const char *c = parts[k]; *c; c++) {
+                h1 = (h1 ^ (uint8_t)*c) * UINT64_C(1099511628211);
+                h2 = (h2 ^ (uint8_t)*c) * UINT64_C(0x100000001b3);
+            }
+        for (size_t v = 0; v < m->data.value_count; v++) {
+            h1 = (h1 ^ (uint64_t)m->data.values[v]) * UINT64_C(1099511628211);
+            h2 = (h2 ^ ((uint64_t)m->data.values[v] >> 7)) * UINT64_C(0x100000001b3);
+        }
+        h1 = (h1 ^ m->token) * UINT64_C(1099511628211);
+    }
+    mantra_guid mvid = {(uint32_t)h1, (uint16_t)(h1 >> 32), (uint16_t)(0x4000 | ((h1 >> 48) & 0x0FFF)), {0}};
+    for (int k = 0; k < 8; k++)
+        mvid.data4[k] = (uint8_t)(h2 >> (8 * k));
+    mvid.data4[0] = (uint8_t)(0x80 | (mvid.data4[0] & 0x3F)); /* an RFC 4122 version 4 layout */
     mantra_md_add_row(w.b, MANTRA_MD_MODULE, ROW(0, mantra_md_add_string(w.b, name), mantra_md_add_guid(w.b, &mvid), 0, 0));
     mantra_md_add_row(w.b, MANTRA_MD_ASSEMBLY, ROW(0x8004, 0, 0, 0, 0, 0, 0, mantra_md_add_string(w.b, name), 0));
     mantra_md_add_row(w.b, MANTRA_MD_TYPE_DEF, ROW(0, mantra_md_add_string(w.b, "<Module>"), 0, 0, 1, 1));
@@ -938,6 +965,7 @@ int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, in
     pgo_strmap_free(&w.typeref);
     pgo_strmap_free(&w.typespec);
     pgo_strmap_free(&w.memberref);
+    pgo_strmap_free(&w.handles);
     mantra_md_builder_free(w.b);
     return rc;
 }

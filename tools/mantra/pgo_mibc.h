@@ -28,6 +28,7 @@ typedef struct pgo_assembly {
     mantra_guid pdb_guid; /* the CodeView GUID (ManagedPdbSignature in the runtime's events) */
     int has_pdb_guid;
     pgo_strmap types; /* full name ("Ns.Outer+Inner") -> TypeDef row */
+    uint8_t *generic;  /* per TypeDef row (index row - 1): 1 when it has generic parameters */
 } pgo_assembly;
 
 typedef struct pgo_assemblies {
