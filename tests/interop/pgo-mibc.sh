@@ -8,6 +8,10 @@
 #  1. `mantra pgo TRACE --format mibc` (the ZIP container) and `--uncompressed` (the assembly), and
 #     the JSON profile; the uncompressed .mibc read by MD_DUMP (mantra's ECMA-335 reader) and by
 #     System.Reflection.Metadata (`TE_DLL metadata`) gives the same lines.
+#     The .mibc read back (ZIP, plain, and re-packed deflated by Python's zipfile as dotnet-pgo
+#     deflates it) gives the trace's text profile again, methods in any order (profile_equal.py);
+#     the trace and its .mibc (with -r the framework and the harness's folder) merge method for
+#     method with no conflict.
 #  2. crossgen2 (the SDK's, restored by tests/interop/Crossgen2Restore) compiles TraceEventDump.dll
 #     with `--mibc` (each form) `--partial --map`, and System.Collections.dll of the framework (its
 #     profiled methods are generic instantiations): the methods each map shows compiled are exactly
@@ -38,6 +42,20 @@ else
   diff "$out/app-plain.srm" "$out/app-plain.ours" | head -10 >&2 || true
   status=1
 fi
+# 1b. read back: the .mibc (ZIP, plain, and re-packed deflated as dotnet-pgo writes it) gives the
+#     trace's profile again; the trace and its .mibc merge method for method
+"$mantra" pgo "$trace" -o "$out/trace.txt" 2> /dev/null
+"$python" - "$out/app-plain.mibc" "$out/app-deflated.mibc" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+    z.write(sys.argv[1], "app-deflated.mibc.dll")
+PY
+for form in app.mibc app-plain.mibc app-deflated.mibc; do
+  "$mantra" pgo "$out/$form" -o "$out/$form.txt" 2> "$out/$form.read.err" || { cat "$out/$form.read.err" >&2; status=1; }
+  "$python" "$here/profile_equal.py" "$out/trace.txt" "$out/$form.txt" > "$out/$form.equal" || {
+    cat "$out/$form.equal" >&2; status=1; }
+  echo "pgo-mibc: $form read back: $(tail -1 "$out/$form.equal")"
+done
 # 2. crossgen2 --partial
 fw=$("$dotnet" --list-runtimes | awk '$1 == "Microsoft.NETCore.App" && $2 ~ /^10\./ { v = $2; d = $3 } END {
   gsub(/[][]/, "", d); if (v != "") print d "/" v }')
@@ -66,6 +84,13 @@ partial() { # ASSEMBLY-PATH MIBC
 partial "$te_dll" app.mibc || status=1
 partial "$te_dll" app-plain.mibc || status=1
 partial "$fw/System.Collections.dll" app.mibc || status=1
+# the trace and its .mibc merged: every method of one is a method of the other
+"$mantra" pgo "$trace" "$out/app.mibc" -r "$fw" -r "$bin" -o "$out/merged.txt" 2> "$out/merged.err" || {
+  cat "$out/merged.err" >&2; status=1; }
+methods=$(grep -c '^@@@' "$out/trace.txt")
+grep -q "^mantra pgo: $methods methods from 1 trace and 1 profile ([0-9]* instrumentation events, $((2 * methods)) methods read, $methods merged); .*; 0 merge conflicts" \
+  "$out/merged.err" || { echo "pgo-mibc: the trace and its .mibc do not merge method for method:" >&2; head -3 "$out/merged.err" >&2; status=1; }
+echo "pgo-mibc: trace + its .mibc: $(head -1 "$out/merged.err" | cut -c1-120)"
 # 3. whole images, run
 "$dotnet" "$te_dll" stats "$fixture" > "$out/il.out"
 for variant in plain pgo; do

@@ -51,7 +51,7 @@ static const mantra_guid GUID_A = {0x11223344, 0x5566, 0x7788, {1, 2, 3, 4, 5, 6
 /* The JSON stats' "unnamed_by" object of a profile without unnamed handles. */
 #define UNNAMED_NONE                                                                                      \
     "\"unnamed_by\":{\"type_unknown\":0,\"type_nameless\":0,\"type_depth\":0,\"method_no_details\":0,"     \
-    "\"method_nameless\":0}"
+    "\"method_nameless\":0,\"mibc_token\":0}"
 
 /* The module of every crafted method: app.dll, module 0x1000, assembly 0x2000. */
 static pgo_trace *open_app(const char *path) {
@@ -98,7 +98,7 @@ START_TEST(chunk_rules_as_dotnet_pgo) {
 
     run_tool_result r;
     char *out = convert_json(&r, trace, json);
-    ck_assert_msg(strstr(out, "\"stats\":{\"traces\":1,\"truncated_traces\":0,\"unreadable_traces\":0,\"events\":11,"
+    ck_assert_msg(strstr(out, "\"stats\":{\"traces\":1,\"truncated_traces\":0,\"unreadable_traces\":0,\"profiles\":0,\"events\":11,"
                               "\"bad_payloads\":0,\"chunks_dropped\":6,\"discard_out_of_order\":3,"
                               "\"discard_after_final\":1,\"incomplete\":1,\"undecodable\":0,\"methods_read\":3,"
                               "\"methods\":3,\"merged\":0,\"merge_conflicts\":0,\"handles\":0,\"handles_unnamed\":0," UNNAMED_NONE "}}\n") != NULL,
@@ -192,7 +192,7 @@ START_TEST(two_traces_merge) {
         ",{\"kind\":320,\"kind_name\":\"NumRuns\",\"il_offset\":0,\"count\":1,\"other\":2}]},\n" JSON_HEAD("100663299", "Only2", "1")
             REC("0", "2") ",{\"kind\":385,\"kind_name\":\"EdgeIntCount\",\"il_offset\":0,\"count\":1,\"other\":12,\"values\":[9]}"
         ",{\"kind\":256,\"kind_name\":\"Version\",\"il_offset\":0,\"count\":1,\"other\":3}]}\n"
-        "],\"stats\":{\"traces\":2,\"truncated_traces\":0,\"unreadable_traces\":0,\"events\":5,\"bad_payloads\":0,"
+        "],\"stats\":{\"traces\":2,\"truncated_traces\":0,\"unreadable_traces\":0,\"profiles\":0,\"events\":5,\"bad_payloads\":0,"
         "\"chunks_dropped\":0,\"discard_out_of_order\":0,\"discard_after_final\":0,\"incomplete\":0,\"undecodable\":0,"
         "\"methods_read\":5,\"methods\":3,\"merged\":2,\"merge_conflicts\":0,\"handles\":0,\"handles_unnamed\":0," UNNAMED_NONE "}}\n";
     ck_assert_str_eq(out, expect);
@@ -655,7 +655,7 @@ START_TEST(handles_named_from_type_loads) {
     free(out);
     out = convert_json(&r, trace, json);
     ck_assert_msg(strstr(out, "\"handles\":14,\"handles_unnamed\":4,\"unnamed_by\":{\"type_unknown\":1,"
-                              "\"type_nameless\":1,\"type_depth\":0,\"method_no_details\":1,\"method_nameless\":1}}}\n") != NULL,
+                              "\"type_nameless\":1,\"type_depth\":0,\"method_no_details\":1,\"method_nameless\":1,\"mibc_token\":0}}}\n") != NULL,
                   "%.3000s", out);
     run_tool_free(&r);
     free(out);

@@ -321,6 +321,79 @@ START_TEST(mibc_unresolved_method) {
 }
 END_TEST
 
+/* Reading a .mibc back (plain and in its ZIP container): the same text as the trace gives for the
+ * written method; with -r the assembly, the method's token and module are found, and the trace and
+ * the .mibc merge into one method whose counts add up. A damaged container is refused, located. */
+START_TEST(mibc_read_back_and_merge) {
+    char *app = path_of("rapp.dll"), *trace = path_of("rapp.nettrace"), *plain = path_of("rapp-plain.mibc"),
+         *zip = path_of("rapp.mibc"), *back = path_of("rapp-back.txt"), *merged = path_of("rapp-merged.json");
+    const mantra_guid none = {0, 0, 0, {0}};
+    write_app(app);
+    write_trace(trace, app, &none);
+    run_tool_result r;
+    run(&r, (const char *[]){trace, "-o", plain, "--format", "mibc", "--uncompressed", NULL});
+    ck_assert_int_eq(r.status, 0);
+    run_tool_free(&r);
+    run(&r, (const char *[]){trace, "-o", zip, "--format", "mibc", NULL});
+    ck_assert_int_eq(r.status, 0);
+    run_tool_free(&r);
+    const char *run_text = "*** START PGO Data, max index = 1 ***\n"
+                           "@@@ codehash 0x00000000 methodhash 0x00000000 ilSize 0x00000000 records 0x00000003\n"
+                           "MethodName: Ns.C.Run\nSignature: void  (int32)\n"
+                           "Schema InstrumentationKind 65 ILOffset 0 Count 1 Other 0\n7\n"
+                           "Schema InstrumentationKind 195 ILOffset 3 Count 4 Other 0\n"
+                           "TypeHandle: UNKNOWN\nTypeHandle: UNKNOWN\nTypeHandle: UNKNOWN\nTypeHandle: UNKNOWN\n"
+                           "Schema InstrumentationKind 196 ILOffset 9 Count 2 Other 0\n"
+                           "MethodHandle: UNKNOWN\nMethodHandle: UNKNOWN\n"
+                           "*** END PGO Data ***\n";
+    for (int form = 0; form < 2; form++) {
+        run(&r, (const char *[]){form ? zip : plain, "-o", back, NULL});
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        ck_assert_msg(strstr(r.err, "mantra pgo: 1 method from 0 traces and 1 profile (0 instrumentation events, 1 "
+                                    "methods read, 0 merged)") != NULL, "%s", r.err);
+        run_tool_free(&r);
+        size_t n;
+        char *text = (char *)slurp(back, &n);
+        ck_assert_str_eq(text, run_text);
+        free(text);
+    }
+    /* the trace and its .mibc: one method, merged, its count doubled */
+    run(&r, (const char *[]){trace, plain, "-r", app, "-o", merged, "--format", "json", NULL});
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "mantra pgo: 2 methods from 1 trace and 1 profile (2 instrumentation events, 3 methods "
+                                "read, 1 merged)") != NULL, "%s", r.err);
+    run_tool_free(&r);
+    size_t n;
+    char *json = (char *)slurp(merged, &n);
+    ck_assert_msg(strstr(json, "\"name\":\"Run\",\"signature\":\"void  (int32)\",\"il_size\":0,\"runs\":2,") != NULL,
+                  "%s", json);
+    ck_assert_msg(strstr(json, "\"values\":[14]}") != NULL, "%s", json);
+    free(json);
+    /* a damaged container: one byte of the entry's data */
+    size_t zn;
+    uint8_t *z = slurp(zip, &zn);
+    z[200] ^= 1;
+    FILE *f = fopen(zip, "wb");
+    ck_assert_uint_eq(fwrite(z, 1, zn, f), zn);
+    fclose(f);
+    run(&r, (const char *[]){zip, "-o", back, NULL});
+    ck_assert_int_eq(r.status, 1);
+    char line[512];
+    uint32_t entry = mantra_load_u32(z + 22);
+    snprintf(line, sizeof line, "mantra pgo: %s: offset %u: the entry's CRC-32 does not match its data\n", zip,
+             (unsigned)(30 + strlen("rapp.mibc.dll") + entry + 16));
+    ck_assert_msg(strstr(r.err, line) != NULL, "%s\n%s", line, r.err);
+    run_tool_free(&r);
+    free(z);
+    free(app);
+    free(trace);
+    free(plain);
+    free(zip);
+    free(back);
+    free(merged);
+}
+END_TEST
+
 START_TEST(dll_mismatch_refused) {
     char *app = path_of("app2.dll"), *trace = path_of("app2.nettrace"), *out = path_of("mismatch.mibc");
     const mantra_guid pdb = {0xAABBCCDD, 1, 2, {3, 4, 5, 6, 7, 8, 9, 10}};
@@ -345,9 +418,9 @@ END_TEST
 
 START_TEST(usage) {
     run_tool_result r;
-    run(&r, (const char *[]){"x.nettrace", "-o", "x.txt", "-r", "lib", NULL});
+    run(&r, (const char *[]){"x.nettrace", "-o", "x.txt", "--uncompressed", NULL});
     ck_assert_int_eq(r.status, 2);
-    ck_assert_str_eq(r.err, "mantra pgo: -r and --uncompressed go with --format mibc\nTry 'mantra pgo --help'.\n");
+    ck_assert_str_eq(r.err, "mantra pgo: --uncompressed goes with --format mibc\nTry 'mantra pgo --help'.\n");
     run_tool_free(&r);
     run(&r, (const char *[]){"x.nettrace", "-o", "x.mibc", "--format", "zip", NULL});
     ck_assert_int_eq(r.status, 2);
@@ -373,6 +446,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, mibc_rows_and_il);
     tcase_add_test(tc, mibc_generic_instantiation);
     tcase_add_test(tc, mibc_unresolved_method);
+    tcase_add_test(tc, mibc_read_back_and_merge);
     tcase_add_test(tc, dll_mismatch_refused);
     tcase_add_test(tc, usage);
     suite_add_tcase(s, tc);

@@ -104,8 +104,8 @@ static int parse_args(int argc, char **argv, pgo_args *a) {
         return tool_usage_error("pgo", "no trace given%s", "");
     if (a->output == NULL && !a->have_top)
         return tool_usage_error("pgo", "no output given (-o PROFILE)%s", "");
-    if ((a->nrefs || a->uncompressed) && !a->mibc)
-        return tool_usage_error("pgo", "-r and --uncompressed go with --format mibc%s", "");
+    if (a->uncompressed && !a->mibc)
+        return tool_usage_error("pgo", "--uncompressed goes with --format mibc%s", "");
     if (a->mibc && a->have_top)
         return tool_usage_error("pgo", "--top reads profiles in the text format, not --format mibc%s", "");
     return -1;
@@ -219,6 +219,17 @@ static int load_text_profile(const char *path, pgo_profile *p) {
     return TOOL_OK;
 }
 
+/* A .mibc: a ZIP archive ("PK") or a PE file ("MZ"), told from a trace by its first bytes. */
+static int is_mibc(const char *path) {
+    unsigned char buf[2] = {0};
+    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    size_t n = fread(buf, 1, 2, f);
+    fclose(f);
+    return n == 2 && ((buf[0] == 'P' && buf[1] == 'K') || (buf[0] == 'M' && buf[1] == 'Z'));
+}
+
 static int is_text_profile(const char *path) {
     static const char start[] = "*** START PGO Data";
     char buf[sizeof start] = {0};
@@ -232,12 +243,15 @@ static int is_text_profile(const char *path) {
 
 static void summary(const pgo_profile *p) {
     const pgo_counts *c = &p->counts;
+    char profiles[48] = "";
+    if (c->profiles)
+        snprintf(profiles, sizeof profiles, " and %" PRIu64 " profile%s", c->profiles, c->profiles == 1 ? "" : "s");
     fprintf(stderr,
-            "mantra pgo: %zu method%s from %" PRIu64 " trace%s (%" PRIu64 " instrumentation events, %" PRIu64
+            "mantra pgo: %zu method%s from %" PRIu64 " trace%s%s (%" PRIu64 " instrumentation events, %" PRIu64
             " methods read, %" PRIu64 " merged); dropped: %" PRIu64 " out of order, %" PRIu64 " after the final chunk (%" PRIu64
             " chunks), %" PRIu64 " incomplete, %" PRIu64 " bad payloads, %" PRIu64 " undecodable; %" PRIu64
             " merge conflicts; %" PRIu64 " of %" PRIu64 " handles unnamed\n",
-            p->count, p->count == 1 ? "" : "s", c->traces, c->traces == 1 ? "" : "s", c->events, c->methods_read, c->merged,
+            p->count, p->count == 1 ? "" : "s", c->traces, c->traces == 1 ? "" : "s", profiles, c->events, c->methods_read, c->merged,
             c->discard_out_of_order, c->discard_after_final, c->chunks_dropped, c->incomplete, c->bad_payloads,
             c->undecodable, c->merge_conflicts, c->handles_unnamed, c->handles);
     for (int r = 0; r < PGO_UNNAMED_REASONS; r++)
@@ -250,21 +264,15 @@ static void summary(const pgo_profile *p) {
 }
 
 /* The .mibc: resolved against the assemblies, written whole or not at all. */
-static int write_mibc(const pgo_args *a, const pgo_profile *p) {
-    pgo_assemblies asms;
-    memset(&asms, 0, sizeof asms);
+static int write_mibc(const pgo_args *a, const pgo_profile *p, pgo_assemblies *asms) {
     int rc = 0;
-    for (size_t i = 0; i < a->nrefs && rc == 0; i++)
-        rc = pgo_assemblies_add_path(&asms, a->refs[i]);
     uint8_t *bytes = NULL;
     size_t size = 0;
     pgo_mibc_counts c;
     memset(&c, 0, sizeof c);
     const char *base = strrchr(a->output, '/');
     base = strcmp(a->output, "-") == 0 ? "profile.mibc" : base ? base + 1 : a->output;
-    if (rc == 0)
-        rc = pgo_write_mibc(p, &asms, base, !a->uncompressed, &bytes, &size, &c);
-    pgo_assemblies_free(&asms);
+    rc = pgo_write_mibc(p, asms, base, !a->uncompressed, &bytes, &size, &c);
     if (rc == -2)
         fprintf(stderr, "mantra pgo: out of memory\n");
     if (rc != 0)
@@ -288,9 +296,9 @@ static int write_mibc(const pgo_args *a, const pgo_profile *p) {
     return TOOL_OK;
 }
 
-static int write_output(const pgo_args *a, const pgo_profile *p) {
+static int write_output(const pgo_args *a, const pgo_profile *p, pgo_assemblies *asms) {
     if (a->mibc)
-        return write_mibc(a, p);
+        return write_mibc(a, p, asms);
     int to_stdout = strcmp(a->output, "-") == 0;
     FILE *out = to_stdout ? stdout : fopen(a->output, "wb");
     if (out == NULL) {
@@ -328,35 +336,49 @@ int cmd_pgo(int argc, char **argv) {
     }
     pgo_profile p;
     memset(&p, 0, sizeof p);
+    pgo_assemblies asms; /* -r PATH: for reading and for writing a .mibc */
+    memset(&asms, 0, sizeof asms);
     int status = TOOL_OK;
+    for (size_t i = 0; i < a.nrefs && status == TOOL_OK; i++) {
+        int r = pgo_assemblies_add_path(&asms, a.refs[i]);
+        status = r == -2 ? -2 : r < 0 ? TOOL_BAD_INPUT : TOOL_OK;
+    }
+    if (status == TOOL_BAD_INPUT) {
+        pgo_assemblies_free(&asms);
+        free(a.inputs);
+        free(a.refs);
+        return TOOL_BAD_INPUT;
+    }
     for (size_t i = 0; i < a.ninputs && status != -2; i++) {
         if (a.have_top && is_text_profile(a.inputs[i])) {
             if (load_text_profile(a.inputs[i], &p) != TOOL_OK)
                 status = TOOL_BAD_INPUT;
             continue;
         }
-        int r = pgo_collect_trace(&p, a.inputs[i]);
+        int r = is_mibc(a.inputs[i]) ? pgo_read_mibc(&p, &asms, a.inputs[i]) : pgo_collect_trace(&p, a.inputs[i]);
         if (r == -2) {
-            fprintf(stderr, "mantra pgo: out of memory\n");
             status = -2;
         } else if (r < 0) {
             status = TOOL_BAD_INPUT;
         }
     }
     if (status == -2) {
+        fprintf(stderr, "mantra pgo: out of memory\n");
         pgo_profile_free(&p);
+        pgo_assemblies_free(&asms);
         free(a.inputs);
         free(a.refs);
         return TOOL_BAD_INPUT;
     }
-    if (p.counts.traces || p.counts.unreadable_traces)
+    if (p.counts.traces || p.counts.unreadable_traces || p.counts.profiles)
         summary(&p);
-    int opened_all = p.counts.unreadable_traces == 0 || p.counts.traces > 0;
-    if (a.output && opened_all && write_output(&a, &p) != TOOL_OK)
+    int opened_all = p.counts.unreadable_traces == 0 || p.counts.traces > 0 || p.counts.profiles > 0;
+    if (a.output && opened_all && write_output(&a, &p, &asms) != TOOL_OK)
         status = TOOL_BAD_INPUT;
     if (a.have_top)
         pgo_write_top(stdout, &p, a.top);
     pgo_profile_free(&p);
+    pgo_assemblies_free(&asms);
     free(a.inputs);
     free(a.refs);
     return status;

@@ -144,9 +144,12 @@ static uint32_t asmref(mibc *w, const char *name, const uint16_t ver[4], uint32_
     return row;
 }
 
-/* An AssemblyRef to a itself (the full public key, flag PublicKey 0x0001). */
+/* An AssemblyRef to a itself, with its public key token (as compilers write references). */
 static uint32_t asmref_to(mibc *w, const pgo_assembly *a) {
-    return asmref(w, a->name, a->version, a->public_key_size ? 1 : 0, a->public_key, a->public_key_size, a->culture);
+    uint8_t token[8];
+    if (a->public_key_size)
+        pgo_public_key_token(a->public_key, a->public_key_size, token);
+    return asmref(w, a->name, a->version, 0, token, a->public_key_size ? 8 : 0, a->culture);
 }
 
 /* A TypeRef (scope token, namespace, name). */

@@ -66,9 +66,56 @@ typedef struct pgo_mibc_counts {
 int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, int zip, uint8_t **out,
                    size_t *size, pgo_mibc_counts *c);
 
+/* ---- pgo_names.c: names as the runtime writes them -------------------------------------------- */
+typedef struct pgo_text {
+    char *s; /* NUL-terminated, malloc'd */
+    size_t n, cap;
+    int oom;
+} pgo_text;
+void pgo_text_put(pgo_text *t, const char *s, size_t n);
+void pgo_text_add(pgo_text *t, const char *s);
+/* What names CoreLib fully ("System.Private.CoreLib, Version=..., PublicKeyToken=..."), for primitive
+ * element types and __Canon; NULL: the simple name. */
+typedef struct pgo_assembly_names {
+    const char *corelib;
+} pgo_assembly_names;
+/* A method signature blob of md as text ("instance bool  (!0)"); the bytes read, 0 when malformed. */
+size_t pgo_sig_text(const mantra_md *md, const uint8_t *p, size_t n, pgo_text *out);
+/* A TypeRef or TypeSpec token of md as a name: qualified as a handle ("Ns.T`1[[A, Asm]], Asm") or as a
+ * method's namespace ("Ns.T`1[A]"); 0, -1 when it cannot be named, -2 out of memory. */
+int pgo_type_text(const mantra_md *md, uint32_t token, int qualified, const pgo_assembly_names *names, pgo_text *out);
+/* A type signature of md (as in a TypeSpec or a MethodSpec's instantiation) as a name, like
+ * pgo_type_text; the bytes read, 0 when it cannot be named. */
+size_t pgo_sig_type_text(const mantra_md *md, const uint8_t *p, size_t n, int qualified, const pgo_assembly_names *names,
+                         pgo_text *out);
+/* The simple name of the assembly a TypeRef or TypeSpec token's (outermost) type is in: 0 or -1. */
+int pgo_assembly_of_type(const mantra_md *md, uint32_t token, pgo_text *simple_name);
+
+/* ---- pgo_mibc_read.c ------------------------------------------------------------------------ */
+/* Reads the .mibc at path (ZIP or plain, ours or dotnet-pgo's) into p, its methods merged like a
+ * trace's; s resolves method tokens and PDB signatures where an assembly is found (else a method
+ * keeps its names only). 0, -1 (the reason printed as `mantra pgo: PATH: offset N: MESSAGE`) or -2. */
+int pgo_read_mibc(pgo_profile *p, pgo_assemblies *s, const char *path);
+/* The same from bytes in memory (path names them in messages and gives the ZIP entry's name). */
+int pgo_read_mibc_bytes(pgo_profile *p, pgo_assemblies *s, const char *path, const uint8_t *file, size_t n);
+
+/* ---- inflate.c ----------------------------------------------------------------------------- */
+/* Decodes a DEFLATE stream into exactly out_size bytes: 0, or -1 with *why and *at (the input offset
+ * where it stopped). */
+int pgo_inflate(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size, size_t *at, const char **why);
+
+/* ---- sha1.c -------------------------------------------------------------------------------- */
+void pgo_sha1(const uint8_t *data, size_t size, uint8_t out[20]);
+/* An assembly's public key token: the last 8 bytes of SHA-1(key), reversed (ECMA-335 II.6.2.1.3). */
+void pgo_public_key_token(const uint8_t *key, size_t size, uint8_t token[8]);
+
 /* ---- zip_store.c ---------------------------------------------------------------------------- */
 /* A ZIP archive (APPNOTE.TXT) holding one stored (uncompressed) entry; 0 or -2. */
 int pgo_zip_one(const char *entry, const uint8_t *data, size_t size, uint8_t **out, size_t *out_size);
+/* The entry named want (else the first one ending in .dll) of a ZIP archive, stored or deflated, its
+ * CRC-32 checked, into a new buffer: 0, -1 (*why, *at: the archive offset) or -2. */
+int pgo_zip_find(const uint8_t *zip, size_t size, const char *want, uint8_t **out, size_t *out_size, size_t *at,
+                 const char **why);
 /* The CRC-32 of ZIP (polynomial 0xEDB88320, reflected, initial and final XOR 0xFFFFFFFF). */
 uint32_t pgo_crc32(const uint8_t *data, size_t size);
 

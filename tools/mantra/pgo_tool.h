@@ -139,6 +139,7 @@ enum {
     PGO_UNNAMED_TYPE_DEPTH,        /* type arguments nested deeper than the converter follows */
     PGO_UNNAMED_METHOD_NO_DETAILS, /* a MethodID without MethodDetails */
     PGO_UNNAMED_METHOD_NAMELESS,   /* a MethodID with MethodDetails but no method event naming it */
+    PGO_UNNAMED_MIBC_TOKEN,        /* a .mibc's handle token that names no type or method this reader names */
     PGO_UNNAMED_REASONS,
     PGO_UNNAMED_OUT_OF_MEMORY = PGO_UNNAMED_REASONS /* not a reason: the naming ran out of memory */
 };
@@ -151,6 +152,7 @@ extern const pgo_unnamed_reason pgo_unnamed_reasons[PGO_UNNAMED_REASONS];
 /* Counts of a conversion (the JSON "stats" object and the summary line). */
 typedef struct pgo_counts {
     uint64_t traces, truncated_traces, unreadable_traces;
+    uint64_t profiles;         /* profiles read (.mibc) */
     uint64_t events;           /* 297 + 298 events read */
     uint64_t bad_payloads;     /* 297/298 events whose payload does not fit its template */
     uint64_t unfit_naming;     /* naming events (module, assembly, method, type) that do not fit: ignored */

@@ -18,6 +18,7 @@ const pgo_unnamed_reason pgo_unnamed_reasons[PGO_UNNAMED_REASONS] = {
                                                             "0x4000000000)"},
     [PGO_UNNAMED_METHOD_NAMELESS] = {"method_nameless", "methods that no MethodLoadVerbose, MethodJittingStarted or "
                                                         "rundown event names (keyword Jit 0x10)"},
+    [PGO_UNNAMED_MIBC_TOKEN] = {"mibc_token", "handle tokens of a .mibc that this reader cannot name"},
 };
 
 /* ---- text ------------------------------------------------------------------------------------ */
@@ -145,12 +146,13 @@ int pgo_write_json(FILE *out, const pgo_profile *p) {
     }
     fprintf(out,
             "\n],\"stats\":{\"traces\":%" PRIu64 ",\"truncated_traces\":%" PRIu64 ",\"unreadable_traces\":%" PRIu64
+            ",\"profiles\":%" PRIu64
             ",\"events\":%" PRIu64 ",\"bad_payloads\":%" PRIu64 ",\"chunks_dropped\":%" PRIu64
             ",\"discard_out_of_order\":%" PRIu64 ",\"discard_after_final\":%" PRIu64 ",\"incomplete\":%" PRIu64
             ",\"undecodable\":%" PRIu64 ",\"methods_read\":%" PRIu64 ",\"methods\":%zu,\"merged\":%" PRIu64
             ",\"merge_conflicts\":%" PRIu64 ",\"handles\":%" PRIu64 ",\"handles_unnamed\":%" PRIu64
             ",\"unnamed_by\":{",
-            c->traces, c->truncated_traces, c->unreadable_traces, c->events, c->bad_payloads, c->chunks_dropped,
+            c->traces, c->truncated_traces, c->unreadable_traces, c->profiles, c->events, c->bad_payloads, c->chunks_dropped,
             c->discard_out_of_order, c->discard_after_final, c->incomplete, c->undecodable, c->methods_read, p->count,
             c->merged, c->merge_conflicts, c->handles, c->handles_unnamed);
     for (int r = 0; r < PGO_UNNAMED_REASONS; r++)
