@@ -194,6 +194,15 @@ START_TEST(decode_refusals) {
     /* negative count */
     static const uint8_t negcount[] = {0x0c, 0x80, 0x82, 0x7f, 0x04, 0xbf, 0x7f};
     ck_assert_int_eq(mantra_pgo_decode(negcount, sizeof negcount, 8, &d, &where), MANTRA_EFORMAT);
+    /* a record without data (Version, kind 256) may have a Count of MANTRA_PGO_NONE_COUNT_MAX, not more: the
+     * text format would write a line per element (found by fuzz_mibc: 537,465,856 "None" lines) */
+    static const uint8_t none_max[] = {0x0c, 0x82, 0x00, 0xc0, 0x00, 0x01, 0x00, 0x00, 0x04, 0xbe, 0x01};
+    ck_assert_int_eq(mantra_pgo_decode(none_max, sizeof none_max, 8, &d, &where), MANTRA_OK);
+    ck_assert_uint_eq(d.records, 1);
+    ck_assert_int_eq(d.schema[0].count, MANTRA_PGO_NONE_COUNT_MAX);
+    mantra_pgo_data_free(&d);
+    static const uint8_t none_over[] = {0x0c, 0x82, 0x00, 0xc0, 0x00, 0x01, 0x00, 0x01, 0x04, 0xbe, 0x01};
+    ck_assert_int_eq(mantra_pgo_decode(none_over, sizeof none_over, 8, &d, &where), MANTRA_EFORMAT);
     /* a count larger than the bytes left is truncation, without allocating for it */
     static const uint8_t huge[] = {0x0c, 0x80, 0x82, 0xc0, 0x7f, 0xff, 0xff, 0xff, 0x02};
     ck_assert_int_eq(mantra_pgo_decode(huge, sizeof huge, 8, &d, &where), MANTRA_ETRUNCATED);

@@ -311,6 +311,9 @@ static int decode_data(reader *r, const char *method, const longs *l, pgo_method
             break; /* Done */
         if (cur.count < 0 || (mantra_pgo_has_data(cur.kind) && (size_t)cur.count > l->n - i))
             return fail(r, 0, "%s: instrumentation data: a record of %d values runs past the data", method, cur.count);
+        if (!mantra_pgo_has_data(cur.kind) && cur.count > MANTRA_PGO_NONE_COUNT_MAX)
+            return fail(r, 0, "%s: instrumentation data: a record without data (kind %d) with Count %d, more than %d",
+                        method, cur.kind, cur.count, MANTRA_PGO_NONE_COUNT_MAX);
         mantra_pgo_schema *sch = realloc(d->schema, (nrec + 1) * sizeof *sch);
         if (sch == NULL)
             return -2;
@@ -490,8 +493,7 @@ static int read_group(reader *r, uint32_t row) {
             state = LOOKING;
         }
     }
-    if (rc != 0)
-        pgo_method_free(&m);
+    pgo_method_free(&m); /* a method without its pop at the end of the body, or one cut by an error */
     free(l.v);
     return rc;
 }

@@ -52,6 +52,10 @@ MANTRA_BEGIN_DECLS
 #define MANTRA_PGO_DESCRIPTOR_MIN 0x040
 /* DescriptorMask = ~(MarshalMask | AlignMask) */
 #define MANTRA_PGO_DESCRIPTOR_MASK (~0x3F)
+/* The largest Count a record without data (element type None: Version, NumRuns) may have: the CLR's
+ * text format writes one line per element even there, so decoders refuse more (MANTRA_EFORMAT)
+ * rather than let a few bytes of input ask for gigabytes of output. */
+#define MANTRA_PGO_NONE_COUNT_MAX 65536
 /* Handle values 1..33 mean "a type/method that could not be named"; 0 is null (corjit.h). */
 #define MANTRA_PGO_UNKNOWN_HANDLE_MIN 1
 #define MANTRA_PGO_UNKNOWN_HANDLE_MAX 33

@@ -76,7 +76,8 @@ int mantra_pgo_decode(const uint8_t *bytes, size_t size, unsigned pointer_size, 
         }
         if (s.kind == MANTRA_PGO_None)
             break;
-        if (!pg_elem_known(s.kind) || s.count < 0) {
+        if (!pg_elem_known(s.kind) || s.count < 0 ||
+            (pg_elem(s.kind) == MANTRA_PGO_None && s.count > MANTRA_PGO_NONE_COUNT_MAX)) {
             rc = MANTRA_EFORMAT;
             goto fail;
         }
