@@ -11,7 +11,7 @@
 #include "tool.h"
 
 static const char pgo_usage[] =
-    "Usage: mantra pgo TRACE... -o PROFILE [--format text|json|mibc] [-r PATH]... [--uncompressed]\n"
+    "Usage: mantra pgo INPUT... -o PROFILE [--format text|json|mibc] [-r PATH]... [--uncompressed]\n"
     "       mantra pgo --top N TRACE...|PROFILE [-o PROFILE [--format text|json]]\n"
     "       mantra pgo --check PROFILE\n"
     "\n"
@@ -20,15 +20,17 @@ static const char pgo_usage[] =
     "DOTNET_TieredPGO and the keyword 0x10000000000) into a profile. Chunks are reassembled by\n"
     "dotnet-pgo's rules (an out-of-order chunk or one after the final chunk discards the method's\n"
     "data), methods are identified by module (IL file name + PDB GUID) and token, and the same method\n"
-    "met twice (several traces) is merged by summing its counts (PgoFormat.cs Merge rules).\n"
+    "met twice (several traces) is merged by summing its counts (PgoFormat.cs Merge rules). An INPUT\n"
+    "is a trace or a .mibc (dotnet-pgo's or ours: a ZIP archive or the assembly, told by its first bytes).\n"
     "\n"
     "  -o PROFILE          where the profile goes ('-': standard output)\n"
     "  --format text|json|mibc\n"
     "                      text: the CLR's DOTNET_WritePGOData format (default); json: one document\n"
     "                      {\"methods\":[...],\"stats\":{...}} (docs/cli.md); mibc: what dotnet-pgo writes\n"
     "                      and crossgen2 --mibc reads (a metadata-only assembly in a ZIP container)\n"
-    "  -r PATH             (mibc) an assembly, or a folder of them, to resolve methods and handles\n"
-    "                      against, besides the paths of the trace's ModuleLoad events\n"
+    "  -r PATH             an assembly, or a folder of them, to resolve methods and handles against\n"
+    "                      (writing a .mibc: besides the paths of the trace's ModuleLoad events; reading\n"
+    "                      one: to find each method's token, so that it merges with a trace's)\n"
     "  --uncompressed      (mibc) the assembly itself, without the ZIP container\n"
     "  --top N             print the N hottest methods (sum of block counts) and their hottest blocks;\n"
     "                      reads traces, or a text profile (a file starting with '*** START PGO Data')\n"
@@ -101,7 +103,7 @@ static int parse_args(int argc, char **argv, pgo_args *a) {
         return -1;
     }
     if (a->ninputs == 0)
-        return tool_usage_error("pgo", "no trace given%s", "");
+        return tool_usage_error("pgo", "no input given (a trace or a .mibc)%s", "");
     if (a->output == NULL && !a->have_top)
         return tool_usage_error("pgo", "no output given (-o PROFILE)%s", "");
     if (a->uncompressed && !a->mibc)
@@ -278,7 +280,8 @@ static int write_mibc(const pgo_args *a, const pgo_profile *p, pgo_assemblies *a
     if (rc != 0)
         return TOOL_BAD_INPUT;
     fprintf(stderr, "mantra pgo: .mibc: %" PRIu64 " of %" PRIu64 " methods written (%" PRIu64 " generic instantiations "
-            "not written yet, %" PRIu64 " without their assembly file, %" PRIu64 " unresolved); %" PRIu64 " handles: %"
+            "whose type arguments have no names, %" PRIu64 " without their assembly file, %" PRIu64 " unresolved); %" PRIu64
+            " handles: %"
             PRIu64 " as tokens, %" PRIu64 " unknown\n", c.written, c.methods, c.generic, c.no_assembly, c.unresolved,
             c.handles, c.handle_tokens, c.handles_unknown);
     int to_stdout = strcmp(a->output, "-") == 0;

@@ -17,7 +17,9 @@
  * METHOD is a MemberRef whose parent is a TypeRef into the method's real assembly and whose
  * signature is the MethodDef's own signature blob read from that assembly, its type tokens
  * re-encoded as this file's TypeRefs and TypeSpecs; crossgen2 resolves it by name and signature.
- * Generic instantiations (a generic declaring type or method) are not written yet: counted. */
+ * A method of a generic type is referenced on its instantiation (a TypeSpec from MethodDetails' TypeID,
+ * by name), a generic method through a MethodSpec; one whose type arguments have no names is counted
+ * and left out. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

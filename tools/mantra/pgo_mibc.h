@@ -53,7 +53,7 @@ void pgo_assemblies_free(pgo_assemblies *s);
 typedef struct pgo_mibc_counts {
     uint64_t methods, written;
     uint64_t no_assembly;  /* the method's assembly file was not found */
-    uint64_t generic;      /* generic instantiations: not written yet */
+    uint64_t generic;      /* generic instantiations whose type arguments have no names */
     uint64_t unresolved;   /* token or signature the assembly does not resolve */
     uint64_t handles, handle_tokens, handles_unknown; /* non-null handle values; as tokens; as unknown */
 } pgo_mibc_counts;
