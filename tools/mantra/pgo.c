@@ -177,50 +177,6 @@ static int cmd_check(const char *path) {
     return errors ? TOOL_BAD_INPUT : TOOL_OK;
 }
 
-/* "Class.Method" of a MethodName line: everything after the prefix. */
-static char *after_prefix(const char *line, const char *prefix) {
-    size_t n = strlen(prefix);
-    return pgo_strdup(line && strncmp(line, prefix, n) == 0 ? line + n : (line ? line : ""));
-}
-
-/* A text profile as a pgo_profile (for --top). */
-static int load_text_profile(const char *path, pgo_profile *p) {
-    mantra_pgo_text *t = parse_profile(path);
-    if (t == NULL)
-        return TOOL_BAD_INPUT;
-    for (size_t i = 0; i < mantra_pgo_text_method_count(t); i++) {
-        const mantra_pgo_text_entry *e = mantra_pgo_text_entry_at(t, i);
-        pgo_method m;
-        memset(&m, 0, sizeof m);
-        m.module = pgo_strf("%s:%zu", path, e->line);
-        m.module_path = pgo_strdup("");
-        m.pdb_guid = pgo_strdup("");
-        m.name_space = pgo_strdup("");
-        m.name = after_prefix(e->method_line, "MethodName: ");
-        m.signature = after_prefix(e->signature_line, "Signature: ");
-        m.il_size = e->il_size;
-        m.runs = 1;
-        size_t nv = e->data.value_count, nr = e->data.records;
-        m.data.schema = malloc((nr ? nr : 1) * sizeof *m.data.schema);
-        m.data.values = malloc((nv ? nv : 1) * sizeof *m.data.values);
-        if (m.data.schema && m.data.values) {
-            memcpy(m.data.schema, e->data.schema, nr * sizeof *m.data.schema);
-            memcpy(m.data.values, e->data.values, nv * sizeof *m.data.values);
-            m.data.records = nr;
-            m.data.value_count = nv;
-        }
-        if (!m.module || !m.module_path || !m.pdb_guid || !m.name_space || !m.name || !m.signature ||
-            !m.data.schema || !m.data.values || pgo_profile_add(p, &m, m.module) < 0) {
-            pgo_method_free(&m);
-            mantra_pgo_text_free(t);
-            fprintf(stderr, "mantra pgo: out of memory\n");
-            return TOOL_BAD_INPUT;
-        }
-    }
-    mantra_pgo_text_free(t);
-    return TOOL_OK;
-}
-
 /* A .mibc: a ZIP archive ("PK") or a PE file ("MZ"), told from a trace by its first bytes. */
 static int is_mibc(const char *path) {
     unsigned char buf[2] = {0};
@@ -230,6 +186,18 @@ static int is_mibc(const char *path) {
     size_t n = fread(buf, 1, 2, f);
     fclose(f);
     return n == 2 && ((buf[0] == 'P' && buf[1] == 'K') || (buf[0] == 'M' && buf[1] == 'Z'));
+}
+
+/* A JSON profile: its first character other than white space is '{'. */
+static int is_json_profile(const char *path) {
+    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    int c;
+    while ((c = fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+        ;
+    fclose(f);
+    return c == '{';
 }
 
 static int is_text_profile(const char *path) {
@@ -353,12 +321,11 @@ int cmd_pgo(int argc, char **argv) {
         return TOOL_BAD_INPUT;
     }
     for (size_t i = 0; i < a.ninputs && status != -2; i++) {
-        if (a.have_top && is_text_profile(a.inputs[i])) {
-            if (load_text_profile(a.inputs[i], &p) != TOOL_OK)
-                status = TOOL_BAD_INPUT;
-            continue;
-        }
-        int r = is_mibc(a.inputs[i]) ? pgo_read_mibc(&p, &asms, a.inputs[i]) : pgo_collect_trace(&p, a.inputs[i]);
+        const char *in = a.inputs[i];
+        int r = is_text_profile(in)   ? pgo_read_text(&p, in)
+                : is_json_profile(in) ? pgo_read_json(&p, in)
+                : is_mibc(in)         ? pgo_read_mibc(&p, &asms, in)
+                                      : pgo_collect_trace(&p, in);
         if (r == -2) {
             status = -2;
         } else if (r < 0) {

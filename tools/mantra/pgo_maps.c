@@ -95,6 +95,14 @@ static void strmap_insert(pgo_strmap *m, char *key, size_t hash, size_t val) {
 }
 
 int pgo_strmap_put(pgo_strmap *m, const char *key, size_t val) {
+    if (m->cap) { /* a key already there: its value replaced */
+        size_t h = hash_str(key), i = h & (m->cap - 1);
+        for (; m->keys[i]; i = (i + 1) & (m->cap - 1))
+            if (m->hashes[i] == h && strcmp(m->keys[i], key) == 0) {
+                m->vals[i] = val;
+                return 0;
+            }
+    }
     if ((m->count + 1) * 2 > m->cap) {
         size_t ncap = m->cap ? m->cap * 2 : 256;
         pgo_strmap n = {calloc(ncap, sizeof(char *)), calloc(ncap, sizeof(size_t)), calloc(ncap, sizeof(size_t)), ncap, 0};

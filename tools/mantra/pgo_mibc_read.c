@@ -259,17 +259,6 @@ static int name_method(reader *r, uint32_t token, pgo_method *m) {
     return rc;
 }
 
-/* The identity pgo_collect.c gives a method read from a trace, so that both merge. */
-static char *identity(const pgo_method *m) {
-    char *id = pgo_strf("%s|%s|%08x|%s|%s|%s", m->module, m->pdb_guid, m->token, m->name_space, m->name, m->signature);
-    for (uint32_t i = 0; id && i < m->nmethod_args; i++) {
-        char *n = pgo_strf("%s%s%s", id, i ? "," : "|<", m->method_args[i]);
-        free(id);
-        id = n;
-    }
-    return id;
-}
-
 /* ---- instrumentation data -------------------------------------------------------------------- */
 typedef struct longs {
     int64_t *v;
@@ -402,7 +391,7 @@ static int finish_method(reader *r, const char *where, pgo_method *m, int have) 
             return -2;
     }
     m->runs = 1;
-    char *id = identity(m);
+    char *id = pgo_method_identity(m); /* as pgo_collect.c's for a trace: both merge */
     if (id == NULL) {
         pgo_method_free(m);
         return -2;

@@ -290,3 +290,13 @@ void pgo_profile_free(pgo_profile *p) {
     pgo_strmap_free(&p->by_identity);
     memset(p, 0, sizeof *p);
 }
+
+char *pgo_method_identity(const pgo_method *m) {
+    char *id = pgo_strf("%s|%s|%08x|%s|%s|%s", m->module, m->pdb_guid, m->token, m->name_space, m->name, m->signature);
+    for (uint32_t i = 0; id && i < m->nmethod_args; i++) {
+        char *n = pgo_strf("%s%s%s", id, i ? "," : "|<", m->method_args[i]);
+        free(id);
+        id = n;
+    }
+    return id;
+}

@@ -41,7 +41,7 @@ typedef struct pgo_strmap {
 } pgo_strmap;
 /* Index stored for key, or (size_t)-1. */
 size_t pgo_strmap_get(const pgo_strmap *m, const char *key);
-/* Stores key (copied) -> val; 0 or -1 when out of memory. */
+/* Stores key (copied) -> val, replacing the value of a key already there; 0 or -1 when out of memory. */
 int pgo_strmap_put(pgo_strmap *m, const char *key, size_t val);
 void pgo_strmap_free(pgo_strmap *m);
 
@@ -187,6 +187,20 @@ typedef struct pgo_profile {
     pgo_strmap by_identity;
     pgo_counts counts;
 } pgo_profile;
+
+/* The identity of a method whose module, PDB signature, token, names and method type arguments are
+ * known (a .mibc's or a JSON profile's; pgo_collect.c makes the same for a trace's):
+ * "MODULE|PDB|TOKEN|NAMESPACE|NAME|SIGNATURE[|<ARG,...]"; NULL when out of memory. */
+char *pgo_method_identity(const pgo_method *m);
+/* The value a handle read by name gets (neither null, 0, nor one of the runtime's unnamed 1..33). */
+#define PGO_NAMED_HANDLE INT64_C(0x7FFFFFFF00000000)
+
+/* ---- pgo_profile_read.c: profiles as inputs ---------------------------------------------------- */
+/* A text profile (the CLR's format) or a JSON profile (`--format json`) read into p, its methods
+ * merged as a trace's: 0, -1 (the reason printed; a text profile's located errors drop their
+ * methods only), -2 out of memory. */
+int pgo_read_text(pgo_profile *p, const char *path);
+int pgo_read_json(pgo_profile *p, const char *path);
 
 /* Adds one decoded method under identity (pgo_collect.c says what it is made of; takes ownership
  * of m's strings and data on success and on failure): a new identity is appended, a known one

@@ -396,7 +396,8 @@ typedef struct mantra_pgo_text_entry {
     uint32_t codehash, methodhash, il_size;
     const char *method_line;    /* the line after @@@ without its newline (not checked, as the CLR) */
     const char *signature_line;
-    mantra_pgo_data data;       /* handle values are 0; their names are in handle_names */
+    mantra_pgo_data data;       /* handle values: 0 for NULL and named ones (the name is in handle_names),
+                                   1 (MANTRA_PGO_UNKNOWN_HANDLE_MIN) for UNKNOWN */
     const char *const *handle_names; /* per value: the handle's name, NULL for NULL/UNKNOWN and non-handles */
     size_t line;                /* line number of the @@@ header */
 } mantra_pgo_text_entry;

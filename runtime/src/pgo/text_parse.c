@@ -5,8 +5,8 @@
  * `records` Schema lines each followed by Count data lines; any failure drops the method and
  * reading resumes with the line after the failing one; other lines are skipped. Numbers are
  * scanned as sscanf's %u / %X do (leading blanks, an optional sign, wrap-around to 32 bits);
- * handle lines must start with "TypeHandle: " / "MethodHandle: " and end with a newline; NULL and
- * UNKNOWN are handle value 0. */
+ * handle lines must start with "TypeHandle: " / "MethodHandle: " and end with a newline; NULL and a
+ * named handle are value 0 (the name is kept), UNKNOWN is value 1 (MANTRA_PGO_UNKNOWN_HANDLE_MIN). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,7 +241,9 @@ static int read_method(mantra_pgo_text *t, line_reader *r, const char *path, uin
                               NULL);
                     return 1;
                 }
-                if (!(nl == 4 && memcmp(n, "NULL", 4) == 0) && !(nl == 7 && memcmp(n, "UNKNOWN", 7) == 0)) {
+                if (nl == 7 && memcmp(n, "UNKNOWN", 7) == 0) {
+                    value = MANTRA_PGO_UNKNOWN_HANDLE_MIN; /* an unnamed handle, as the runtime's 1..33 */
+                } else if (!(nl == 4 && memcmp(n, "NULL", 4) == 0)) {
                     name = cm_arena_strdup(&t->arena, n, nl);
                     if (name == NULL)
                         return MANTRA_ENOMEM;
