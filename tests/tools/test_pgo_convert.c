@@ -342,9 +342,15 @@ START_TEST(truncated_and_unreadable) {
     ck_assert_int_eq(r.status, 1);
     ck_assert_msg(strstr(r.err, "does-not-exist.nettrace: cannot read the trace: ") != NULL, "%.3000s", r.err);
     run_tool_free(&r);
-    run(&r, (const char *[]){txt, "-o", cut, NULL}); /* not a trace */
+    /* neither a trace nor a profile (a text profile, JSON or a .mibc would be read as one) */
+    char *junk = path_of("junk.bin");
+    FILE *j = fopen(junk, "wb");
+    fputs("hello, not a trace\n", j);
+    fclose(j);
+    run(&r, (const char *[]){junk, "-o", cut, NULL});
     ck_assert_int_eq(r.status, 1);
     run_tool_free(&r);
+    free(junk);
     free(missing);
     free(trace);
     free(cut);
