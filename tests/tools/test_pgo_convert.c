@@ -186,8 +186,9 @@ START_TEST(two_traces_merge) {
     const char *expect =
         "{\"methods\":[\n" JSON_HEAD("100663297", "Loop", "2") REC("0", "12") "," REC("12", "4294967295")
         ",{\"kind\":320,\"kind_name\":\"NumRuns\",\"il_offset\":0,\"count\":1,\"other\":2}]},\n" JSON_HEAD("100663298", "Only1", "2")
-            REC("0", "3") "," REC("12", "2")
-        ",{\"kind\":385,\"kind_name\":\"EdgeIntCount\",\"il_offset\":0,\"count\":1,\"other\":12,\"values\":[9]}"
+            REC("0", "3") /* a merged method's records in canonical order: ILOffset, kind, Other */
+        ",{\"kind\":385,\"kind_name\":\"EdgeIntCount\",\"il_offset\":0,\"count\":1,\"other\":12,\"values\":[9]},"
+            REC("12", "2")
         ",{\"kind\":256,\"kind_name\":\"Version\",\"il_offset\":0,\"count\":1,\"other\":3}"
         ",{\"kind\":320,\"kind_name\":\"NumRuns\",\"il_offset\":0,\"count\":1,\"other\":2}]},\n" JSON_HEAD("100663299", "Only2", "1")
             REC("0", "2") ",{\"kind\":385,\"kind_name\":\"EdgeIntCount\",\"il_offset\":0,\"count\":1,\"other\":12,\"values\":[9]}"

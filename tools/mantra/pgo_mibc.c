@@ -913,7 +913,14 @@ int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, in
             w.oom = 1;
             break;
         }
-        method_il(&w, m, tok, &groups[g].il, c);
+        pgo_method view; /* a merged histogram's entries as many times as they count */
+        int owned = pgo_method_view(m, &view);
+        if (owned < 0) {
+            w.oom = 1;
+            break;
+        }
+        method_il(&w, &view, tok, &groups[g].il, c);
+        pgo_method_view_free(&view, owned);
         c->written++;
     }
     if (rc == 0 && !w.oom) {

@@ -12,12 +12,16 @@
  * Merging follows PgoFormat.cs `Merge` (../shared/reference/pgo-format.md §8, the newer copy):
  * records match by (ILOffset, Kind & DescriptorMask), edges by Other (the target) too; block, edge,
  * handle-histogram and value-histogram counts (Count 1) are summed (FourByte sums saturate at
- * 2^32-1); HandleHistogramTypes/Methods and ValueHistogram are concatenated; Version takes the
- * maximum and NumRuns the sum of Other, a set without NumRuns counting as one run. Records of the
- * later set that match nothing are appended; records that cannot be merged (a Count that differs,
- * or any other kind, e.g. GetLikelyClass) keep the first set's values and are counted
- * (merge_conflicts). A merged method lists its data records first, then Version and NumRuns (so
- * that no data record follows a size-0 record: the layout rule of §3). */
+ * 2^32-1); HandleHistogramTypes/Methods and ValueHistogram are joined; Version takes the maximum and
+ * NumRuns the sum of Other, a set without NumRuns counting as one run; records of either set that
+ * match nothing are kept. So that a merge is associative and commutative (profiles can be reduced
+ * in any grouping and order) and its memory bounded however many profiles are merged, the result is
+ * canonical: a joined histogram is a multiset (each distinct entry, by name or by value when it has
+ * none, once, with a weight: pgo_method.weights; the formats repeat it that many times), records
+ * are ordered by (ILOffset, kind, Other) with Version and NumRuns last (a class profile's count
+ * record stays before its histogram, whose kind is greater; no data record follows a size-0 one),
+ * and of two records that cannot be merged (another Count, or a kind such as GetLikelyClass) the
+ * greater in a total order is kept, and the conflict counted (merge_conflicts). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +31,7 @@ typedef struct rec {
     mantra_pgo_schema s;
     int64_t *vals;
     char **names;
+    uint32_t *w; /* per value: its weight (NULL: 1 each) */
 } rec;
 
 typedef struct recs {
@@ -38,11 +43,13 @@ static void recs_free(recs *l) {
     for (size_t i = 0; i < l->n; i++) {
         free(l->r[i].vals);
         free(l->r[i].names); /* the strings belong to the methods' handle_names */
+        free(l->r[i].w);
     }
     free(l->r);
 }
 
-static rec *recs_push(recs *l, const mantra_pgo_schema *s, const int64_t *vals, char *const *names) {
+static rec *recs_push(recs *l, const mantra_pgo_schema *s, const int64_t *vals, char *const *names,
+                      const uint32_t *w) {
     if (l->n == l->cap) {
         size_t nc = l->cap ? l->cap * 2 : 16;
         rec *r = realloc(l->r, nc * sizeof *r);
@@ -56,15 +63,19 @@ static rec *recs_push(recs *l, const mantra_pgo_schema *s, const int64_t *vals, 
     size_t c = mantra_pgo_has_data(s->kind) ? (size_t)s->count : 0;
     e->vals = calloc(c ? c : 1, sizeof *e->vals);
     e->names = calloc(c ? c : 1, sizeof *e->names);
-    if (e->vals == NULL || e->names == NULL) {
+    e->w = w ? calloc(c ? c : 1, sizeof *e->w) : NULL;
+    if (e->vals == NULL || e->names == NULL || (w && e->w == NULL)) {
         free(e->vals);
         free(e->names);
+        free(e->w);
         return NULL;
     }
     if (c) {
         memcpy(e->vals, vals, c * sizeof *vals);
         if (names)
             memcpy(e->names, names, c * sizeof *names);
+        if (w)
+            memcpy(e->w, w, c * sizeof *w);
     }
     l->n++;
     return e;
@@ -75,7 +86,8 @@ static int split(const pgo_method *m, recs *out) {
     size_t v = 0;
     for (size_t i = 0; i < m->data.records; i++) {
         const mantra_pgo_schema *s = &m->data.schema[i];
-        if (recs_push(out, s, m->data.values + v, m->handle_names ? m->handle_names + v : NULL) == NULL)
+        if (recs_push(out, s, m->data.values + v, m->handle_names ? m->handle_names + v : NULL,
+                      m->weights ? m->weights + v : NULL) == NULL)
             return -1;
         if (mantra_pgo_has_data(s->kind))
             v += (size_t)s->count;
@@ -109,23 +121,133 @@ static rec *find(recs *l, const mantra_pgo_schema *s) {
     return NULL;
 }
 
-static int append(rec *dst, const rec *src) {
+/* One histogram entry: its value, name and weight. */
+typedef struct entry {
+    int64_t val;
+    char *name;
+    uint64_t w;
+} entry;
+
+/* The canonical order of histogram entries: named ones by name, then unnamed ones by value. */
+static int entry_cmp(const void *a, const void *b) {
+    const entry *x = a, *y = b;
+    if ((x->name == NULL) != (y->name == NULL))
+        return x->name == NULL ? 1 : -1;
+    if (x->name) {
+        int c = strcmp(x->name, y->name);
+        if (c)
+            return c;
+    }
+    return x->val < y->val ? -1 : x->val > y->val;
+}
+
+/* A histogram of both records as a multiset: every distinct entry (by name, or by value when it has
+ * none) once, with the sum of its weights, in canonical order; into dst. An associative and
+ * commutative merge whose size is the number of distinct entries, however many profiles are merged. */
+static int merge_histogram(rec *dst, const rec *src) {
     size_t a = (size_t)dst->s.count, b = (size_t)src->s.count;
-    int64_t *v = realloc(dst->vals, (a + b ? a + b : 1) * sizeof *v);
-    if (v == NULL)
+    entry *e = malloc((a + b ? a + b : 1) * sizeof *e);
+    if (e == NULL)
         return -1;
-    dst->vals = v;
-    char **n = realloc(dst->names, (a + b ? a + b : 1) * sizeof *n);
-    if (n == NULL)
+    for (size_t i = 0; i < a + b; i++) {
+        const rec *r = i < a ? dst : src;
+        size_t k = i < a ? i : i - a;
+        e[i] = (entry){r->vals[k], r->names[k], r->w ? r->w[k] : 1};
+    }
+    qsort(e, a + b, sizeof *e, entry_cmp);
+    size_t n = 0;
+    for (size_t i = 0; i < a + b; i++) {
+        if (n && entry_cmp(&e[n - 1], &e[i]) == 0) {
+            e[n - 1].w = e[n - 1].w + e[i].w > UINT32_MAX ? UINT32_MAX : e[n - 1].w + e[i].w;
+            continue;
+        }
+        e[n++] = e[i];
+    }
+    int64_t *v = realloc(dst->vals, (n ? n : 1) * sizeof *v);
+    if (v)
+        dst->vals = v;
+    char **names = realloc(dst->names, (n ? n : 1) * sizeof *names);
+    if (names)
+        dst->names = names;
+    uint32_t *w = realloc(dst->w, (n ? n : 1) * sizeof *w);
+    if (w)
+        dst->w = w;
+    if (v == NULL || names == NULL || w == NULL) {
+        free(e);
         return -1;
-    dst->names = n;
-    memcpy(v + a, src->vals, b * sizeof *v);
-    memcpy(n + a, src->names, b * sizeof *n);
-    dst->s.count = (int32_t)(a + b);
+    }
+    for (size_t i = 0; i < n; i++) {
+        v[i] = e[i].val;
+        names[i] = e[i].name;
+        w[i] = (uint32_t)e[i].w;
+    }
+    dst->s.count = (int32_t)n;
+    free(e);
     return 0;
 }
 
-/* Merges the records of `add` into `into` (runs: NumRuns of each side, 1 when absent). */
+/* A total order of records (for a conflict: the greater one is kept, whichever side it came from). */
+static int rec_cmp(const rec *x, const rec *y) {
+    const mantra_pgo_schema *a = &x->s, *b = &y->s;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->count != b->count)
+        return a->count < b->count ? -1 : 1;
+    if (a->other != b->other)
+        return a->other < b->other ? -1 : 1;
+    size_t c = mantra_pgo_has_data(a->kind) ? (size_t)a->count : 0;
+    for (size_t i = 0; i < c; i++) {
+        if (x->vals[i] != y->vals[i])
+            return x->vals[i] < y->vals[i] ? -1 : 1;
+        int n = strcmp(x->names[i] ? x->names[i] : "", y->names[i] ? y->names[i] : "");
+        if (n)
+            return n;
+    }
+    return 0;
+}
+
+/* Replaces dst's values by src's (a conflict that src wins). */
+static int take(rec *dst, const rec *src) {
+    rec copy = {src->s, NULL, NULL, NULL};
+    size_t c = mantra_pgo_has_data(src->s.kind) ? (size_t)src->s.count : 0;
+    copy.vals = malloc((c ? c : 1) * sizeof *copy.vals);
+    copy.names = malloc((c ? c : 1) * sizeof *copy.names);
+    copy.w = src->w ? malloc((c ? c : 1) * sizeof *copy.w) : NULL;
+    if (copy.vals == NULL || copy.names == NULL || (src->w && copy.w == NULL)) {
+        free(copy.vals);
+        free(copy.names);
+        free(copy.w);
+        return -1;
+    }
+    memcpy(copy.vals, src->vals, c * sizeof *copy.vals);
+    memcpy(copy.names, src->names, c * sizeof *copy.names);
+    if (src->w)
+        memcpy(copy.w, src->w, c * sizeof *copy.w);
+    free(dst->vals);
+    free(dst->names);
+    free(dst->w);
+    *dst = copy;
+    return 0;
+}
+
+/* The canonical order of a merged method's records: by ILOffset, kind, Other (a class profile's
+ * count record stays right before its histogram, whose kind is greater), Version and NumRuns last. */
+static int rec_order(const void *a, const void *b) {
+    const mantra_pgo_schema *x = &((const rec *)a)->s, *y = &((const rec *)b)->s;
+    int xs = !mantra_pgo_has_data(x->kind) && (x->kind == MANTRA_PGO_Version || x->kind == MANTRA_PGO_NumRuns);
+    int ys = !mantra_pgo_has_data(y->kind) && (y->kind == MANTRA_PGO_Version || y->kind == MANTRA_PGO_NumRuns);
+    if (xs != ys)
+        return xs - ys;
+    if (x->il_offset != y->il_offset)
+        return x->il_offset < y->il_offset ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->other < y->other ? -1 : x->other > y->other;
+}
+
+/* Merges the records of `add` into `into` (runs: NumRuns of each side, 1 when absent). The result
+ * does not depend on which side is which, nor on how a series of profiles is grouped: sums, the
+ * maximum for Version and for conflicts, histograms as multisets, records in canonical order. */
 static int merge_recs(recs *into, const recs *add, pgo_counts *c) {
     int32_t version = -1;
     int64_t runs_into = 0, runs_add = 0;
@@ -136,41 +258,50 @@ static int merge_recs(recs *into, const recs *add, pgo_counts *c) {
         int64_t *runs = pass ? &runs_add : &runs_into;
         for (size_t i = 0; i < l->n; i++) {
             const mantra_pgo_schema *s = &l->r[i].s;
-            if (s->kind == MANTRA_PGO_NumRuns)
+            if (s->kind == MANTRA_PGO_NumRuns) {
                 *runs += s->other;
-            else if (s->kind == MANTRA_PGO_Version) {
+                continue;
+            }
+            if (s->kind == MANTRA_PGO_Version) {
                 have_version = 1;
                 if (s->other > version)
                     version = s->other;
-            } else if (pass == 0) {
-                if (recs_push(&out, s, l->r[i].vals, l->r[i].names) == NULL)
+                continue;
+            }
+            rec *m = find(&out, s);
+            int32_t d = DESC(s->kind);
+            if (m == NULL) {
+                if (recs_push(&out, s, l->r[i].vals, l->r[i].names, l->r[i].w) == NULL)
+                    goto oom;
+                /* a histogram of one side alone is made canonical too (its own duplicates joined) */
+                if (concatenated(d) && mantra_pgo_has_data(s->kind)) {
+                    rec empty = {*s, NULL, NULL, NULL};
+                    empty.s.count = 0;
+                    if (merge_histogram(&out.r[out.n - 1], &empty) < 0)
+                        goto oom;
+                }
+            } else if (summed(d) && m->s.count == 1 && s->count == 1 && m->s.kind == s->kind) {
+                m->vals[0] = add_values(m->s.kind, m->vals[0], l->r[i].vals[0]);
+            } else if (concatenated(d) && m->s.kind == s->kind) {
+                if (merge_histogram(m, &l->r[i]) < 0)
                     goto oom;
             } else {
-                rec *m = find(&out, s);
-                int32_t d = DESC(s->kind);
-                if (m == NULL) {
-                    if (recs_push(&out, s, l->r[i].vals, l->r[i].names) == NULL)
-                        goto oom;
-                } else if (summed(d) && m->s.count == 1 && s->count == 1) {
-                    m->vals[0] = add_values(m->s.kind, m->vals[0], l->r[i].vals[0]);
-                } else if (concatenated(d) && (m->s.kind & MANTRA_PGO_MARSHAL_MASK) == (s->kind & MANTRA_PGO_MARSHAL_MASK)) {
-                    if (append(m, &l->r[i]) < 0)
-                        goto oom;
-                } else {
-                    c->merge_conflicts++;
-                }
+                c->merge_conflicts++;
+                if (rec_cmp(&l->r[i], m) > 0 && take(m, &l->r[i]) < 0)
+                    goto oom;
             }
         }
     }
+    qsort(out.r, out.n, sizeof *out.r, rec_order);
     mantra_pgo_schema s;
     if (have_version) {
         s = (mantra_pgo_schema){MANTRA_PGO_Version, 0, 1, version};
-        if (recs_push(&out, &s, NULL, NULL) == NULL)
+        if (recs_push(&out, &s, NULL, NULL, NULL) == NULL)
             goto oom;
     }
     int64_t runs = (runs_into ? runs_into : 1) + (runs_add ? runs_add : 1);
     s = (mantra_pgo_schema){MANTRA_PGO_NumRuns, 0, 1, runs > INT32_MAX ? INT32_MAX : (int32_t)runs};
-    if (recs_push(&out, &s, NULL, NULL) == NULL)
+    if (recs_push(&out, &s, NULL, NULL, NULL) == NULL)
         goto oom;
     recs_free(into);
     *into = out;
@@ -180,20 +311,25 @@ oom:
     return -1;
 }
 
-/* Rebuilds m's data and handle_names from l. The names of both methods stay alive: names of the
- * merged-away method are moved to into (the caller frees only its array). */
+/* Rebuilds m's data, handle_names and weights from l (the names are borrowed from both methods;
+ * merge_method frees the old arrays and the strings no longer held). */
 static int join(pgo_method *m, const recs *l) {
     size_t nv = 0;
-    for (size_t i = 0; i < l->n; i++)
+    int weighted = 0;
+    for (size_t i = 0; i < l->n; i++) {
         if (mantra_pgo_has_data(l->r[i].s.kind))
             nv += (size_t)l->r[i].s.count;
+        weighted |= l->r[i].w != NULL;
+    }
     mantra_pgo_schema *schema = malloc((l->n ? l->n : 1) * sizeof *schema);
     int64_t *vals = malloc((nv ? nv : 1) * sizeof *vals);
     char **names = calloc(nv ? nv : 1, sizeof *names);
-    if (schema == NULL || vals == NULL || names == NULL) {
+    uint32_t *w = weighted ? malloc((nv ? nv : 1) * sizeof *w) : NULL;
+    if (schema == NULL || vals == NULL || names == NULL || (weighted && w == NULL)) {
         free(schema);
         free(vals);
         free(names);
+        free(w);
         return -1;
     }
     size_t v = 0;
@@ -201,37 +337,47 @@ static int join(pgo_method *m, const recs *l) {
         schema[i] = l->r[i].s;
         if (!mantra_pgo_has_data(l->r[i].s.kind))
             continue;
-        memcpy(vals + v, l->r[i].vals, (size_t)l->r[i].s.count * sizeof *vals);
-        memcpy(names + v, l->r[i].names, (size_t)l->r[i].s.count * sizeof *names);
-        v += (size_t)l->r[i].s.count;
+        size_t c = (size_t)l->r[i].s.count;
+        memcpy(vals + v, l->r[i].vals, c * sizeof *vals);
+        memcpy(names + v, l->r[i].names, c * sizeof *names);
+        for (size_t k = 0; w && k < c; k++)
+            w[v + k] = l->r[i].w ? l->r[i].w[k] : 1;
+        v += c;
     }
     mantra_pgo_data_free(&m->data);
-    free(m->handle_names);
+    free(m->weights); /* the old handle_names array: the caller's (merge_method) */
     m->data = (mantra_pgo_data){schema, l->n, vals, nv};
     m->handle_names = names;
+    m->weights = w;
     return 0;
 }
 
-/* Merges add into into. The handle-name strings of add move into `into` (or are freed). */
+/* Frees the strings of names[0..n) that the merged method does not hold. */
+static void free_dropped(char **names, size_t n, const pgo_method *merged) {
+    for (size_t i = 0; names && i < n; i++) {
+        if (names[i] == NULL)
+            continue;
+        int kept = 0;
+        for (size_t j = 0; j < merged->data.value_count && !kept; j++)
+            kept = merged->handle_names[j] == names[i];
+        if (!kept)
+            free(names[i]);
+    }
+}
+
+/* Merges add into into. The handle-name strings of both move into the merged method, or are freed
+ * (histogram entries joined with an equal one, the losing record of a conflict). */
 static int merge_method(pgo_method *into, pgo_method *add, pgo_counts *c) {
     recs a = {0}, b = {0};
-    /* Names not taken by the merge are freed below: collect add's names first. */
-    size_t nadd = add->data.value_count;
-    char **add_names = add->handle_names;
+    char **into_names = into->handle_names, **add_names = add->handle_names;
+    size_t n_into = into->data.value_count, n_add = add->data.value_count;
     int rc = -1;
     if (split(into, &a) == 0 && split(add, &b) == 0 && merge_recs(&a, &b, c) == 0 && join(into, &a) == 0)
         rc = 0;
-    if (rc == 0 && add_names) {
-        /* free the strings of add that the merged method does not hold */
-        for (size_t i = 0; i < nadd; i++) {
-            if (add_names[i] == NULL)
-                continue;
-            int kept = 0;
-            for (size_t j = 0; j < into->data.value_count && !kept; j++)
-                kept = into->handle_names[j] == add_names[i];
-            if (!kept)
-                free(add_names[i]);
-        }
+    if (rc == 0) {
+        free_dropped(into_names, n_into, into);
+        free_dropped(add_names, n_add, into);
+        free(into_names);
         free(add_names);
         add->handle_names = NULL;
         add->data.value_count = 0;
@@ -255,6 +401,7 @@ void pgo_method_free(pgo_method *m) {
         for (size_t i = 0; i < m->data.value_count; i++)
             free(m->handle_names[i]);
     free(m->handle_names);
+    free(m->weights);
     free(m->owner_type);
     for (uint32_t i = 0; i < m->nmethod_args; i++)
         free(m->method_args[i]);
@@ -299,4 +446,55 @@ char *pgo_method_identity(const pgo_method *m) {
         id = n;
     }
     return id;
+}
+
+int pgo_method_view(const pgo_method *m, pgo_method *view) {
+    *view = *m;
+    if (m->weights == NULL)
+        return 0;
+    size_t nv = 0, v = 0;
+    mantra_pgo_schema *schema = malloc((m->data.records ? m->data.records : 1) * sizeof *schema);
+    if (schema == NULL)
+        return -1;
+    for (size_t r = 0; r < m->data.records; r++) {
+        schema[r] = m->data.schema[r];
+        if (!mantra_pgo_has_data(schema[r].kind))
+            continue;
+        uint64_t sum = 0;
+        for (int32_t k = 0; k < schema[r].count; k++)
+            sum += m->weights[v++];
+        schema[r].count = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
+        nv += (size_t)schema[r].count;
+    }
+    int64_t *vals = malloc((nv ? nv : 1) * sizeof *vals);
+    char **names = malloc((nv ? nv : 1) * sizeof *names);
+    if (vals == NULL || names == NULL) {
+        free(schema);
+        free(vals);
+        free(names);
+        return -1;
+    }
+    size_t out = 0;
+    v = 0;
+    for (size_t r = 0; r < m->data.records; r++) {
+        if (!mantra_pgo_has_data(m->data.schema[r].kind))
+            continue;
+        size_t room = (size_t)schema[r].count;
+        for (int32_t k = 0; k < m->data.schema[r].count; k++, v++)
+            for (uint32_t rep = 0; rep < m->weights[v] && room; rep++, room--) {
+                vals[out] = m->data.values[v];
+                names[out++] = m->handle_names ? m->handle_names[v] : NULL;
+            }
+    }
+    view->data = (mantra_pgo_data){schema, m->data.records, vals, nv};
+    view->handle_names = names;
+    view->weights = NULL;
+    return 1;
+}
+
+void pgo_method_view_free(pgo_method *view, int owned) {
+    if (owned == 1) {
+        mantra_pgo_data_free(&view->data);
+        free(view->handle_names);
+    }
 }

@@ -175,6 +175,8 @@ typedef struct pgo_method {
     uint32_t il_size;
     mantra_pgo_data data;
     char **handle_names; /* per value: a handle's name, NULL when none (or not a handle) */
+    uint32_t *weights;   /* per value: how many times it counts, NULL for once each (a merged
+                            histogram holds each distinct entry once: pgo_profile.c) */
     char *owner_type;    /* the declaring type's handle name (MethodDetails' TypeID), NULL when unknown */
     char **method_args;  /* a generic method's type arguments (MethodDetails' TypeParameters), by name */
     uint32_t nmethod_args; /* 0 also when a type argument has no name (method_args NULL then) */
@@ -192,6 +194,10 @@ typedef struct pgo_profile {
  * known (a .mibc's or a JSON profile's; pgo_collect.c makes the same for a trace's):
  * "MODULE|PDB|TOKEN|NAMESPACE|NAME|SIGNATURE[|<ARG,...]"; NULL when out of memory. */
 char *pgo_method_identity(const pgo_method *m);
+/* m as the formats write it: a merged histogram's entries repeated as their weights say. 0 (view is m
+ * itself), 1 (view owns new arrays: pgo_method_view_free) or -1 out of memory. */
+int pgo_method_view(const pgo_method *m, pgo_method *view);
+void pgo_method_view_free(pgo_method *view, int owned);
 /* The value a handle read by name gets (neither null, 0, nor one of the runtime's unnamed 1..33). */
 #define PGO_NAMED_HANDLE INT64_C(0x7FFFFFFF00000000)
 

@@ -45,10 +45,16 @@ int pgo_write_text(FILE *out, const pgo_profile *p) {
     text_ctx t = {out, NULL, NULL};
     int rc = mantra_pgo_text_write_start(text_write, &t, (uint32_t)p->count);
     for (size_t i = 0; rc == 0 && i < p->count; i++) {
-        const pgo_method *m = &p->methods[i];
-        size_t *first = malloc((m->data.records ? m->data.records : 1) * sizeof *first);
-        if (first == NULL)
+        pgo_method view;
+        int owned = pgo_method_view(&p->methods[i], &view);
+        if (owned < 0)
             return -1;
+        const pgo_method *m = &view;
+        size_t *first = malloc((m->data.records ? m->data.records : 1) * sizeof *first);
+        if (first == NULL) {
+            pgo_method_view_free(&view, owned);
+            return -1;
+        }
         size_t v = 0;
         for (size_t r = 0; r < m->data.records; r++) {
             first[r] = v;
@@ -63,6 +69,7 @@ int pgo_write_text(FILE *out, const pgo_profile *p) {
                                      text_handle, &t};
         rc = mantra_pgo_text_write_method(text_write, &t, &tm);
         free(first);
+        pgo_method_view_free(&view, owned);
     }
     if (rc == 0)
         rc = mantra_pgo_text_write_end(text_write, &t);
@@ -99,7 +106,11 @@ int pgo_write_json(FILE *out, const pgo_profile *p) {
     const pgo_counts *c = &p->counts;
     fputs("{\"methods\":[", out);
     for (size_t i = 0; i < p->count; i++) {
-        const pgo_method *m = &p->methods[i];
+        pgo_method view;
+        int owned = pgo_method_view(&p->methods[i], &view);
+        if (owned < 0)
+            return -1;
+        const pgo_method *m = &view;
         fputs(i ? ",\n{" : "\n{", out);
         fputs("\"module\":", out);
         jstr(out, m->module);
@@ -143,6 +154,7 @@ int pgo_write_json(FILE *out, const pgo_profile *p) {
             fputc('}', out);
         }
         fputs("]}", out);
+        pgo_method_view_free(&view, owned);
     }
     fprintf(out,
             "\n],\"stats\":{\"traces\":%" PRIu64 ",\"truncated_traces\":%" PRIu64 ",\"unreadable_traces\":%" PRIu64
