@@ -816,7 +816,8 @@ static char *group_name(const char *defining, const pgo_method *m) {
     for (size_t i = 0; i < set.cap && n < 64; i++)
         if (set.keys[i] && strcmp(set.keys[i], defining) != 0)
             names[n++] = set.keys[i];
-    qsort(names, n, sizeof *names, str_cmp);
+    if (n > 1)
+        qsort(names, n, sizeof *names, str_cmp);
     char *g = pgo_strf("%s;", defining);
     for (size_t i = 0; i < n && g; i++) {
         char *x = pgo_strf("%s%s;", g, names[i]);
@@ -926,7 +927,8 @@ int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, in
     if (rc == 0 && !w.oom) {
         /* groups in ordinal order of their names (dotnet-pgo's SortedDictionary), each a global
          * method Assemblies_NAME_N (N counts from 1), then AssemblyDictionary */
-        qsort(groups, ngroups, sizeof *groups, group_cmp);
+        if (ngroups > 1)
+            qsort(groups, ngroups, sizeof *groups, group_cmp);
         static const uint8_t sig_void[] = {0x00, 0x00, 0x01};
         uint32_t sig = mantra_md_add_blob(w.b, sig_void, sizeof sig_void);
         bytes dict = {0};

@@ -154,7 +154,8 @@ static int merge_histogram(rec *dst, const rec *src) {
         size_t k = i < a ? i : i - a;
         e[i] = (entry){r->vals[k], r->names[k], r->w ? r->w[k] : 1};
     }
-    qsort(e, a + b, sizeof *e, entry_cmp);
+    if (a + b > 1)
+        qsort(e, a + b, sizeof *e, entry_cmp);
     size_t n = 0;
     for (size_t i = 0; i < a + b; i++) {
         if (n && entry_cmp(&e[n - 1], &e[i]) == 0) {
@@ -292,7 +293,8 @@ static int merge_recs(recs *into, const recs *add, pgo_counts *c) {
             }
         }
     }
-    qsort(out.r, out.n, sizeof *out.r, rec_order);
+    if (out.n > 1)
+        qsort(out.r, out.n, sizeof *out.r, rec_order);
     mantra_pgo_schema s;
     if (have_version) {
         s = (mantra_pgo_schema){MANTRA_PGO_Version, 0, 1, version};
