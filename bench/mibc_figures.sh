@@ -5,6 +5,9 @@
 #   convert   `mantra pgo TRACE -o X --format mibc` against `--format text` on the same trace: a real
 #             .NET 10 run of the TraceEvent harness (TE_DLL reading FIXTURE) traced with dotnet-pgo's
 #             keywords, as tests/interop/pgo-real.sh records it; MB of trace per second
+#   merge     100 copies of that profile merged, given as text, JSON or .mibc inputs (the .mibc with -r
+#             the framework and the harness, so that its methods find their tokens): profiles per
+#             second, against the text path
 #   startup   the harness's start-up (`TE_DLL --help`) and a workload (`TE_DLL stats FIXTURE`: reading
 #             a trace with TraceEvent), wall time, with three builds of TraceEventDump.dll and
 #             Microsoft.Diagnostics.Tracing.TraceEvent.dll: IL only (the JIT compiles everything),
@@ -39,6 +42,22 @@ printf 'convert: text %.3f s (%.1f MB/s), mibc %.3f s (%.1f MB/s): mibc/text tim
   "$(echo "$size / 1048576 / $text" | bc -l)" "$mibc" "$(echo "$size / 1048576 / $mibc" | bc -l)" \
   "$(echo "$mibc / $text" | bc -l)"
 "$mantra" pgo "$work/app.nettrace" -o "$work/app.mibc" --format mibc 2>&1 | tail -1
+
+echo "== merge: 100 copies of the profile, as text, JSON and .mibc inputs, median of $runs"
+"$mantra" pgo "$work/app.nettrace" -o "$work/app.json" --format json 2> /dev/null
+fw0=$(dotnet --list-runtimes | awk '$1 == "Microsoft.NETCore.App" && $2 ~ /^10\./ { v = $2; d = $3 } END {
+  gsub(/[][]/, "", d); if (v != "") print d "/" v }')
+for r in $(seq 1 "$runs"); do
+  for f in txt json mibc; do
+    refs=()
+    [ $f = mibc ] && refs=(-r "$fw0" -r "$(dirname "$te_dll")")
+    secs "$mantra" pgo $(printf "$work/app.$f %.0s" $(seq 1 100)) "${refs[@]}" -o "$work/merged.$f.txt" >> "$work/merge.$f.s"
+  done
+done
+mt=$(median < "$work/merge.txt.s") mj=$(median < "$work/merge.json.s") mm=$(median < "$work/merge.mibc.s")
+printf 'merge: text %.1f profiles/s, JSON %.1f profiles/s (%.2f of text), .mibc %.1f profiles/s (%.2f of text)\n' \
+  "$(echo "100 / $mt" | bc -l)" "$(echo "100 / $mj" | bc -l)" "$(echo "$mt / $mj" | bc -l)" \
+  "$(echo "100 / $mm" | bc -l)" "$(echo "$mt / $mm" | bc -l)"
 
 fw=$(dotnet --list-runtimes | awk '$1 == "Microsoft.NETCore.App" && $2 ~ /^10\./ { v = $2; d = $3 } END {
   gsub(/[][]/, "", d); if (v != "") print d "/" v }')
