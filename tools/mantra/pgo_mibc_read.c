@@ -19,6 +19,8 @@
 
 #include "pgo_mibc.h"
 
+#define NO_OFFSET UINT64_MAX
+
 typedef struct reader {
     const char *path;
     char where[96]; /* "" or " (in its entry NAME.dll)" */
@@ -38,7 +40,10 @@ static int fail(reader *r, uint64_t offset, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "mantra pgo: %s%s: offset %" PRIu64 ": %s\n", r->path, r->where, offset, msg);
+    if (offset == NO_OFFSET) /* a fault of the content rather than of one place */
+        fprintf(stderr, "mantra pgo: %s%s: %s\n", r->path, r->where, msg);
+    else
+        fprintf(stderr, "mantra pgo: %s%s: offset %" PRIu64 ": %s\n", r->path, r->where, offset, msg);
     return -1;
 }
 
@@ -46,7 +51,7 @@ static int fail(reader *r, uint64_t offset, const char *fmt, ...) {
 static int il_body(reader *r, uint32_t rva, const char *method, const uint8_t **code, size_t *len) {
     size_t at;
     if (mantra_pe_rva_to_offset(&r->pe, rva, 1, &at) != MANTRA_OK)
-        return fail(r, 0, "%s: its body (RVA 0x%x) is not inside a section", method, rva);
+        return fail(r, NO_OFFSET, "%s: its body (RVA 0x%x) is not inside a section", method, rva);
     const uint8_t *b = r->pe.data + at;
     size_t room = r->pe.size - at;
     if ((b[0] & 3) == 2) {
@@ -90,10 +95,12 @@ static int next_insn(reader *r, const char *method, const uint8_t *code, size_t 
     } else if (op == 0x72 || op == 0xD0) {
         operand = 4;
     } else if (op != 0x00 && op != 0x26 && op != 0x2A) {
-        return fail(r, 0, "%s: IL offset %zu: opcode 0x%02x is not one a .mibc holds", method, *at, op);
+        return fail(r, (uint64_t)(code + *at - r->pe.data), "%s: IL offset %zu: opcode 0x%02x is not one a .mibc holds",
+                    method, *at, op);
     }
     if (operand > len - *at - 1)
-        return fail(r, 0, "%s: IL offset %zu: the operand of opcode 0x%02x runs past the body", method, *at, op);
+        return fail(r, (uint64_t)(code + *at - r->pe.data), "%s: IL offset %zu: the operand of opcode 0x%02x runs past "
+                    "the body", method, *at, op);
     const uint8_t *o = code + *at + 1;
     uint64_t u = 0;
     for (size_t i = 0; i < operand; i++)
@@ -288,20 +295,20 @@ static int decode_data(reader *r, const char *method, const longs *l, pgo_method
     while (i < l->n) {
         int64_t mask = l->v[i++];
         if (mask < 0 || mask > 15)
-            return fail(r, 0, "%s: instrumentation data: a mask of %" PRId64 " (0..15 expected)", method, mask);
+            return fail(r, NO_OFFSET, "%s: instrumentation data: a mask of %" PRId64 " (0..15 expected)", method, mask);
         int32_t *fields[4] = {&cur.il_offset, &cur.kind, &cur.count, &cur.other};
         for (int b = 0; b < 4; b++)
             if (mask >> b & 1) {
                 if (i == l->n)
-                    return fail(r, 0, "%s: instrumentation data ends inside a schema record", method);
+                    return fail(r, NO_OFFSET, "%s: instrumentation data ends inside a schema record", method);
                 *fields[b] = (int32_t)l->v[i++];
             }
         if (mask & 2 && cur.kind == 0)
             break; /* Done */
         if (cur.count < 0 || (mantra_pgo_has_data(cur.kind) && (size_t)cur.count > l->n - i))
-            return fail(r, 0, "%s: instrumentation data: a record of %d values runs past the data", method, cur.count);
+            return fail(r, NO_OFFSET, "%s: instrumentation data: a record of %d values runs past the data", method, cur.count);
         if (!mantra_pgo_has_data(cur.kind) && cur.count > MANTRA_PGO_NONE_COUNT_MAX)
-            return fail(r, 0, "%s: instrumentation data: a record without data (kind %d) with Count %d, more than %d",
+            return fail(r, NO_OFFSET, "%s: instrumentation data: a record without data (kind %d) with Count %d, more than %d",
                         method, cur.kind, cur.count, MANTRA_PGO_NONE_COUNT_MAX);
         mantra_pgo_schema *sch = realloc(d->schema, (nrec + 1) * sizeof *sch);
         if (sch == NULL)
@@ -408,7 +415,7 @@ static int read_group(reader *r, uint32_t row) {
     char where[160];
     uint32_t v[MANTRA_MD_MAX_COLUMNS];
     if (method_name(r, row, where, sizeof where) < 0 || mantra_md_row(r->md, MANTRA_MD_METHOD_DEF, row, v) != 0)
-        return fail(r, 0, "AssemblyDictionary: ldtoken of a group that is not a MethodDef (row %u)", row);
+        return fail(r, NO_OFFSET, "AssemblyDictionary: ldtoken of a group that is not a MethodDef (row %u)", row);
     const uint8_t *code;
     size_t len, at = 0;
     if (il_body(r, v[0], where, &code, &len) < 0)
@@ -457,7 +464,7 @@ static int read_group(reader *r, uint32_t row) {
         } else if (in.op == 0x72) {
             char *s = user_string(r, in.token);
             if (s == NULL) {
-                rc = fail(r, 0, "%s: ldstr 0x%08x is not a user string of the file", where, in.token);
+                rc = fail(r, NO_OFFSET, "%s: ldstr 0x%08x is not a user string of the file", where, in.token);
                 break;
             }
             if (strcmp(s, "ExclusiveWeight") == 0) {
@@ -494,7 +501,7 @@ static int read_dictionary(reader *r) {
             strcmp(mantra_md_string(r->md, v[3]), "AssemblyDictionary") == 0)
             dict = row;
     if (dict == 0)
-        return fail(r, 0, "no global method AssemblyDictionary: not a .mibc");
+        return fail(r, NO_OFFSET, "no global method AssemblyDictionary: not a .mibc");
     mantra_md_row(r->md, MANTRA_MD_METHOD_DEF, dict, v);
     const uint8_t *code;
     size_t len, at = 0;
@@ -506,7 +513,7 @@ static int read_dictionary(reader *r) {
             return -1;
         if (in.op == 0xD0) {
             if (MANTRA_MD_TOKEN_TABLE(in.token) != MANTRA_MD_METHOD_DEF)
-                return fail(r, 0, "AssemblyDictionary: ldtoken 0x%08x is not a group method", in.token);
+                return fail(r, NO_OFFSET, "AssemblyDictionary: ldtoken 0x%08x is not a group method", in.token);
             int rc = read_group(r, MANTRA_MD_TOKEN_ROW(in.token));
             if (rc < 0)
                 return rc;
