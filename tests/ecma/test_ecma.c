@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "common/sha1-internal.h"
 #include "mantra/decode.h"
 #include "mantra/ecma.h"
 
@@ -370,6 +371,33 @@ START_TEST(schema_names) {
 }
 END_TEST
 
+/* SHA-1 (common/sha1.c: FIPS 180-4 examples, one and two blocks) and the public key token of the
+ * ECMA standard key. */
+START_TEST(sha1_and_token) {
+    uint8_t d[20];
+    cm_sha1 s;
+    cm_sha1_init(&s);
+    cm_sha1_update(&s, "abc", 3);
+    cm_sha1_final(&s, d);
+    const uint8_t abc[20] = {0xa9, 0x99, 0x3e, 0x36, 0x47, 0x06, 0x81, 0x6a, 0xba, 0x3e,
+                             0x25, 0x71, 0x78, 0x50, 0xc2, 0x6c, 0x9c, 0xd0, 0xd8, 0x9d};
+    ck_assert_mem_eq(d, abc, 20);
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"; /* 56 bytes: two blocks */
+    cm_sha1_init(&s);
+    cm_sha1_update(&s, two, strlen(two));
+    cm_sha1_final(&s, d);
+    const uint8_t two_d[20] = {0x84, 0x98, 0x3e, 0x44, 0x1c, 0x3b, 0xd2, 0x6e, 0xba, 0xae,
+                               0x4a, 0xa1, 0xf9, 0x51, 0x29, 0xe5, 0xe5, 0x46, 0x70, 0xf1};
+    ck_assert_mem_eq(d, two_d, 20);
+    /* the ECMA standard public key (ECMA-335 II.6.2.1.3) and its token b77a5c561934e089 */
+    const uint8_t ecma[16] = {0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0};
+    uint8_t token[8];
+    mantra_ecma_public_key_token(ecma, sizeof ecma, token);
+    const uint8_t want[8] = {0xb7, 0x7a, 0x5c, 0x56, 0x19, 0x34, 0xe0, 0x89};
+    ck_assert_mem_eq(token, want, 8);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("ecma");
     TCase *tc = tcase_create("ecma");
@@ -379,6 +407,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, writer_refusals);
     tcase_add_test(tc, compressed_integers);
     tcase_add_test(tc, schema_names);
+    tcase_add_test(tc, sha1_and_token);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -150,7 +150,7 @@ static uint32_t asmref(mibc *w, const char *name, const uint16_t ver[4], uint32_
 static uint32_t asmref_to(mibc *w, const pgo_assembly *a) {
     uint8_t token[8];
     if (a->public_key_size)
-        pgo_public_key_token(a->public_key, a->public_key_size, token);
+        mantra_ecma_public_key_token(a->public_key, a->public_key_size, token);
     return asmref(w, a->name, a->version, 0, token, a->public_key_size ? 8 : 0, a->culture);
 }
 

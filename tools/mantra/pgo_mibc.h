@@ -79,6 +79,12 @@ void pgo_text_add(pgo_text *t, const char *s);
 typedef struct pgo_assembly_names {
     const char *corelib;
 } pgo_assembly_names;
+/* An assembly's full name as the runtime writes it: "Name, Version=a.b.c.d, Culture=neutral,
+ * PublicKeyToken=t|null" (key: the token, or with full_key the public key whose token is taken);
+ * NULL when out of memory. pgo_assembly_ref_name: that of AssemblyRef `row` of md. */
+char *pgo_assembly_full_name(const char *name, const uint16_t version[4], const char *culture, const uint8_t *key,
+                             size_t key_size, int full_key);
+char *pgo_assembly_ref_name(const mantra_md *md, uint32_t row);
 /* A method signature blob of md as text ("instance bool  (!0)"); the bytes read, 0 when malformed. */
 size_t pgo_sig_text(const mantra_md *md, const uint8_t *p, size_t n, pgo_text *out);
 /* A TypeRef or TypeSpec token of md as a name: qualified as a handle ("Ns.T`1[[A, Asm]], Asm") or as a
@@ -103,11 +109,6 @@ int pgo_read_mibc_bytes(pgo_profile *p, pgo_assemblies *s, const char *path, con
 /* Decodes a DEFLATE stream into exactly out_size bytes: 0, or -1 with *why and *at (the input offset
  * where it stopped). */
 int pgo_inflate(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size, size_t *at, const char **why);
-
-/* ---- sha1.c -------------------------------------------------------------------------------- */
-void pgo_sha1(const uint8_t *data, size_t size, uint8_t out[20]);
-/* An assembly's public key token: the last 8 bytes of SHA-1(key), reversed (ECMA-335 II.6.2.1.3). */
-void pgo_public_key_token(const uint8_t *key, size_t size, uint8_t token[8]);
 
 /* ---- zip_store.c ---------------------------------------------------------------------------- */
 /* A ZIP archive (APPNOTE.TXT) holding one stored (uncompressed) entry; 0 or -2. */

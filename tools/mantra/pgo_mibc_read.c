@@ -523,42 +523,16 @@ static int read_dictionary(reader *r) {
 }
 
 /* CoreLib's full name for primitive element types and __Canon: from the file's AssemblyRef, else
- * the simple name. */
+ * from the assembly itself when found, else (NULL) the simple name. */
 static void find_corelib(reader *r) {
     uint32_t v[MANTRA_MD_MAX_COLUMNS];
-    for (uint32_t row = 1; row <= mantra_md_row_count(r->md, MANTRA_MD_ASSEMBLY_REF); row++)
+    for (uint32_t row = 1; row <= mantra_md_row_count(r->md, MANTRA_MD_ASSEMBLY_REF) && !r->corelib; row++)
         if (mantra_md_row(r->md, MANTRA_MD_ASSEMBLY_REF, row, v) == 0 &&
-            strcmp(mantra_md_string(r->md, v[6]), "System.Private.CoreLib") == 0) {
-            pgo_text t = {0};
-            uint32_t tok = 0;
-            /* a TypeRef into it gives the name through pgo_type_text */
-            for (uint32_t tr = 1; tr <= mantra_md_row_count(r->md, MANTRA_MD_TYPE_REF) && tok == 0; tr++) {
-                uint32_t w[MANTRA_MD_MAX_COLUMNS];
-                if (mantra_md_row(r->md, MANTRA_MD_TYPE_REF, tr, w) == 0 &&
-                    w[0] == MANTRA_MD_TOKEN(MANTRA_MD_ASSEMBLY_REF, row))
-                    tok = MANTRA_MD_TOKEN(MANTRA_MD_TYPE_REF, tr);
-            }
-            if (tok && pgo_type_text(r->md, tok, 1, NULL, &t) == 0 && t.s) {
-                const char *comma = strstr(t.s, ", ");
-                r->corelib = comma ? pgo_strdup(comma + 2) : NULL;
-            }
-            free(t.s);
-            break;
-        }
-    pgo_assembly *corelib = r->corelib ? NULL : pgo_assembly_named(r->asms, "System.Private.CoreLib");
-    if (corelib) { /* else from the assembly itself, when found */
-        uint8_t token[8] = {0};
-        if (corelib->public_key_size)
-            pgo_public_key_token(corelib->public_key, corelib->public_key_size, token);
-        r->corelib = pgo_strf("%s, Version=%u.%u.%u.%u, Culture=%s, PublicKeyToken=%02x%02x%02x%02x%02x%02x%02x%02x",
-                              corelib->name, corelib->version[0], corelib->version[1], corelib->version[2],
-                              corelib->version[3], corelib->culture[0] ? corelib->culture : "neutral", token[0],
-                              token[1], token[2], token[3], token[4], token[5], token[6], token[7]);
-        if (corelib->public_key_size == 0 && r->corelib) {
-            char *cut = strstr(r->corelib, "PublicKeyToken=");
-            strcpy(cut, "PublicKeyToken=null");
-        }
-    }
+            strcmp(mantra_md_string(r->md, v[6]), "System.Private.CoreLib") == 0)
+            r->corelib = pgo_assembly_ref_name(r->md, row);
+    pgo_assembly *a = r->corelib ? NULL : pgo_assembly_named(r->asms, "System.Private.CoreLib");
+    if (a)
+        r->corelib = pgo_assembly_full_name(a->name, a->version, a->culture, a->public_key, a->public_key_size, 1);
     r->names.corelib = r->corelib;
 }
 

@@ -218,39 +218,48 @@ size_t pgo_sig_text(const mantra_md *md, const uint8_t *p, size_t n, pgo_text *o
 
 /* ---- types as handle names and as method namespaces ----------------------------------------- */
 
-/* The full assembly name of AssemblyRef `row` of md ("Name, Version=a.b.c.d, Culture=neutral,
- * PublicKeyToken=t|null"); "System.Private.Canon" is CoreLib's canonical types, named as CoreLib. */
-static void assembly_text(const mantra_md *md, uint32_t row, const pgo_assembly_names *names, pgo_text *out) {
+char *pgo_assembly_full_name(const char *name, const uint16_t version[4], const char *culture, const uint8_t *key,
+                             size_t key_size, int full_key) {
+    uint8_t token[8];
+    if (full_key && key_size) { /* a full public key: its token */
+        mantra_ecma_public_key_token(key, key_size, token);
+        key = token;
+        key_size = 8;
+    }
+    char hex[17] = "null";
+    if (key_size == 8)
+        snprintf(hex, sizeof hex, "%02x%02x%02x%02x%02x%02x%02x%02x", key[0], key[1], key[2], key[3], key[4], key[5],
+                 key[6], key[7]);
+    return pgo_strf("%s, Version=%u.%u.%u.%u, Culture=%s, PublicKeyToken=%s", name, version[0], version[1], version[2],
+                    version[3], culture && culture[0] ? culture : "neutral", hex);
+}
+
+/* The full name of AssemblyRef `row` of md ("" when there is none); the AssemblyRef "System.Private.Canon" (CoreLib's canonical types) is named as CoreLib. */
+static char *assembly_ref_name(const mantra_md *md, uint32_t row, const pgo_assembly_names *names) {
     uint32_t v[MANTRA_MD_MAX_COLUMNS];
     if (mantra_md_row(md, MANTRA_MD_ASSEMBLY_REF, row, v) != 0)
-        return;
+        return pgo_strdup("");
     const char *name = mantra_md_string(md, v[6]);
-    if (strcmp(name, "System.Private.Canon") == 0) {
-        pgo_text_add(out, names && names->corelib ? names->corelib : "System.Private.CoreLib");
-        return;
-    }
+    if (strcmp(name, "System.Private.Canon") == 0)
+        return pgo_strdup(names && names->corelib ? names->corelib : "System.Private.CoreLib");
     const uint8_t *key;
     uint32_t kn;
-    uint8_t token[8];
     mantra_md_blob(md, v[5], &key, &kn);
-    if ((v[4] & 1) && kn) { /* a full public key: its token */
-        pgo_public_key_token(key, kn, token);
-        key = token;
-        kn = 8;
-    }
-    char buf[160];
-    const char *culture = mantra_md_string(md, v[7]);
-    snprintf(buf, sizeof buf, "%s, Version=%u.%u.%u.%u, Culture=%s, PublicKeyToken=", name, v[0], v[1], v[2], v[3],
-             culture[0] ? culture : "neutral");
-    pgo_text_add(out, buf);
-    if (kn != 8) {
-        pgo_text_add(out, "null");
+    const uint16_t version[4] = {(uint16_t)v[0], (uint16_t)v[1], (uint16_t)v[2], (uint16_t)v[3]};
+    return pgo_assembly_full_name(name, version, mantra_md_string(md, v[7]), key, kn, v[4] & 1);
+}
+
+char *pgo_assembly_ref_name(const mantra_md *md, uint32_t row) { return assembly_ref_name(md, row, NULL); }
+
+/* Appends the full name of AssemblyRef `row` of md. */
+static void assembly_text(const mantra_md *md, uint32_t row, const pgo_assembly_names *names, pgo_text *out) {
+    char *n = assembly_ref_name(md, row, names);
+    if (n == NULL) {
+        out->oom = 1;
         return;
     }
-    for (int i = 0; i < 8; i++) {
-        snprintf(buf, sizeof buf, "%02x", key[i]);
-        pgo_text_add(out, buf);
-    }
+    pgo_text_add(out, n);
+    free(n);
 }
 
 /* The AssemblyRef row a TypeRef resolves in (through enclosing TypeRefs), 0 when none. */

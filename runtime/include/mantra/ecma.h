@@ -220,6 +220,10 @@ int mantra_md_user_string(const mantra_md *md, uint32_t index, const uint8_t **u
  * 2 or 4), 0 when p[0..size) does not hold one. */
 size_t mantra_md_uncompress(const uint8_t *p, size_t size, uint32_t *value);
 
+/* An assembly's public key token: the last 8 bytes of the SHA-1 of its public key, in reverse order
+ * (Partition II §6.2.1.3). */
+void mantra_ecma_public_key_token(const uint8_t *key, size_t size, uint8_t token[8]);
+
 /* Names. The TypeDef owning MethodDef `method` (by the TypeDefs' MethodList ranges), 0 when none. */
 uint32_t mantra_md_method_owner(const mantra_md *md, uint32_t method);
 /* The enclosing TypeDef of TypeDef `type` (NestedClass), 0 when it is not nested. */

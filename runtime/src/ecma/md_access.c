@@ -1,8 +1,10 @@
 /* md_access.c - reading opened metadata: rows, heaps (§24.2.3-5), compressed integers (§23.2),
  * and names: a method's owning type (TypeDef.MethodList runs, §22.37), a type's enclosing type
- * (NestedClass, §22.32) and full type names as reflection writes them ("Namespace.Outer+Inner"). */
+ * (NestedClass, §22.32), full type names as reflection writes them ("Namespace.Outer+Inner") and
+ * public key tokens (§6.2.1.3). */
 #include <string.h>
 
+#include "common/sha1-internal.h"
 #include "ecma-internal.h"
 #include "mantra/decode.h"
 
@@ -201,4 +203,14 @@ size_t mantra_md_type_name(const mantra_md *md, uint32_t token, char *buf, size_
     else
         size = 0;
     return type_name_at(md, token, buf, size, &len, 0) < 0 ? 0 : len;
+}
+
+void mantra_ecma_public_key_token(const uint8_t *key, size_t size, uint8_t token[8]) {
+    cm_sha1 s;
+    uint8_t d[20];
+    cm_sha1_init(&s);
+    cm_sha1_update(&s, key, size);
+    cm_sha1_final(&s, d);
+    for (int i = 0; i < 8; i++)
+        token[i] = d[19 - i];
 }

@@ -33,16 +33,6 @@ mantra_manifest_error *mf_error_new(const char *file, unsigned line, unsigned co
                                     const char *note);
 extern mantra_manifest_error mf_error_oom;
 
-/* SHA-1 (FIPS 180-4). */
-typedef struct mf_sha1 {
-    uint32_t h[5];
-    uint64_t length; /* bytes so far */
-    uint8_t block[64];
-    size_t fill;
-} mf_sha1;
-void mf_sha1_init(mf_sha1 *s);
-void mf_sha1_update(mf_sha1 *s, const void *data, size_t size);
-void mf_sha1_final(mf_sha1 *s, uint8_t digest[20]);
 
 /* Byte order of a GUID as 16 bytes in the .NET layout (for sorting and comparing). */
 void mf_guid_bytes(const mantra_guid *g, uint8_t out[16]);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/le-internal.h"
+#include "common/sha1-internal.h"
 #include "common/utf-internal.h"
 #include "manifest/manifest-internal.h"
 
@@ -99,9 +100,9 @@ static const uint8_t EVENTSOURCE_NAMESPACE[16] = {0x48, 0x2C, 0x2D, 0xB2, 0xC3, 
                                                   0x87, 0xF8, 0x1A, 0x15, 0xBF, 0xC1, 0x30, 0xFB};
 
 int mantra_manifest_eventsource_guid(const char *name, mantra_guid *out) {
-    mf_sha1 s;
-    mf_sha1_init(&s);
-    mf_sha1_update(&s, EVENTSOURCE_NAMESPACE, sizeof EVENTSOURCE_NAMESPACE);
+    cm_sha1 s;
+    cm_sha1_init(&s);
+    cm_sha1_update(&s, EVENTSOURCE_NAMESPACE, sizeof EVENTSOURCE_NAMESPACE);
     const unsigned char *p = (const unsigned char *)name;
     while (*p != 0) {
         uint32_t c;
@@ -119,15 +120,15 @@ int mantra_manifest_eventsource_guid(const char *name, mantra_guid *out) {
             be[1] = (uint8_t)hi;
             be[2] = (uint8_t)(lo >> 8);
             be[3] = (uint8_t)lo;
-            mf_sha1_update(&s, be, 4);
+            cm_sha1_update(&s, be, 4);
         } else {
             be[0] = (uint8_t)(c >> 8);
             be[1] = (uint8_t)c;
-            mf_sha1_update(&s, be, 2);
+            cm_sha1_update(&s, be, 2);
         }
     }
     uint8_t d[20];
-    mf_sha1_final(&s, d);
+    cm_sha1_final(&s, d);
     d[7] = (uint8_t)((d[7] & 0x0F) | 0x50);
     cm_load_guid(out, d); /* the first 16 bytes of the hash, in the .NET byte layout */
     return 0;

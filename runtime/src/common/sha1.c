@@ -1,7 +1,8 @@
-/* SHA-1 from its definition in FIPS 180-4 (section 6.1); used for EventSource provider GUIDs. */
+/* SHA-1 from its definition in FIPS 180-4 (section 6.1); used for EventSource provider GUIDs (manifest/)
+ * and assemblies' public key tokens (ecma/). */
 #include <string.h>
 
-#include "manifest/manifest-internal.h"
+#include "common/sha1-internal.h"
 
 static uint32_t rol(uint32_t x, unsigned n) { return (x << n) | (x >> (32u - n)); }
 
@@ -42,7 +43,7 @@ static void compress(uint32_t h[5], const uint8_t block[64]) {
     h[4] += e;
 }
 
-void mf_sha1_init(mf_sha1 *s) {
+void cm_sha1_init(cm_sha1 *s) {
     s->h[0] = 0x67452301u;
     s->h[1] = 0xefcdab89u;
     s->h[2] = 0x98badcfeu;
@@ -52,7 +53,7 @@ void mf_sha1_init(mf_sha1 *s) {
     s->fill = 0;
 }
 
-void mf_sha1_update(mf_sha1 *s, const void *data, size_t size) {
+void cm_sha1_update(cm_sha1 *s, const void *data, size_t size) {
     const uint8_t *p = data;
     s->length += size;
     while (size > 0) {
@@ -70,17 +71,17 @@ void mf_sha1_update(mf_sha1 *s, const void *data, size_t size) {
     }
 }
 
-void mf_sha1_final(mf_sha1 *s, uint8_t digest[20]) {
+void cm_sha1_final(cm_sha1 *s, uint8_t digest[20]) {
     uint64_t bits = s->length * 8u;
     uint8_t pad = 0x80;
     uint8_t zero = 0;
     uint8_t len[8];
-    mf_sha1_update(s, &pad, 1);
+    cm_sha1_update(s, &pad, 1);
     while (s->fill != 56)
-        mf_sha1_update(s, &zero, 1);
+        cm_sha1_update(s, &zero, 1);
     for (unsigned i = 0; i < 8; i++)
         len[i] = (uint8_t)(bits >> (56 - 8 * i));
-    mf_sha1_update(s, len, 8);
+    cm_sha1_update(s, len, 8);
     for (unsigned i = 0; i < 5; i++) {
         digest[4 * i] = (uint8_t)(s->h[i] >> 24);
         digest[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
