@@ -113,43 +113,12 @@ static int parse_args(int argc, char **argv, pgo_args *a) {
     return -1;
 }
 
-static char *read_all(const char *path, size_t *size) {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            char *b = realloc(buf, cap *= 2);
-            if (b == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int err = ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (err) {
-        free(buf);
-        return NULL;
-    }
-    *size = n;
-    return buf;
-}
 
 /* Reads and parses a text profile; its errors are printed (PATH:LINE: message). NULL (reported)
  * when it cannot be read or parsed. */
 static mantra_pgo_text *parse_profile(const char *path) {
     size_t size = 0;
-    char *text = read_all(path, &size);
+    char *text = tool_read_file(path, &size);
     if (text == NULL) {
         fprintf(stderr, "mantra pgo: %s: cannot read the profile\n", path);
         return NULL;

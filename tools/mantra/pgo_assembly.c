@@ -9,24 +9,8 @@
 #include <string.h>
 
 #include "pgo_mibc.h"
+#include "tool.h"
 
-static uint8_t *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    uint8_t *d = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        d = malloc(n ? (size_t)n : 1);
-        if (d && fread(d, 1, (size_t)n, f) != (size_t)n) {
-            free(d);
-            d = NULL;
-        }
-    }
-    fclose(f);
-    *size = n > 0 ? (size_t)n : 0;
-    return d;
-}
 
 static void assembly_free(pgo_assembly *a) {
     if (a == NULL)
@@ -107,7 +91,7 @@ int pgo_assembly_load(pgo_assemblies *s, const char *path, pgo_assembly **out) {
         assembly_free(a);
         return -2;
     }
-    a->bytes = read_file(path, &a->size);
+    a->bytes = (uint8_t *)tool_read_file(path, &a->size);
     if (a->bytes == NULL) {
         fprintf(stderr, "mantra pgo: %s: cannot read the assembly\n", path);
         assembly_free(a);

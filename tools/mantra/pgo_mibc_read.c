@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "pgo_mibc.h"
+#include "tool.h"
 
 #define NO_OFFSET UINT64_MAX
 
@@ -586,34 +587,9 @@ int pgo_read_mibc_bytes(pgo_profile *p, pgo_assemblies *s, const char *path, con
 }
 
 int pgo_read_mibc(pgo_profile *p, pgo_assemblies *s, const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "mantra pgo: %s: cannot read the profile\n", path);
-        return -1;
-    }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *file = malloc(cap);
-    while (file) {
-        if (n == cap) {
-            uint8_t *b = realloc(file, cap *= 2);
-            if (b == NULL) {
-                free(file);
-                file = NULL;
-                break;
-            }
-            file = b;
-        }
-        size_t got = fread(file + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (file == NULL)
-        return -2;
-    if (err) {
-        free(file);
+    size_t n = 0;
+    uint8_t *file = (uint8_t *)tool_read_file(path, &n);
+    if (file == NULL) {
         fprintf(stderr, "mantra pgo: %s: cannot read the profile\n", path);
         return -1;
     }

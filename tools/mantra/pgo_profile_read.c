@@ -14,38 +14,8 @@
 
 #include "json_read.h"
 #include "pgo_tool.h"
+#include "tool.h"
 
-static char *read_text_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            char *b = realloc(buf, cap *= 2);
-            if (b == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (buf == NULL || err) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *size = n;
-    return buf;
-}
 
 /* ---- text -------------------------------------------------------------------------------------- */
 
@@ -56,7 +26,7 @@ static const char *after(const char *line, const char *prefix) {
 
 int pgo_read_text(pgo_profile *p, const char *path) {
     size_t size = 0;
-    char *text = read_text_file(path, &size);
+    char *text = tool_read_file(path, &size);
     if (text == NULL) {
         fprintf(stderr, "mantra pgo: %s: cannot read the profile\n", path);
         return -1;
@@ -304,7 +274,7 @@ out:
 
 int pgo_read_json(pgo_profile *p, const char *path) {
     size_t size = 0;
-    char *text = read_text_file(path, &size);
+    char *text = tool_read_file(path, &size);
     if (text == NULL) {
         fprintf(stderr, "mantra pgo: %s: cannot read the profile\n", path);
         return -1;

@@ -71,39 +71,11 @@ static const char run_usage[] =
 
 /* Reads the whole file (or stdin for "-"); NULL after reporting. */
 static char *read_all(const char *path, size_t *size) {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "mantra run: %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        if (len == cap) {
-            char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (nb == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    int bad = buf == NULL || ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (bad) {
-        fprintf(stderr, "mantra run: %s: %s\n", path, buf == NULL ? "out of memory" : "read error");
-        free(buf);
-        return NULL;
-    }
-    *size = len;
-    return buf;
+    errno = 0;
+    char *text = tool_read_file(path, size);
+    if (text == NULL)
+        fprintf(stderr, "mantra run: %s: %s\n", path, errno ? strerror(errno) : "out of memory");
+    return text;
 }
 
 static int parse_arg(const char *s, int is_double, mantra_interp_value *v) {

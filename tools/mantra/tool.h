@@ -57,6 +57,9 @@ int tool_status(int rc);
 /* Progress on stderr when it is a terminal and the run is long; call often, cheap. */
 void tool_progress(const mantra_reader *r, const char *cmd, int done);
 int tool_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* The whole of a file (standard input for "-"), NUL-terminated after its *size bytes (read_file.c);
+ * NULL when it cannot be opened or read (errno says why) or memory ran out. */
+char *tool_read_file(const char *path, size_t *size);
 
 /* The arguments every trace-reading subcommand shares: `--manifest FILE` (or --manifest=FILE) and
  * the one TRACE path. argv[*i] is the argument at hand (*i advances past a FILE). Returns -1 when

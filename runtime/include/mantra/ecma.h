@@ -4,7 +4,7 @@
  *
  * Format facts: ECMA-335 6th edition, Partition II §22 (the tables and their columns), §23.2
  * (blobs and signatures), §24 (metadata physical layout: the root, stream headers, the #~ stream,
- * heaps, coded indexes), §25 (the PE file: MS-DOS stub, PE signature, COFF header, optional header,
+ * heaps, coded indexes), §25 (the PE file: MS-DOS header, PE signature, COFF header, optional header,
  * section headers, the CLI header); the Microsoft PE/COFF specification for the optional header's
  * data directories; ReadyToRun images XOR the COFF Machine field with an operating system value
  * (dotnet/runtime src/coreclr/inc/pedecoder.h, ReadyToRunReader.OperatingSystem). No code was

@@ -5,8 +5,8 @@
  * Layout, fixed so that a body's RVA is known when it is added: the headers fill the first 0x200
  * bytes; .text is at RVA 0x2000 and file offset 0x200 and holds the CLI header (72 bytes), the
  * method bodies, then the metadata, each 4-byte aligned. No time stamp, no checksum, no import
- * table or entry stub (a metadata-only file is never run), so the same builder gives the same
- * bytes. */
+ * table and no native entry point (a metadata-only file is never run), so the same builder gives
+ * the same bytes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,7 +178,7 @@ int mantra_md_write_pe(const mantra_md_builder *b, uint8_t **out, size_t *size) 
         free(md);
         return MANTRA_ENOMEM;
     }
-    /* MS-DOS header: "MZ" and the PE header's offset at 0x3C (the rest of the stub is zeros) */
+    /* MS-DOS header: "MZ" and the PE header's offset at 0x3C; its other bytes are zeros */
     f[0] = 'M';
     f[1] = 'Z';
     cm_store_u32(f + 0x3C, PE_OFFSET);
