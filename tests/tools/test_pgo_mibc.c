@@ -96,6 +96,21 @@ static uint8_t *slurp(const char *path, size_t *n) {
     return d;
 }
 
+/* A plain .mibc read and opened with mantra's reader (which must accept it): its bytes. */
+static uint8_t *open_mibc(const char *path, size_t *n, mantra_pe *pe, mantra_md **md) {
+    mantra_ecma_error err = {0, ""};
+    uint8_t *d = slurp(path, n);
+    ck_assert_int_eq(mantra_pe_parse(d, *n, pe, &err), MANTRA_OK);
+    ck_assert_int_eq(mantra_md_open_pe(pe, md, &err), MANTRA_OK);
+    return d;
+}
+
+static void close_mibc(uint8_t *d, mantra_pe *pe, mantra_md *md) {
+    mantra_md_close(md);
+    mantra_pe_free(pe);
+    free(d);
+}
+
 START_TEST(mibc_rows_and_il) {
     char *app = path_of("app.dll"), *trace = path_of("app.nettrace"), *plain = path_of("plain.mibc"),
          *zip = path_of("zip.mibc");
@@ -110,12 +125,9 @@ START_TEST(mibc_rows_and_il) {
                   "%s", r.err);
     run_tool_free(&r);
     size_t n;
-    uint8_t *d = slurp(plain, &n);
     mantra_pe pe;
     mantra_md *md;
-    mantra_ecma_error err = {0, ""};
-    ck_assert_int_eq(mantra_pe_parse(d, n, &pe, &err), MANTRA_OK);
-    ck_assert_int_eq(mantra_md_open_pe(&pe, &md, &err), MANTRA_OK);
+    uint8_t *d = open_mibc(plain, &n, &pe, &md);
     uint32_t v[MANTRA_MD_MAX_COLUMNS];
     ck_assert_int_eq(mantra_md_row(md, MANTRA_MD_MODULE, 1, v), MANTRA_OK);
     ck_assert_str_eq(mantra_md_string(md, v[1]), "plain.mibc");
@@ -229,12 +241,9 @@ START_TEST(mibc_generic_instantiation) {
                   "%s", r.err);
     run_tool_free(&r);
     size_t n;
-    uint8_t *d = slurp(out, &n);
     mantra_pe pe;
     mantra_md *md;
-    mantra_ecma_error err = {0, ""};
-    ck_assert_int_eq(mantra_pe_parse(d, n, &pe, &err), MANTRA_OK);
-    ck_assert_int_eq(mantra_md_open_pe(&pe, &md, &err), MANTRA_OK);
+    uint8_t *d = open_mibc(out, &n, &pe, &md);
     uint32_t v[MANTRA_MD_MAX_COLUMNS];
     const uint8_t *blob;
     uint32_t bn;
@@ -267,9 +276,7 @@ START_TEST(mibc_generic_instantiation) {
     ck_assert_int_eq(mantra_pe_rva_to_offset(&pe, v[0], 6, &at), MANTRA_OK);
     const uint8_t head[] = {0xD0, 0x01, 0x00, 0x00, 0x2B}; /* ldtoken MethodSpec 1 */
     ck_assert_mem_eq(d + at + 1, head, sizeof head);
-    mantra_md_close(md);
-    mantra_pe_free(&pe);
-    free(d);
+    close_mibc(d, &pe, md);
     free(app);
     free(trace);
     free(out);
@@ -298,12 +305,9 @@ START_TEST(mibc_unresolved_method) {
     ck_assert_msg(strstr(r.err, line) != NULL, "%s", r.err);
     run_tool_free(&r);
     size_t n;
-    uint8_t *d = slurp(out, &n);
     mantra_pe pe;
     mantra_md *md;
-    mantra_ecma_error err = {0, ""};
-    ck_assert_int_eq(mantra_pe_parse(d, n, &pe, &err), MANTRA_OK);
-    ck_assert_int_eq(mantra_md_open_pe(&pe, &md, &err), MANTRA_OK);
+    uint8_t *d = open_mibc(out, &n, &pe, &md);
     ck_assert_uint_eq(mantra_md_row_count(md, MANTRA_MD_METHOD_DEF), 1);
     uint32_t v[MANTRA_MD_MAX_COLUMNS];
     mantra_md_row(md, MANTRA_MD_METHOD_DEF, 1, v);
@@ -312,9 +316,7 @@ START_TEST(mibc_unresolved_method) {
     ck_assert_int_eq(mantra_pe_rva_to_offset(&pe, v[0], 2, &at), MANTRA_OK);
     ck_assert_uint_eq(d[at], 1 << 2 | 2); /* tiny: one byte */
     ck_assert_uint_eq(d[at + 1], 0x2A);   /* ret */
-    mantra_md_close(md);
-    mantra_pe_free(&pe);
-    free(d);
+    close_mibc(d, &pe, md);
     free(app);
     free(trace);
     free(out);

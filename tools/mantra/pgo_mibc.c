@@ -34,30 +34,10 @@
 enum { OP_LDC_I4_M1 = 0x15, OP_LDC_I4_0 = 0x16, OP_LDC_I4_S = 0x1F, OP_LDC_I4 = 0x20, OP_LDC_I8 = 0x21,
        OP_POP = 0x26, OP_RET = 0x2A, OP_LDSTR = 0x72, OP_LDTOKEN = 0xD0 };
 
-typedef struct bytes {
-    uint8_t *d;
-    size_t n, cap;
-    int oom;
-} bytes;
+/* Byte buffers (IL, signatures) are the texts of pgo_names.c: they grow the same way. */
+typedef pgo_text bytes;
 
-static void put(bytes *b, const void *p, size_t n) {
-    if (b->oom)
-        return;
-    if (b->n + n > b->cap) {
-        size_t c = b->cap ? b->cap * 2 : 256;
-        while (c < b->n + n)
-            c *= 2;
-        uint8_t *d = realloc(b->d, c);
-        if (d == NULL) {
-            b->oom = 1;
-            return;
-        }
-        b->d = d;
-        b->cap = c;
-    }
-    memcpy(b->d + b->n, p, n);
-    b->n += n;
-}
+static void put(bytes *b, const void *p, size_t n) { pgo_text_put(b, p, n); }
 
 static void put_u8(bytes *b, uint8_t v) { put(b, &v, 1); }
 
@@ -166,7 +146,7 @@ static uint32_t typeref(mibc *w, uint32_t scope, const char *ns, const char *nam
 }
 
 static uint32_t typespec(mibc *w, const bytes *sig) {
-    uint32_t blob = mantra_md_add_blob(w->b, sig->d, sig->n);
+    uint32_t blob = mantra_md_add_blob(w->b, sig->s, sig->n);
     uint32_t have = cached(w, &w->typespec, pgo_strf("%" PRIu32, blob), 0);
     if (have)
         return MANTRA_MD_TOKEN(MANTRA_MD_TYPE_SPEC, have);
@@ -261,26 +241,17 @@ static size_t src_sig_type(mibc *w, const pgo_assembly *a, const uint8_t *p, siz
         }
         return at;
     }
-    case 0x14: { /* ARRAY type rank NumSizes sizes NumLoBounds lobounds */
+    case 0x14: { /* ARRAY type, then its shape copied as it is */
         size_t at = 1;
+        uint32_t rank;
         k = src_sig_type(w, a, p + at, n - at, out, depth + 1);
         if (k == 0)
             return 0;
         at += k;
-        if ((k = copy_compressed(p + at, n - at, out, NULL)) == 0) /* rank */
+        if ((k = pgo_sig_array_shape(p + at, n - at, &rank)) == 0)
             break;
-        at += k;
-        for (int part = 0; part < 2; part++) {
-            if ((k = copy_compressed(p + at, n - at, out, &count)) == 0)
-                goto bad;
-            at += k;
-            for (uint32_t i = 0; i < count; i++) {
-                if ((k = copy_compressed(p + at, n - at, out, NULL)) == 0)
-                    goto bad;
-                at += k;
-            }
-        }
-        return at;
+        put(out, p + at, k);
+        return at + k;
     }
     case 0x1B: /* FNPTR method signature */
         k = src_method_sig(w, a, p + 1, n - 1, out, depth + 1);
@@ -288,7 +259,6 @@ static size_t src_sig_type(mibc *w, const pgo_assembly *a, const uint8_t *p, siz
     default:
         break;
     }
-bad:
     w->why = "a signature holds an element type this writer does not know";
     return 0;
 }
@@ -363,7 +333,7 @@ static uint32_t src_type(mibc *w, const pgo_assembly *a, uint32_t token, int dep
         size_t k = src_sig_type(w, a, sig, n, &out, depth + 1);
         uint32_t tok = k == n && !out.oom ? typespec(w, &out) : 0;
         w->oom |= out.oom;
-        free(out.d);
+        free(out.s);
         return tok;
     }
     w->why = "a type token of another table";
@@ -555,7 +525,7 @@ static uint32_t type_handle(mibc *w, const char *name) {
             if (name_sig(w, &t, t.nmods, &sig, 0) == 0 && !sig.oom)
                 tok = typespec(w, &sig);
             w->oom |= sig.oom;
-            free(sig.d);
+            free(sig.s);
         }
     }
     type_name_free(&t);
@@ -582,7 +552,7 @@ static uint32_t method_spec(mibc *w, uint32_t method, char *const *args, uint32_
     }
     uint32_t tok = 0;
     if (ok && !inst.oom) {
-        uint32_t blob = mantra_md_add_blob(w->b, inst.d, inst.n);
+        uint32_t blob = mantra_md_add_blob(w->b, inst.s, inst.n);
         uint32_t have = cached(w, &w->memberref, pgo_strf("spec|%08" PRIx32 "|%" PRIu32, method, blob), 0);
         if (have == 0) {
             have = mantra_md_add_row(w->b, MANTRA_MD_METHOD_SPEC, ROW(method, blob));
@@ -593,7 +563,7 @@ static uint32_t method_spec(mibc *w, uint32_t method, char *const *args, uint32_
         w->why = "a method type argument does not resolve";
     }
     w->oom |= inst.oom;
-    free(inst.d);
+    free(inst.s);
     return tok;
 }
 
@@ -634,7 +604,7 @@ static uint32_t src_method(mibc *w, const pgo_assembly *a, uint32_t method, cons
     uint32_t tok = 0;
     if (k == n && !out.oom) {
         const char *name = mantra_md_string(a->md, v[3]);
-        uint32_t blob = mantra_md_add_blob(w->b, out.d, out.n);
+        uint32_t blob = mantra_md_add_blob(w->b, out.s, out.n);
         uint32_t have = cached(w, &w->memberref, pgo_strf("%08" PRIx32 "|%s|%" PRIu32, parent, name, blob), 0);
         if (have == 0) {
             have = mantra_md_add_row(w->b, MANTRA_MD_MEMBER_REF, ROW(parent, mantra_md_add_string(w->b, name), blob));
@@ -645,7 +615,7 @@ static uint32_t src_method(mibc *w, const pgo_assembly *a, uint32_t method, cons
         w->why = "the method's signature does not decode";
     }
     w->oom |= out.oom;
-    free(out.d);
+    free(out.s);
     if (tok && generic_method)
         tok = method_spec(w, tok, args, nargs);
     return tok;
@@ -936,7 +906,7 @@ int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, in
             put_u8(&groups[g].il, OP_RET);
             w.oom |= groups[g].il.oom;
             char *mname = pgo_strf("Assemblies_%.200s_%zu", groups[g].name, g + 1);
-            uint32_t rva = mantra_md_add_method_body(w.b, groups[g].il.d, groups[g].il.n, 8);
+            uint32_t rva = mantra_md_add_method_body(w.b, (const uint8_t *)groups[g].il.s, groups[g].il.n, 8);
             uint32_t row = mname ? mantra_md_add_row(w.b, MANTRA_MD_METHOD_DEF,
                                                      ROW(rva, 0, 0x16, mantra_md_add_string(w.b, mname), sig, 1))
                                  : 0;
@@ -946,10 +916,10 @@ int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, in
             put_u8(&dict, OP_POP);
         }
         put_u8(&dict, OP_RET);
-        uint32_t rva = mantra_md_add_method_body(w.b, dict.d, dict.n, 8);
+        uint32_t rva = mantra_md_add_method_body(w.b, (const uint8_t *)dict.s, dict.n, 8);
         mantra_md_add_row(w.b, MANTRA_MD_METHOD_DEF, ROW(rva, 0, 0x16, mantra_md_add_string(w.b, "AssemblyDictionary"), sig, 1));
         w.oom |= dict.oom;
-        free(dict.d);
+        free(dict.s);
         uint8_t *pe = NULL;
         size_t pe_size = 0;
         int st = w.oom ? MANTRA_ENOMEM : mantra_md_write_pe(w.b, &pe, &pe_size);
@@ -972,7 +942,7 @@ int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, in
         rc = -2;
     for (size_t g = 0; g < ngroups; g++) {
         free(groups[g].name);
-        free(groups[g].il.d);
+        free(groups[g].il.s);
     }
     free(groups);
     pgo_strmap_free(&w.asmref);

@@ -67,12 +67,12 @@ int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, in
                    size_t *size, pgo_mibc_counts *c);
 
 /* ---- pgo_names.c: names as the runtime writes them -------------------------------------------- */
-typedef struct pgo_text {
+typedef struct pgo_text { /* also a byte buffer (IL, signature blobs: pgo_mibc.c) */
     char *s; /* NUL-terminated, malloc'd */
     size_t n, cap;
     int oom;
 } pgo_text;
-void pgo_text_put(pgo_text *t, const char *s, size_t n);
+void pgo_text_put(pgo_text *t, const void *s, size_t n);
 void pgo_text_add(pgo_text *t, const char *s);
 /* What names CoreLib fully ("System.Private.CoreLib, Version=..., PublicKeyToken=..."), for primitive
  * element types and __Canon; NULL: the simple name. */
@@ -85,6 +85,9 @@ typedef struct pgo_assembly_names {
 char *pgo_assembly_full_name(const char *name, const uint16_t version[4], const char *culture, const uint8_t *key,
                              size_t key_size, int full_key);
 char *pgo_assembly_ref_name(const mantra_md *md, uint32_t row);
+/* The bytes of an ARRAY type's shape (§23.2.13: rank, NumSizes and sizes, NumLoBounds and lower
+ * bounds, compressed) at p and its rank; 0 when it does not fit in n bytes. */
+size_t pgo_sig_array_shape(const uint8_t *p, size_t n, uint32_t *rank);
 /* A method signature blob of md as text ("instance bool  (!0)"); the bytes read, 0 when malformed. */
 size_t pgo_sig_text(const mantra_md *md, const uint8_t *p, size_t n, pgo_text *out);
 /* A TypeRef or TypeSpec token of md as a name: qualified as a handle ("Ns.T`1[[A, Asm]], Asm") or as a

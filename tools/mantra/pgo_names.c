@@ -18,7 +18,7 @@
 
 #define DEPTH_MAX 64
 
-void pgo_text_put(pgo_text *t, const char *s, size_t n) {
+void pgo_text_put(pgo_text *t, const void *s, size_t n) {
     if (t->oom)
         return;
     if (t->n + n + 1 > t->cap) {
@@ -56,6 +56,24 @@ static int short_name(const mantra_md *md, uint32_t token, pgo_text *out) {
 }
 
 static size_t sig_type(const mantra_md *md, const uint8_t *p, size_t n, pgo_text *out, int depth);
+
+size_t pgo_sig_array_shape(const uint8_t *p, size_t n, uint32_t *rank) {
+    uint32_t count, x;
+    size_t at = mantra_md_uncompress(p, n, rank), k;
+    if (at == 0)
+        return 0;
+    for (int part = 0; part < 2; part++) { /* NumSizes sizes, NumLoBounds lobounds */
+        if ((k = mantra_md_uncompress(p + at, n - at, &count)) == 0)
+            return 0;
+        at += k;
+        for (uint32_t i = 0; i < count; i++) {
+            if ((k = mantra_md_uncompress(p + at, n - at, &x)) == 0)
+                return 0;
+            at += k;
+        }
+    }
+    return at;
+}
 
 /* A TypeDefOrRefEncoded in signature style: bytes read, 0 when bad. */
 static size_t sig_coded(const mantra_md *md, const uint8_t *p, size_t n, pgo_text *out, int depth) {
@@ -145,30 +163,15 @@ static size_t sig_type(const mantra_md *md, const uint8_t *p, size_t n, pgo_text
         return at;
     }
     case 0x14: { /* ARRAY: the element, "[" and a comma per extra dimension, "]" */
-        size_t at = 1;
-        uint32_t rank, count, x;
-        k = sig_type(md, p + at, n - at, out, depth + 1);
-        if (k == 0)
+        uint32_t rank;
+        k = sig_type(md, p + 1, n - 1, out, depth + 1);
+        if (k == 0 || (m = pgo_sig_array_shape(p + 1 + k, n - 1 - k, &rank)) == 0)
             return 0;
-        at += k;
-        if ((k = mantra_md_uncompress(p + at, n - at, &rank)) == 0)
-            return 0;
-        at += k;
-        for (int part = 0; part < 2; part++) {
-            if ((k = mantra_md_uncompress(p + at, n - at, &count)) == 0)
-                return 0;
-            at += k;
-            for (uint32_t i = 0; i < count; i++) {
-                if ((k = mantra_md_uncompress(p + at, n - at, &x)) == 0)
-                    return 0;
-                at += k;
-            }
-        }
         pgo_text_add(out, "[");
         for (uint32_t i = 1; i < rank; i++)
             pgo_text_add(out, ",");
         pgo_text_add(out, "]");
-        return at;
+        return 1 + k + m;
     }
     case 0x1B: { /* FNPTR */
         pgo_text sub = {0};
@@ -371,30 +374,16 @@ static size_t spec_text(const mantra_md *md, const uint8_t *p, size_t n, int qua
         pgo_text_add(out, "]");
         return at;
     }
-    case 0x14: {
-        size_t at = 1;
-        uint32_t rank, count, x;
-        k = spec_text(md, p + at, n - at, qualified, names, out, asm_row, depth + 1);
-        if (k == 0)
+    case 0x14: { /* ARRAY: "[*]" for one dimension, else "[" and a comma per extra one, "]" */
+        uint32_t rank;
+        size_t m;
+        k = spec_text(md, p + 1, n - 1, qualified, names, out, asm_row, depth + 1);
+        if (k == 0 || (m = pgo_sig_array_shape(p + 1 + k, n - 1 - k, &rank)) == 0)
             return 0;
-        at += k;
-        if ((k = mantra_md_uncompress(p + at, n - at, &rank)) == 0)
-            return 0;
-        at += k;
-        for (int part = 0; part < 2; part++) {
-            if ((k = mantra_md_uncompress(p + at, n - at, &count)) == 0)
-                return 0;
-            at += k;
-            for (uint32_t i = 0; i < count; i++) {
-                if ((k = mantra_md_uncompress(p + at, n - at, &x)) == 0)
-                    return 0;
-                at += k;
-            }
-        }
         pgo_text_add(out, rank == 1 ? "[*]" : "[");
         for (uint32_t i = 1; i < rank; i++)
             pgo_text_add(out, i + 1 == rank ? ",]" : ",");
-        return at;
+        return 1 + k + m;
     }
     default:
         return 0;
