@@ -146,38 +146,33 @@ static int cmd_check(const char *path) {
     return errors ? TOOL_BAD_INPUT : TOOL_OK;
 }
 
-/* A .mibc: a ZIP archive ("PK") or a PE file ("MZ"), told from a trace by its first bytes. */
-static int is_mibc(const char *path) {
-    unsigned char buf[2] = {0};
-    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
-    if (f == NULL)
-        return 0;
-    size_t n = fread(buf, 1, 2, f);
-    fclose(f);
-    return n == 2 && ((buf[0] == 'P' && buf[1] == 'K') || (buf[0] == 'M' && buf[1] == 'Z'));
-}
+/* What an input is, told by its first bytes (a trace otherwise, whose reader says what is wrong). */
+typedef enum input_kind { INPUT_TRACE, INPUT_TEXT, INPUT_JSON, INPUT_MIBC } input_kind;
 
-/* A JSON profile: its first character other than white space is '{'. */
-static int is_json_profile(const char *path) {
-    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
-    if (f == NULL)
-        return 0;
-    int c;
-    while ((c = fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
-        ;
-    fclose(f);
-    return c == '{';
-}
-
-static int is_text_profile(const char *path) {
+static input_kind kind_of(const char *path) {
     static const char start[] = "*** START PGO Data";
-    char buf[sizeof start] = {0};
+    char head[sizeof start] = {0};
     FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
     if (f == NULL)
-        return 0;
-    size_t n = fread(buf, 1, sizeof start - 1, f);
+        return INPUT_TRACE;
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    size_t ws = 0; /* JSON: the first character other than white space is '{' */
+    int c = 0;
+    while (ws < n && (head[ws] == ' ' || head[ws] == '\t' || head[ws] == '\n' || head[ws] == '\r'))
+        ws++;
+    if (ws == n) /* white space all through the head: look further */
+        while ((c = fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+            ;
+    else
+        c = (unsigned char)head[ws];
     fclose(f);
-    return n == sizeof start - 1 && memcmp(buf, start, n) == 0;
+    if (n == sizeof start - 1 && memcmp(head, start, n) == 0)
+        return INPUT_TEXT;
+    if (c == '{')
+        return INPUT_JSON;
+    if (n >= 2 && ((head[0] == 'P' && head[1] == 'K') || (head[0] == 'M' && head[1] == 'Z')))
+        return INPUT_MIBC; /* a ZIP archive or the assembly itself */
+    return INPUT_TRACE;
 }
 
 static void summary(const pgo_profile *p) {
@@ -291,10 +286,11 @@ int cmd_pgo(int argc, char **argv) {
     }
     for (size_t i = 0; i < a.ninputs && status != -2; i++) {
         const char *in = a.inputs[i];
-        int r = is_text_profile(in)   ? pgo_read_text(&p, in)
-                : is_json_profile(in) ? pgo_read_json(&p, in)
-                : is_mibc(in)         ? pgo_read_mibc(&p, &asms, in)
-                                      : pgo_collect_trace(&p, in);
+        input_kind k = kind_of(in);
+        int r = k == INPUT_TEXT   ? pgo_read_text(&p, in)
+                : k == INPUT_JSON ? pgo_read_json(&p, in)
+                : k == INPUT_MIBC ? pgo_read_mibc(&p, &asms, in)
+                                  : pgo_collect_trace(&p, in);
         if (r == -2) {
             status = -2;
         } else if (r < 0) {
