@@ -91,39 +91,29 @@ typedef struct mibc {
     const char *why; /* why the last resolution failed */
 } mibc;
 
-/* A row found by key, or added by add(): its row number, 0 on failure. */
-static uint32_t cached(mibc *w, pgo_strmap *m, char *key, uint32_t row_if_new) {
+#define ROW(...) ((const uint32_t[MANTRA_MD_MAX_COLUMNS]){__VA_ARGS__})
+
+/* The row of `table` known under key (freed here), else a new one with values (whose heap entries
+ * cost nothing when they exist: the heaps deduplicate); 0 after an error. */
+static uint32_t row_once(mibc *w, pgo_strmap *m, char *key, unsigned table, const uint32_t values[MANTRA_MD_MAX_COLUMNS]) {
     if (key == NULL) {
         w->oom = 1;
         return 0;
     }
     size_t have = pgo_strmap_get(m, key);
-    if (have != (size_t)-1) {
-        free(key);
-        return (uint32_t)have;
-    }
-    if (row_if_new && pgo_strmap_put(m, key, row_if_new) < 0)
+    uint32_t row = have != (size_t)-1 ? (uint32_t)have : mantra_md_add_row(w->b, table, values);
+    if (have == (size_t)-1 && row && pgo_strmap_put(m, key, row) < 0)
         w->oom = 1;
     free(key);
-    return row_if_new;
+    return row;
 }
-
-#define ROW(...) ((const uint32_t[MANTRA_MD_MAX_COLUMNS]){__VA_ARGS__})
 
 /* An AssemblyRef (one per simple name). */
 static uint32_t asmref(mibc *w, const char *name, const uint16_t ver[4], uint32_t flags, const uint8_t *key,
                        uint32_t key_size, const char *culture) {
-    char *k = pgo_strdup(name);
-    uint32_t have = cached(w, &w->asmref, k ? pgo_strdup(k) : NULL, 0);
-    if (have) {
-        free(k);
-        return have;
-    }
-    uint32_t row = mantra_md_add_row(w->b, MANTRA_MD_ASSEMBLY_REF,
-                                     ROW(ver[0], ver[1], ver[2], ver[3], flags, mantra_md_add_blob(w->b, key, key_size),
-                                         mantra_md_add_string(w->b, name), mantra_md_add_string(w->b, culture), 0));
-    cached(w, &w->asmref, k, row);
-    return row;
+    return row_once(w, &w->asmref, pgo_strdup(name), MANTRA_MD_ASSEMBLY_REF,
+                    ROW(ver[0], ver[1], ver[2], ver[3], flags, mantra_md_add_blob(w->b, key, key_size),
+                        mantra_md_add_string(w->b, name), mantra_md_add_string(w->b, culture), 0));
 }
 
 /* An AssemblyRef to a itself, with its public key token (as compilers write references). */
@@ -136,22 +126,14 @@ static uint32_t asmref_to(mibc *w, const pgo_assembly *a) {
 
 /* A TypeRef (scope token, namespace, name). */
 static uint32_t typeref(mibc *w, uint32_t scope, const char *ns, const char *name) {
-    uint32_t have = cached(w, &w->typeref, pgo_strf("%08" PRIx32 "|%s|%s", scope, ns, name), 0);
-    if (have)
-        return MANTRA_MD_TOKEN(MANTRA_MD_TYPE_REF, have);
-    uint32_t row = mantra_md_add_row(w->b, MANTRA_MD_TYPE_REF,
-                                     ROW(scope, mantra_md_add_string(w->b, name), mantra_md_add_string(w->b, ns)));
-    cached(w, &w->typeref, pgo_strf("%08" PRIx32 "|%s|%s", scope, ns, name), row);
+    uint32_t row = row_once(w, &w->typeref, pgo_strf("%08" PRIx32 "|%s|%s", scope, ns, name), MANTRA_MD_TYPE_REF,
+                            ROW(scope, mantra_md_add_string(w->b, name), mantra_md_add_string(w->b, ns)));
     return row ? MANTRA_MD_TOKEN(MANTRA_MD_TYPE_REF, row) : 0;
 }
 
 static uint32_t typespec(mibc *w, const bytes *sig) {
     uint32_t blob = mantra_md_add_blob(w->b, sig->s, sig->n);
-    uint32_t have = cached(w, &w->typespec, pgo_strf("%" PRIu32, blob), 0);
-    if (have)
-        return MANTRA_MD_TOKEN(MANTRA_MD_TYPE_SPEC, have);
-    uint32_t row = mantra_md_add_row(w->b, MANTRA_MD_TYPE_SPEC, ROW(blob));
-    cached(w, &w->typespec, pgo_strf("%" PRIu32, blob), row);
+    uint32_t row = row_once(w, &w->typespec, pgo_strf("%" PRIu32, blob), MANTRA_MD_TYPE_SPEC, ROW(blob));
     return row ? MANTRA_MD_TOKEN(MANTRA_MD_TYPE_SPEC, row) : 0;
 }
 
@@ -553,12 +535,9 @@ static uint32_t method_spec(mibc *w, uint32_t method, char *const *args, uint32_
     uint32_t tok = 0;
     if (ok && !inst.oom) {
         uint32_t blob = mantra_md_add_blob(w->b, inst.s, inst.n);
-        uint32_t have = cached(w, &w->memberref, pgo_strf("spec|%08" PRIx32 "|%" PRIu32, method, blob), 0);
-        if (have == 0) {
-            have = mantra_md_add_row(w->b, MANTRA_MD_METHOD_SPEC, ROW(method, blob));
-            cached(w, &w->memberref, pgo_strf("spec|%08" PRIx32 "|%" PRIu32, method, blob), have);
-        }
-        tok = have ? MANTRA_MD_TOKEN(MANTRA_MD_METHOD_SPEC, have) : 0;
+        uint32_t row = row_once(w, &w->memberref, pgo_strf("spec|%08" PRIx32 "|%" PRIu32, method, blob),
+                                MANTRA_MD_METHOD_SPEC, ROW(method, blob));
+        tok = row ? MANTRA_MD_TOKEN(MANTRA_MD_METHOD_SPEC, row) : 0;
     } else if (!ok) {
         w->why = "a method type argument does not resolve";
     }
@@ -605,12 +584,9 @@ static uint32_t src_method(mibc *w, const pgo_assembly *a, uint32_t method, cons
     if (k == n && !out.oom) {
         const char *name = mantra_md_string(a->md, v[3]);
         uint32_t blob = mantra_md_add_blob(w->b, out.s, out.n);
-        uint32_t have = cached(w, &w->memberref, pgo_strf("%08" PRIx32 "|%s|%" PRIu32, parent, name, blob), 0);
-        if (have == 0) {
-            have = mantra_md_add_row(w->b, MANTRA_MD_MEMBER_REF, ROW(parent, mantra_md_add_string(w->b, name), blob));
-            cached(w, &w->memberref, pgo_strf("%08" PRIx32 "|%s|%" PRIu32, parent, name, blob), have);
-        }
-        tok = have ? MANTRA_MD_TOKEN(MANTRA_MD_MEMBER_REF, have) : 0;
+        uint32_t row = row_once(w, &w->memberref, pgo_strf("%08" PRIx32 "|%s|%" PRIu32, parent, name, blob),
+                                MANTRA_MD_MEMBER_REF, ROW(parent, mantra_md_add_string(w->b, name), blob));
+        tok = row ? MANTRA_MD_TOKEN(MANTRA_MD_MEMBER_REF, row) : 0;
     } else if (k != n && w->why == NULL) {
         w->why = "the method's signature does not decode";
     }
