@@ -2,7 +2,8 @@
  * file and, when that fails, as bare metadata (from the first byte, or when a "BSJB" signature is
  * found, from there). Whatever opens is walked whole: every row of every table, every heap index
  * its columns hold, the names of every TypeDef and TypeRef, the owner of every method and the
- * enclosing type of every TypeDef. Seeds: corpus/ecma (assemblies made by mantra's writer). */
+ * enclosing type of every TypeDef; a ReadyToRun image's code ranges, embedded PGO entries and import
+ * cells. Seeds: corpus/ecma (assemblies made by mantra's writer, and test_r2r's r2r.dll). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,31 @@ static void walk(const mantra_md *md) {
             sink += u[0];
 }
 
+static int visit_pgo(void *ctx, const mantra_r2r_pgo_entry *e) {
+    (void)ctx;
+    sink += e->method.rid + e->version + (e->data_max ? e->data[0] : 0) + (e->data_max ? e->data[e->data_max - 1] : 0);
+    return 0;
+}
+
+/* A ReadyToRun image: its header, code ranges, embedded PGO entries and import cells. */
+static void walk_r2r(const mantra_pe *pe) {
+    mantra_r2r r;
+    mantra_ecma_error err;
+    if (mantra_r2r_open(pe, &r, &err) != MANTRA_OK)
+        return;
+    if (mantra_r2r_code(pe, &r, &err) == MANTRA_OK)
+        for (size_t i = 0; i < r.nmethods; i++)
+            sink += r.methods[i].hot_rva + r.methods[i].cold_size;
+    mantra_r2r_pgo_each(pe, &r, visit_pgo, NULL, &err);
+    const uint8_t *sig;
+    size_t max;
+    for (uint32_t s = 0; s < 4; s++)
+        for (uint32_t c = 0; c < 8; c++)
+            if (mantra_r2r_import_signature(pe, &r, s, c, &sig, &max, &err) == MANTRA_OK)
+                sink += sig[0] + sig[max - 1] + (uint32_t)mantra_r2r_type_sig_size(sig + 1, max - 1);
+    mantra_r2r_free(&r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     mantra_pe pe;
     mantra_md *md = NULL;
@@ -73,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             walk(md);
             mantra_md_close(md);
         }
+        walk_r2r(&pe);
         mantra_pe_free(&pe);
         return 0;
     }

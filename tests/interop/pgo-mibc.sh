@@ -18,7 +18,9 @@
 #     the profile's methods of that assembly in the group of that assembly alone (mibc_check.py).
 #  3. crossgen2 with `--mibc --embed-pgo-data --hot-cold-splitting` (whole image), and without a
 #     profile: the map holds the embedded instrumentation data and cold code; the harness run
-#     from each image prints the same `stats` of FIXTURE as the IL-only harness.
+#     from each image prints the same `stats` of FIXTURE as the IL-only harness. The embedded data,
+#     read back by `mantra pgo IMAGE.dll`, is the profile as crossgen2 embeds it (embedded_check.py),
+#     also for a profile with a call site made monomorphic in a type of the image's own.
 set -euo pipefail
 [ $# -eq 8 ] || { echo "usage: $0 MANTRA PYTHON DOTNET TE_DLL MD_DUMP FIXTURE TRACE OUTDIR" >&2; exit 2; }
 mantra=$1 python=$2 dotnet=$3 te_dll=$4 md_dump=$5 fixture=$6 trace=$7 out=$8
@@ -108,6 +110,40 @@ for variant in plain pgo; do
     status=1
   fi
 done
+# 3b. the data crossgen2 embedded, read back from the image by mantra's ReadyToRun reader, is the
+#     profile as crossgen2 embeds it (histograms as likely classes: embedded_check.py); and a call
+#     site made monomorphic in a type of the image's own keeps that type, named from its import cell
+embedded() { # IMAGE PROFILE.json NAME MIN_TYPES
+  "$mantra" pgo "$1" -o "$out/$3.json" --format json 2> "$out/$3.err" || { cat "$out/$3.err" >&2; return 1; }
+  "$python" "$here/embedded_check.py" "$2" "$out/$3.json" TraceEventDump "$4" > "$out/$3.check" || {
+    cat "$out/$3.check" >&2; return 1; }
+  echo "pgo-mibc: $3: $(tail -1 "$out/$3.check")"
+}
+if [ -f "$out/image-pgo/TraceEventDump.dll" ]; then
+  embedded "$out/image-pgo/TraceEventDump.dll" "$out/app.json" embedded 0 || status=1
+  # an image compiled without a profile has no embedded data: refused, exit status 1
+  if "$mantra" pgo "$out/image-plain/TraceEventDump.dll" -o "$out/plain-embedded.txt" 2> "$out/plain-embedded.err"; then
+    echo "pgo-mibc: an image without embedded PGO data was read as a profile" >&2; status=1
+  elif ! grep -q "a ReadyToRun image without embedded PGO data" "$out/plain-embedded.err"; then
+    echo "pgo-mibc: an image without embedded PGO data: unexpected message" >&2; cat "$out/plain-embedded.err" >&2; status=1
+  fi
+  "$python" - "$out/app.json" "$out/mono.json" <<'PY' || status=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+for m in d["methods"]:
+    if m["module"] == "TraceEventDump" and m.get("type") and "[" not in m["type"]:
+        h = [r for r in m["records"] if r["kind_name"] == "HandleHistogramTypes"]
+        if h:
+            h[0]["values"] = [m["type"]] * len(h[0]["values"])
+            break
+else:
+    sys.exit("pgo-mibc: no class probe in a method of TraceEventDump to make monomorphic")
+json.dump(d, open(sys.argv[2], "w"))
+PY
+  "$mantra" pgo "$out/mono.json" -o "$out/mono.mibc" --format mibc 2> /dev/null || status=1
+  compile "$te_dll" "$out/image-mono/TraceEventDump.dll" --mibc "$out/mono.mibc" --embed-pgo-data &&
+    embedded "$out/image-mono/TraceEventDump.dll" "$out/mono.json" embedded-mono 1 || status=1
+fi
 map="$out/image-pgo/TraceEventDump.map"
 if [ -f "$map" ]; then
   data=$(grep -c "(InstrumentationDataTableNode)" "$map" || true)

@@ -51,7 +51,7 @@ static const mantra_guid GUID_A = {0x11223344, 0x5566, 0x7788, {1, 2, 3, 4, 5, 6
 /* The JSON stats' "unnamed_by" object of a profile without unnamed handles. */
 #define UNNAMED_NONE                                                                                      \
     "\"unnamed_by\":{\"type_unknown\":0,\"type_nameless\":0,\"type_depth\":0,\"method_no_details\":0,"     \
-    "\"method_nameless\":0,\"mibc_token\":0}"
+    "\"method_nameless\":0,\"mibc_token\":0,\"image_unknown\":0,\"image_cell\":0}"
 
 /* The module of every crafted method: app.dll, module 0x1000, assembly 0x2000. */
 static pgo_trace *open_app(const char *path) {
@@ -662,7 +662,7 @@ START_TEST(handles_named_from_type_loads) {
     free(out);
     out = convert_json(&r, trace, json);
     ck_assert_msg(strstr(out, "\"handles\":14,\"handles_unnamed\":4,\"unnamed_by\":{\"type_unknown\":1,"
-                              "\"type_nameless\":1,\"type_depth\":0,\"method_no_details\":1,\"method_nameless\":1,\"mibc_token\":0}}}\n") != NULL,
+                              "\"type_nameless\":1,\"type_depth\":0,\"method_no_details\":1,\"method_nameless\":1,\"mibc_token\":0,\"image_unknown\":0,\"image_cell\":0}}}\n") != NULL,
                   "%.3000s", out);
     run_tool_free(&r);
     free(out);

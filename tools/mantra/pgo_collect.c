@@ -547,37 +547,23 @@ static char *method_handle_name(const trace_state *t, uint64_t method_id, int *w
     return s;
 }
 
+/* A handle value of the trace (a TypeID or MethodID) by name; the runtime's unknown 1..33 are not
+ * counted (pgo_name_handles). */
+static char *trace_handle_name(void *ctx, int element, int64_t *value, int *why) {
+    const trace_state *t = ctx;
+    int64_t h = *value;
+    if (h >= MANTRA_PGO_UNKNOWN_HANDLE_MIN && h <= MANTRA_PGO_UNKNOWN_HANDLE_MAX) {
+        *why = PGO_HANDLE_NOT_COUNTED;
+        return NULL;
+    }
+    return element == MANTRA_PGO_TypeHandle ? type_name(t, (uint64_t)h, why) : method_handle_name(t, (uint64_t)h, why);
+}
+
 /* Names the handle values of m->data (m->handle_names). */
 static int name_handles(trace_state *t, pgo_method *m) {
     if (m->data.value_count == 0)
         return 0;
-    m->handle_names = calloc(m->data.value_count, sizeof *m->handle_names);
-    if (m->handle_names == NULL)
-        return -2;
-    size_t v = 0;
-    for (size_t r = 0; r < m->data.records; r++) {
-        const mantra_pgo_schema *s = &m->data.schema[r];
-        if (!mantra_pgo_has_data(s->kind))
-            continue;
-        int type = s->kind & MANTRA_PGO_MARSHAL_MASK;
-        for (int32_t k = 0; k < s->count; k++, v++) {
-            int64_t h = m->data.values[v];
-            if ((type != MANTRA_PGO_TypeHandle && type != MANTRA_PGO_MethodHandle) || h == 0 ||
-                (h >= MANTRA_PGO_UNKNOWN_HANDLE_MIN && h <= MANTRA_PGO_UNKNOWN_HANDLE_MAX))
-                continue;
-            t->profile->counts.handles++;
-            int why = PGO_UNNAMED_OUT_OF_MEMORY;
-            m->handle_names[v] = type == MANTRA_PGO_TypeHandle ? type_name(t, (uint64_t)h, &why)
-                                                                : method_handle_name(t, (uint64_t)h, &why);
-            if (m->handle_names[v] == NULL) {
-                if (why == PGO_UNNAMED_OUT_OF_MEMORY)
-                    return -2;
-                t->profile->counts.handles_unnamed++;
-                t->profile->counts.unnamed_by[why]++;
-            }
-        }
-    }
-    return 0;
+    return pgo_name_handles(m, &t->profile->counts, trace_handle_name, t);
 }
 
 /* The assembly name and GUID text of a module (computed once); -2 when out of memory. */

@@ -90,15 +90,20 @@ char *pgo_assembly_ref_name(const mantra_md *md, uint32_t row);
 size_t pgo_sig_array_shape(const uint8_t *p, size_t n, uint32_t *rank);
 /* A method signature blob of md as text ("instance bool  (!0)"); the bytes read, 0 when malformed. */
 size_t pgo_sig_text(const mantra_md *md, const uint8_t *p, size_t n, pgo_text *out);
-/* A TypeRef or TypeSpec token of md as a name: qualified as a handle ("Ns.T`1[[A, Asm]], Asm") or as a
+/* A TypeDef, TypeRef or TypeSpec token of md as a name: qualified as a handle ("Ns.T`1[[A, Asm]], Asm") or as a
  * method's namespace ("Ns.T`1[A]"); 0, -1 when it cannot be named, -2 out of memory. */
 int pgo_type_text(const mantra_md *md, uint32_t token, int qualified, const pgo_assembly_names *names, pgo_text *out);
 /* A type signature of md (as in a TypeSpec or a MethodSpec's instantiation) as a name, like
  * pgo_type_text; the bytes read, 0 when it cannot be named. */
 size_t pgo_sig_type_text(const mantra_md *md, const uint8_t *p, size_t n, int qualified, const pgo_assembly_names *names,
                          pgo_text *out);
-/* The simple name of the assembly a TypeRef or TypeSpec token's (outermost) type is in: 0 or -1. */
+/* The simple name of the assembly a TypeDef, TypeRef or TypeSpec token's (outermost) type is in: 0 or -1. */
 int pgo_assembly_of_type(const mantra_md *md, uint32_t token, pgo_text *simple_name);
+
+/* ---- pgo_image_read.c ----------------------------------------------------------------------- */
+/* Reads the PGO data embedded in the ReadyToRun image pe (md: its metadata; corelib: CoreLib's full
+ * name or NULL) into p. 0, -1 (the reason printed as `mantra pgo: PATH: offset N: MESSAGE`) or -2. */
+int pgo_read_image(pgo_profile *p, const char *path, const mantra_pe *pe, const mantra_md *md, const char *corelib);
 
 /* ---- pgo_mibc_read.c ------------------------------------------------------------------------ */
 /* Reads the .mibc at path (ZIP or plain, ours or dotnet-pgo's) into p, its methods merged like a

@@ -570,6 +570,15 @@ int pgo_read_mibc_bytes(pgo_profile *p, pgo_assemblies *s, const char *path, con
         else if (st != MANTRA_OK)
             rc = fail(&r, err.offset, "%s", err.message);
     }
+    if (rc == 0 && r.pe.has_cli && r.pe.cli_managed_native_header.rva != 0) { /* a ReadyToRun image */
+        find_corelib(&r);
+        rc = pgo_read_image(p, path, &r.pe, r.md, r.corelib);
+        mantra_md_close(r.md);
+        mantra_pe_free(&r.pe);
+        free(unzipped);
+        free(r.corelib);
+        return rc;
+    }
     if (rc == 0) {
         find_corelib(&r);
         rc = read_dictionary(&r);

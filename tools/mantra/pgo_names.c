@@ -237,9 +237,21 @@ char *pgo_assembly_full_name(const char *name, const uint16_t version[4], const 
                     version[3], culture && culture[0] ? culture : "neutral", hex);
 }
 
-/* The full name of AssemblyRef `row` of md ("" when there is none); the AssemblyRef "System.Private.Canon" (CoreLib's canonical types) is named as CoreLib. */
+/* The assembly md itself describes, where an AssemblyRef row is expected (its TypeDefs are in it). */
+#define SELF_ASSEMBLY ((uint32_t)-2)
+
+/* The full name of AssemblyRef `row` of md (SELF_ASSEMBLY: of md's own assembly) ("" when there is none); the AssemblyRef "System.Private.Canon" (CoreLib's canonical types) is named as CoreLib. */
 static char *assembly_ref_name(const mantra_md *md, uint32_t row, const pgo_assembly_names *names) {
     uint32_t v[MANTRA_MD_MAX_COLUMNS];
+    if (row == SELF_ASSEMBLY) { /* the Assembly row: HashAlgId, version, Flags, PublicKey, Name, Culture */
+        if (mantra_md_row(md, MANTRA_MD_ASSEMBLY, 1, v) != 0)
+            return pgo_strdup("");
+        const uint8_t *key;
+        uint32_t kn;
+        mantra_md_blob(md, v[6], &key, &kn);
+        const uint16_t version[4] = {(uint16_t)v[1], (uint16_t)v[2], (uint16_t)v[3], (uint16_t)v[4]};
+        return pgo_assembly_full_name(mantra_md_string(md, v[7]), version, mantra_md_string(md, v[8]), key, kn, 1);
+    }
     if (mantra_md_row(md, MANTRA_MD_ASSEMBLY_REF, row, v) != 0)
         return pgo_strdup("");
     const char *name = mantra_md_string(md, v[6]);
@@ -311,14 +323,14 @@ static int token_text(const mantra_md *md, uint32_t token, int qualified, const 
             return -1;
         return spec_text(md, sig, sn, qualified, names, out, asm_row, depth + 1) == sn ? 0 : -1;
     }
-    if (t != MANTRA_MD_TYPE_REF)
+    if (t != MANTRA_MD_TYPE_REF && t != MANTRA_MD_TYPE_DEF)
         return -1;
     char small[512];
     size_t len = mantra_md_type_name(md, token, small, sizeof small);
     if (len == 0 || len >= sizeof small)
         return -1;
     pgo_text_add(out, small);
-    *asm_row = typeref_assembly(md, token, 0);
+    *asm_row = t == MANTRA_MD_TYPE_DEF ? SELF_ASSEMBLY : typeref_assembly(md, token, 0);
     return *asm_row ? 0 : -1;
 }
 
@@ -407,9 +419,10 @@ int pgo_assembly_of_type(const mantra_md *md, uint32_t token, pgo_text *simple_n
     if (rc < 0 || asm_row == (uint32_t)-1 || asm_row == 0)
         return -1;
     uint32_t v[MANTRA_MD_MAX_COLUMNS];
-    if (mantra_md_row(md, MANTRA_MD_ASSEMBLY_REF, asm_row, v) != 0)
+    int self = asm_row == SELF_ASSEMBLY;
+    if (mantra_md_row(md, self ? MANTRA_MD_ASSEMBLY : MANTRA_MD_ASSEMBLY_REF, self ? 1 : asm_row, v) != 0)
         return -1;
-    pgo_text_add(simple_name, mantra_md_string(md, v[6]));
+    pgo_text_add(simple_name, mantra_md_string(md, v[self ? 7 : 6]));
     return 0;
 }
 

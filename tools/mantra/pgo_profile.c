@@ -440,6 +440,35 @@ void pgo_profile_free(pgo_profile *p) {
     memset(p, 0, sizeof *p);
 }
 
+int pgo_name_handles(pgo_method *m, pgo_counts *c, pgo_handle_namer fn, void *ctx) {
+    m->handle_names = calloc(m->data.value_count ? m->data.value_count : 1, sizeof *m->handle_names);
+    if (m->handle_names == NULL)
+        return -2;
+    size_t v = 0;
+    for (size_t r = 0; r < m->data.records; r++) {
+        const mantra_pgo_schema *s = &m->data.schema[r];
+        if (!mantra_pgo_has_data(s->kind))
+            continue;
+        int elem = s->kind & MANTRA_PGO_MARSHAL_MASK;
+        for (int32_t k = 0; k < s->count; k++, v++) {
+            if ((elem != MANTRA_PGO_TypeHandle && elem != MANTRA_PGO_MethodHandle) || m->data.values[v] == 0)
+                continue;
+            int reason = PGO_UNNAMED_OUT_OF_MEMORY;
+            m->handle_names[v] = fn(ctx, elem, &m->data.values[v], &reason);
+            if (m->handle_names[v] == NULL && reason == PGO_HANDLE_NOT_COUNTED)
+                continue;
+            c->handles++;
+            if (m->handle_names[v] == NULL) {
+                if (reason == PGO_UNNAMED_OUT_OF_MEMORY)
+                    return -2;
+                c->handles_unnamed++;
+                c->unnamed_by[reason]++;
+            }
+        }
+    }
+    return 0;
+}
+
 char *pgo_method_identity(const pgo_method *m) {
     char *id = pgo_strf("%s|%s|%08x|%s|%s|%s", m->module, m->pdb_guid, m->token, m->name_space, m->name, m->signature);
     for (uint32_t i = 0; id && i < m->nmethod_args; i++) {

@@ -140,6 +140,8 @@ enum {
     PGO_UNNAMED_METHOD_NO_DETAILS, /* a MethodID without MethodDetails */
     PGO_UNNAMED_METHOD_NAMELESS,   /* a MethodID with MethodDetails but no method event naming it */
     PGO_UNNAMED_MIBC_TOKEN,        /* a .mibc's handle token that names no type or method this reader names */
+    PGO_UNNAMED_IMAGE_UNKNOWN,     /* a handle a ReadyToRun image's embedded data leaves unknown */
+    PGO_UNNAMED_IMAGE_CELL,        /* an image's import cell this reader cannot name */
     PGO_UNNAMED_REASONS,
     PGO_UNNAMED_OUT_OF_MEMORY = PGO_UNNAMED_REASONS /* not a reason: the naming ran out of memory */
 };
@@ -198,6 +200,13 @@ char *pgo_method_identity(const pgo_method *m);
  * itself), 1 (view owns new arrays: pgo_method_view_free) or -1 out of memory. */
 int pgo_method_view(const pgo_method *m, pgo_method *view);
 void pgo_method_view_free(pgo_method *view, int owned);
+/* Names m's handles (m->handle_names, NULL for what is not a named handle): fn is called for each
+ * TypeHandle or MethodHandle value other than 0 and returns its name, or NULL with *reason
+ * (PGO_UNNAMED_*: counted in c) or PGO_HANDLE_NOT_COUNTED (an unknown handle that was never a name);
+ * fn may rewrite *value. 0, or -2 out of memory (fn's reason PGO_UNNAMED_OUT_OF_MEMORY). */
+#define PGO_HANDLE_NOT_COUNTED (-1)
+typedef char *(*pgo_handle_namer)(void *ctx, int element, int64_t *value, int *reason);
+int pgo_name_handles(pgo_method *m, pgo_counts *c, pgo_handle_namer fn, void *ctx);
 /* The value a handle read by name gets (neither null, 0, nor one of the runtime's unnamed 1..33). */
 #define PGO_NAMED_HANDLE INT64_C(0x7FFFFFFF00000000)
 

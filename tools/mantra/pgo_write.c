@@ -19,6 +19,10 @@ const pgo_unnamed_reason pgo_unnamed_reasons[PGO_UNNAMED_REASONS] = {
     [PGO_UNNAMED_METHOD_NAMELESS] = {"method_nameless", "methods that no MethodLoadVerbose, MethodJittingStarted or "
                                                         "rundown event names (keyword Jit 0x10)"},
     [PGO_UNNAMED_MIBC_TOKEN] = {"mibc_token", "handle tokens of a .mibc that this reader cannot name"},
+    [PGO_UNNAMED_IMAGE_UNKNOWN] = {"image_unknown", "handles a ReadyToRun image's embedded data leaves unknown "
+                                                    "(types outside its version bubble, methods)"},
+    [PGO_UNNAMED_IMAGE_CELL] = {"image_cell", "import cells of a ReadyToRun image that this reader cannot name "
+                                              "(types of other modules)"},
 };
 
 /* ---- text ------------------------------------------------------------------------------------ */

@@ -233,6 +233,117 @@ uint32_t mantra_md_enclosing_type(const mantra_md *md, uint32_t type);
  * does (a result >= size means it was cut), or 0 when the token is not a TypeDef or TypeRef of md. */
 size_t mantra_md_type_name(const mantra_md *md, uint32_t token, char *buf, size_t size);
 
+/* ---- ReadyToRun (the native header of a precompiled assembly) ----------------------------------
+ * Format facts: dotnet/runtime docs/design/coreclr/botr/readytorun-format.md, src/coreclr/inc/
+ * readytorun.h, the writer's NativeFormatWriter.cs and the reader ILCompiler.Reflection.ReadyToRun
+ * (NativeArray, NativeHashtable, RuntimeFunction, signatures), as ../shared/reference/
+ * r2r-and-symbols.md §2 sums them up. A method's code is the RUNTIME_FUNCTIONs from its entry point
+ * up to the next entry point (its funclets included) or the first cold one; a method split by
+ * crossgen2 --hot-cold-splitting has its cold RUNTIME_FUNCTIONs listed in the HotColdMap section
+ * (120) as (cold index, hot index) pairs. */
+typedef struct mantra_r2r_section {
+    uint32_t type, rva, size;
+} mantra_r2r_section;
+
+enum mantra_r2r_section_type {
+    MANTRA_R2R_IMPORT_SECTIONS = 101,
+    MANTRA_R2R_RUNTIME_FUNCTIONS = 102,
+    MANTRA_R2R_METHOD_DEF_ENTRY_POINTS = 103,
+    MANTRA_R2R_INSTANCE_METHOD_ENTRY_POINTS = 109,
+    MANTRA_R2R_PGO_INSTRUMENTATION_DATA = 117,
+    MANTRA_R2R_HOT_COLD_MAP = 120
+};
+
+typedef struct mantra_r2r_method {
+    uint32_t token;               /* the MethodDef token (its row in MethodDefEntryPoints) */
+    uint32_t hot_rva, hot_size;   /* its first RUNTIME_FUNCTION's start; to the end of its hot part */
+    uint32_t cold_rva, cold_size; /* its cold part, 0 and 0 when none */
+    uint32_t entry;               /* the index of its first RUNTIME_FUNCTION */
+} mantra_r2r_method;
+
+typedef struct mantra_r2r {
+    uint16_t major, minor;
+    uint32_t flags;
+    uint32_t nsections;
+    mantra_r2r_section *sections;
+    /* filled by mantra_r2r_code */
+    uint32_t nfunctions;        /* RUNTIME_FUNCTIONs */
+    uint32_t first_cold;        /* the index of the first cold one (nfunctions when none) */
+    size_t nmethods;            /* methods with code of their own MethodDef (not instantiations) */
+    mantra_r2r_method *methods; /* by token */
+    size_t ninstances;          /* entry points of generic instantiations (InstanceMethodEntryPoints) */
+} mantra_r2r;
+
+/* Reads the ReadyToRun header of pe (its CLI header's ManagedNativeHeader) and its section list.
+ * MANTRA_OK, MANTRA_ENOENT (not a ReadyToRun image: no native header), MANTRA_EUNSUPPORTED (a major
+ * version this reader does not know: err says which), MANTRA_EFORMAT (err: where and why) or
+ * MANTRA_ENOMEM. */
+int mantra_r2r_open(const mantra_pe *pe, mantra_r2r *out, mantra_ecma_error *err);
+/* The bytes of section type: 1 (found), 0 (the image has none) or MANTRA_EFORMAT (outside the file). */
+int mantra_r2r_section_bytes(const mantra_pe *pe, const mantra_r2r *r, uint32_t type, const uint8_t **data,
+                             uint32_t *size, mantra_ecma_error *err);
+/* The methods' code ranges (RuntimeFunctions, MethodDefEntryPoints, InstanceMethodEntryPoints and
+ * HotColdMap) into r. x64 images only (their RUNTIME_FUNCTIONs carry their end): MANTRA_EUNSUPPORTED
+ * for others. MANTRA_OK, MANTRA_EFORMAT (err), MANTRA_ENOMEM. */
+int mantra_r2r_code(const mantra_pe *pe, mantra_r2r *r, mantra_ecma_error *err);
+void mantra_r2r_free(mantra_r2r *r);
+
+/* A ReadyToRun method signature (readytorun.h READYTORUN_METHOD_SIG_*; compressed integers as in
+ * ECMA-335 §II.23.2): the parts point into the parsed bytes. */
+#define MANTRA_R2R_SIG_UNBOXING 0x01u
+#define MANTRA_R2R_SIG_INSTANTIATING 0x02u
+#define MANTRA_R2R_SIG_METHOD_INSTANTIATION 0x04u
+#define MANTRA_R2R_SIG_SLOT_INSTEAD_OF_TOKEN 0x08u
+#define MANTRA_R2R_SIG_MEMBER_REF_TOKEN 0x10u
+#define MANTRA_R2R_SIG_CONSTRAINED 0x20u
+#define MANTRA_R2R_SIG_OWNER_TYPE 0x40u
+#define MANTRA_R2R_SIG_UPDATE_CONTEXT 0x80u
+#define MANTRA_R2R_SIG_ASYNC_VARIANT 0x100u
+#define MANTRA_R2R_NO_MODULE UINT32_MAX
+typedef struct mantra_r2r_method_sig {
+    uint32_t flags;
+    uint32_t module;               /* UpdateContext's module index, else MANTRA_R2R_NO_MODULE */
+    const uint8_t *owner;          /* OwnerType: its type signature, else NULL */
+    size_t owner_size;
+    uint32_t rid;                  /* the MethodDef (or MemberRef, or slot) row */
+    uint32_t ninst;                /* MethodInstantiation: the number of type arguments */
+    const uint8_t *inst;           /* ... and their type signatures, one after another */
+    size_t inst_size;
+    const uint8_t *constrained;    /* Constrained: its type signature, else NULL */
+    size_t constrained_size;
+} mantra_r2r_method_sig;
+/* The size of the ReadyToRun type signature at p (ECMA-335 §II.23.2.12 plus the runtime's
+ * ELEMENT_TYPE_CANON_ZAPSIG 0x3E, MODULE_ZAPSIG 0x3F with a module index, NATIVE_VALUETYPE_ZAPSIG
+ * 0x3D), 0 when it is malformed or runs past n. */
+size_t mantra_r2r_type_sig_size(const uint8_t *p, size_t n);
+/* Parses the method signature at p: its size, 0 when malformed (unknown flag bits included). */
+size_t mantra_r2r_method_sig_parse(const uint8_t *p, size_t n, mantra_r2r_method_sig *out);
+
+/* The fixup signature behind import cell `index` of import section `section` (READYTORUN_IMPORT_
+ * SECTION: 20 bytes each in section 101; its Signatures array of RVAs): its bytes up to the end of
+ * the PE section that holds them (*sig, *max). MANTRA_OK, MANTRA_ENOENT (no such cell),
+ * MANTRA_EFORMAT (err). */
+int mantra_r2r_import_signature(const mantra_pe *pe, const mantra_r2r *r, uint32_t section, uint32_t index,
+                                const uint8_t **sig, size_t *max, mantra_ecma_error *err);
+
+/* One method's entry of the embedded PGO data (section 117, crossgen2 --embed-pgo-data:
+ * InstrumentationDataTableNode.cs): a NativeHashtable whose entries are a method signature, then
+ * a version, then the method's schema + data stream (the compressed integer stream of
+ * ../shared/reference/pgo-format.md §2, Done-terminated, which mantra/pgo.h decodes); type
+ * handles in it are (import cell << 4) | import section, or (n << 4) | 0xF for a type the image
+ * cannot refer to. */
+typedef struct mantra_r2r_pgo_entry {
+    mantra_r2r_method_sig method;
+    uint32_t version;
+    const uint8_t *data; /* the stream, up to the end of the section */
+    size_t data_max;
+    uint64_t at; /* the entry's file offset, for messages */
+} mantra_r2r_pgo_entry;
+/* Calls fn for every entry (in the table's order); fn's non-zero result stops the walk and is
+ * returned. MANTRA_OK (also when the image has no section 117), MANTRA_EFORMAT (err). */
+int mantra_r2r_pgo_each(const mantra_pe *pe, const mantra_r2r *r,
+                        int (*fn)(void *ctx, const mantra_r2r_pgo_entry *e), void *ctx, mantra_ecma_error *err);
+
 /* ---- the metadata writer ---------------------------------------------------------------------
  * Builds a metadata-only assembly (a .mibc profile is one): heaps, rows, IL method bodies, then the
  * whole PE file. Rows are given as mantra_md_row returns them (coded indexes as tokens, heap

@@ -70,4 +70,17 @@ uint32_t ec_column_raw(const mantra_md *md, unsigned table, const uint8_t *row, 
 /* A coded index's raw value as a token; 0 with *ok 0 when its tag names no table. */
 uint32_t ec_coded_token(const mantra_md *md, unsigned kind, uint32_t raw, int *ok);
 
+/* ---- ReadyToRun's native format (r2r_native.c; NativeFormatReader: NativeReader.DecodeUnsigned,
+ * DecodeSigned, NativeArray, NativeHashtable) ---- */
+/* An unsigned (or signed) integer at p[0..left): the bytes read, 0 when it runs past left. */
+uint32_t ec_native_uint(const uint8_t *p, size_t left, uint32_t *v);
+uint32_t ec_native_int(const uint8_t *p, size_t left, int32_t *v);
+/* The element offset of index i of the NativeArray whose header is at blob[0]: 0 when absent, -1
+ * when the array runs past the blob. *count (may be NULL) is the array's length. */
+int64_t ec_native_array_get(const uint8_t *blob, uint32_t size, uint32_t i, uint32_t *count);
+/* Calls fn with the offset (in blob) of every entry's data of the NativeHashtable at blob[0]; fn's
+ * non-zero result stops the walk and is returned. MANTRA_EFORMAT (err: at is blob's file offset). */
+int ec_native_hashtable_each(const uint8_t *blob, uint32_t size, uint64_t at, const char *what,
+                             int (*fn)(void *ctx, uint32_t entry), void *ctx, mantra_ecma_error *err);
+
 #endif
