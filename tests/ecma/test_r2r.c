@@ -215,7 +215,7 @@ START_TEST(reads_an_image_built_by_hand) {
     ck_assert_uint_eq(r.nfunctions, 5);
     ck_assert_uint_eq(r.first_cold, 4);
     ck_assert_uint_eq(r.ninstances, 1);
-    ck_assert_uint_eq(r.nmethods, 2);
+    ck_assert_uint_eq(r.nmethods, 3);
     /* method 1: RUNTIME_FUNCTIONs 0 and its funclet 1 (up to the next entry point, 2), cold 4 */
     ck_assert_uint_eq(r.methods[0].token, 0x06000001);
     ck_assert_uint_eq(r.methods[0].hot_rva, 0x2000);
@@ -228,6 +228,14 @@ START_TEST(reads_an_image_built_by_hand) {
     ck_assert_uint_eq(r.methods[1].hot_rva, 0x2020);
     ck_assert_uint_eq(r.methods[1].hot_size, 0x10);
     ck_assert_uint_eq(r.methods[1].cold_size, 0);
+    ck_assert_ptr_null(r.methods[1].sig);
+    /* the instantiation <int32> of MethodDef 3: RUNTIME_FUNCTION 3, its signature kept */
+    ck_assert_uint_eq(r.methods[2].token, 0x06000003);
+    ck_assert_uint_eq(r.methods[2].entry, 3);
+    ck_assert_uint_eq(r.methods[2].hot_rva, 0x2030);
+    ck_assert_uint_eq(r.methods[2].hot_size, 0x10);
+    ck_assert_uint_eq(r.methods[2].sig_size, 4);
+    ck_assert_uint_eq(r.methods[2].sig[0], MANTRA_R2R_SIG_METHOD_INSTANTIATION);
 
     seen s;
     memset(&s, 0, sizeof s);

@@ -21,6 +21,8 @@
 #     from each image prints the same `stats` of FIXTURE as the IL-only harness. The embedded data,
 #     read back by `mantra pgo IMAGE.dll`, is the profile as crossgen2 embeds it (embedded_check.py),
 #     also for a profile with a call site made monomorphic in a type of the image's own.
+#  4. `mantra image --json` of the split image: every method's hot and cold part equal to what
+#     crossgen2's --map and --perfmap say (r2r_map_check.py).
 set -euo pipefail
 [ $# -eq 8 ] || { echo "usage: $0 MANTRA PYTHON DOTNET TE_DLL MD_DUMP FIXTURE TRACE OUTDIR" >&2; exit 2; }
 mantra=$1 python=$2 dotnet=$3 te_dll=$4 md_dump=$5 fixture=$6 trace=$7 out=$8
@@ -97,7 +99,7 @@ echo "pgo-mibc: trace + its .mibc: $(head -1 "$out/merged.err" | cut -c1-120)"
 "$dotnet" "$te_dll" stats "$fixture" > "$out/il.out"
 for variant in plain pgo; do
   args=()
-  [ $variant = pgo ] && args=(--mibc "$out/app.mibc" --embed-pgo-data --hot-cold-splitting)
+  [ $variant = pgo ] && args=(--mibc "$out/app.mibc" --embed-pgo-data --hot-cold-splitting --perfmap)
   rm -rf "$out/run-$variant"
   cp -r "$bin" "$out/run-$variant"
   compile "$te_dll" "$out/image-$variant/TraceEventDump.dll" "${args[@]}" || { status=1; continue; }
@@ -150,5 +152,13 @@ if [ -f "$map" ]; then
   cold=$(grep -c "(MethodColdCodeNode)" "$map" || true)
   echo "pgo-mibc: image (pgo): embedded instrumentation data tables: $data, cold parts: $cold"
   [ "$data" -ge 1 ] && [ "$cold" -ge 1 ] || { echo "pgo-mibc: no embedded PGO data or no cold code" >&2; status=1; }
+  # 4. libmantra's ReadyToRun reader on the split image: every hot and cold part as crossgen2's map
+  #    and perfmap give it
+  "$mantra" image --json "$out/image-pgo/TraceEventDump.dll" > "$out/image-pgo.json" 2> "$out/image-pgo.err" || {
+    cat "$out/image-pgo.err" >&2; status=1; }
+  perfmap=$(ls "$out"/image-pgo/TraceEventDump.ni.*.map 2>/dev/null | head -1)
+  "$python" "$here/r2r_map_check.py" "$out/image-pgo.json" "$map" "$perfmap" 1 > "$out/image-pgo.check" || {
+    cat "$out/image-pgo.check" >&2; status=1; }
+  echo "pgo-mibc: mantra image: $(tail -1 "$out/image-pgo.check")"
 fi
 exit $status

@@ -13,7 +13,8 @@ static const char usage[] =
     "  stats [--json] [--manifest FILE]... TRACE            counts of a trace (events, metadata, stacks, ...)\n"
     "  emit [--threads N] [--events M] [--trace FILE] ...   write Mantra-Demo events through sessions\n"
     "  run PROGRAM [--trace FILE] [--entry METHOD] [ARGS]  assemble and run an interpreter program\n"
-    "  pgo TRACE... -o PROFILE [--format text|json]        traces' PGO data -> profile (--check, --top)\n"
+    "  pgo INPUT... -o PROFILE [--format text|json|mibc]   traces' and profiles' PGO data -> profile\n"
+    "  image [--json] FILE                                 a ReadyToRun image's methods: hot and cold parts\n"
 #ifdef MANTRA_TOOL_HAVE_DIAG_CLIENT
     "  ps [--json]                                         processes with a diagnostics endpoint\n"
     "  collect -p PID [--providers SPEC] [--profile NAME]  trace another process over the diagnostics IPC\n"
@@ -50,6 +51,8 @@ int main(int argc, char **argv) {
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "pgo") == 0)
         return cmd_pgo(argc - 1, argv + 1);
+    if (strcmp(cmd, "image") == 0)
+        return cmd_image(argc - 1, argv + 1);
 #ifdef MANTRA_TOOL_HAVE_DIAG_CLIENT
     if (strcmp(cmd, "ps") == 0)
         return cmd_ps(argc - 1, argv + 1);

@@ -347,6 +347,10 @@ static size_t spec_text(const mantra_md *md, const uint8_t *p, size_t n, int qua
         return 1;
     }
     switch (e) {
+    case 0x3E: /* ELEMENT_TYPE_CANON_ZAPSIG (ReadyToRun signatures: zapsig.h): the canonical type */
+        pgo_text_add(out, "System.__Canon");
+        *asm_row = (uint32_t)-1;
+        return 1;
     case 0x0F: case 0x10: case 0x1D:
         k = spec_text(md, p + 1, n - 1, qualified, names, out, asm_row, depth + 1);
         pgo_text_add(out, e == 0x0F ? "*" : e == 0x10 ? "&" : "[]");

@@ -255,10 +255,13 @@ enum mantra_r2r_section_type {
 };
 
 typedef struct mantra_r2r_method {
-    uint32_t token;               /* the MethodDef token (its row in MethodDefEntryPoints) */
+    uint32_t token;               /* the MethodDef token (0 for an instantiation of another module's) */
     uint32_t hot_rva, hot_size;   /* its first RUNTIME_FUNCTION's start; to the end of its hot part */
     uint32_t cold_rva, cold_size; /* its cold part, 0 and 0 when none */
     uint32_t entry;               /* the index of its first RUNTIME_FUNCTION */
+    const uint8_t *sig;           /* an instantiation (InstanceMethodEntryPoints): its method signature
+                                     in the image (mantra_r2r_method_sig_parse), else NULL */
+    uint32_t sig_size;
 } mantra_r2r_method;
 
 typedef struct mantra_r2r {
@@ -269,9 +272,10 @@ typedef struct mantra_r2r {
     /* filled by mantra_r2r_code */
     uint32_t nfunctions;        /* RUNTIME_FUNCTIONs */
     uint32_t first_cold;        /* the index of the first cold one (nfunctions when none) */
-    size_t nmethods;            /* methods with code of their own MethodDef (not instantiations) */
-    mantra_r2r_method *methods; /* by token */
-    size_t ninstances;          /* entry points of generic instantiations (InstanceMethodEntryPoints) */
+    size_t nmethods;            /* methods with code: MethodDefEntryPoints' by token, then the
+                                   instantiations of InstanceMethodEntryPoints in the table's order */
+    mantra_r2r_method *methods;
+    size_t ninstances;          /* of which instantiations */
 } mantra_r2r;
 
 /* Reads the ReadyToRun header of pe (its CLI header's ManagedNativeHeader) and its section list.

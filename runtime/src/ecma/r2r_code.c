@@ -1,8 +1,8 @@
 /* r2r_code.c - a ReadyToRun image's methods and their code ranges (mantra/ecma.h mantra_r2r_code), as
  * ../shared/reference/r2r-and-symbols.md §2.3-2.6 describes them: RuntimeFunctions (102, x64: 12
  * bytes {Begin, End, Unwind}), MethodDefEntryPoints (103: a NativeArray indexed by MethodDef row -
- * 1), InstanceMethodEntryPoints (109: a NativeHashtable of method signature + entry point, walked to
- * mark entry points) and HotColdMap (120: (cold index, hot index) pairs). An entry point element is
+ * 1), InstanceMethodEntryPoints (109: a NativeHashtable of method signature + entry point: the
+ * generic instantiations) and HotColdMap (120: (cold index, hot index) pairs). An entry point element is
  * a native integer: bit 0 set when fixups follow, the RUNTIME_FUNCTION index above bit 1 (or bit 0
  * without fixups). */
 #include <stdlib.h>
@@ -20,17 +20,31 @@ static int entry_rtf(const uint8_t *blob, uint32_t size, uint32_t at, uint32_t *
     return 0;
 }
 
+/* Appends a method (its code range filled later); MANTRA_ENOMEM. */
+static int add_method(mantra_r2r *r, size_t *cap, mantra_r2r_method m) {
+    if (r->nmethods == *cap) {
+        size_t c = *cap ? *cap * 2 : 256;
+        mantra_r2r_method *n = realloc(r->methods, c * sizeof *n);
+        if (n == NULL)
+            return MANTRA_ENOMEM;
+        r->methods = n;
+        *cap = c;
+    }
+    r->methods[r->nmethods++] = m;
+    return MANTRA_OK;
+}
+
 typedef struct inst_walk {
     const uint8_t *blob;
     uint32_t size;
     uint64_t at;
     uint8_t *is_entry;
-    uint32_t first_cold;
-    size_t count;
+    mantra_r2r *r;
+    size_t *cap;
     mantra_ecma_error *err;
 } inst_walk;
 
-static int mark_instance(void *ctx, uint32_t entry) {
+static int add_instance(void *ctx, uint32_t entry) {
     inst_walk *w = ctx;
     mantra_r2r_method_sig sig;
     size_t k = mantra_r2r_method_sig_parse(w->blob + entry, w->size - entry, &sig);
@@ -38,12 +52,16 @@ static int mark_instance(void *ctx, uint32_t entry) {
     if (k == 0 || entry_rtf(w->blob, w->size, entry + (uint32_t)k, &f) < 0)
         return ec_fail(w->err, w->at + entry, "InstanceMethodEntryPoints: an entry's method signature or entry point "
                        "is malformed");
-    if (f >= w->first_cold)
+    if (f >= w->r->first_cold)
         return ec_fail(w->err, w->at + entry, "InstanceMethodEntryPoints: an entry starts at RUNTIME_FUNCTION %u, past "
-                       "the hot ones (%u)", f, w->first_cold);
+                       "the hot ones (%u)", f, w->r->first_cold);
     w->is_entry[f] = 1;
-    w->count++;
-    return 0;
+    uint32_t token = sig.module == MANTRA_R2R_NO_MODULE &&
+                             !(sig.flags & (MANTRA_R2R_SIG_MEMBER_REF_TOKEN | MANTRA_R2R_SIG_SLOT_INSTEAD_OF_TOKEN))
+                         ? MANTRA_MD_TOKEN(MANTRA_MD_METHOD_DEF, sig.rid)
+                         : 0;
+    w->r->ninstances++;
+    return add_method(w->r, w->cap, (mantra_r2r_method){token, 0, 0, 0, 0, f, w->blob + entry, (uint32_t)k});
 }
 
 int mantra_r2r_code(const mantra_pe *pe, mantra_r2r *r, mantra_ecma_error *err) {
@@ -94,24 +112,16 @@ int mantra_r2r_code(const mantra_pe *pe, mantra_r2r *r, mantra_ecma_error *err) 
                          "RUNTIME_FUNCTION %u, past the hot ones (%u)", i + 1, f, r->first_cold);
             goto out;
         }
-        if (r->nmethods == cap) {
-            cap = cap ? cap * 2 : 256;
-            mantra_r2r_method *m = realloc(r->methods, cap * sizeof *m);
-            if (m == NULL) {
-                rc = MANTRA_ENOMEM;
-                goto out;
-            }
-            r->methods = m;
-        }
-        r->methods[r->nmethods++] = (mantra_r2r_method){MANTRA_MD_TOKEN(MANTRA_MD_METHOD_DEF, i + 1), 0, 0, 0, 0, f};
+        rc = add_method(r, &cap, (mantra_r2r_method){MANTRA_MD_TOKEN(MANTRA_MD_METHOD_DEF, i + 1), 0, 0, 0, 0, f, NULL, 0});
+        if (rc != MANTRA_OK)
+            goto out;
         is_entry[f] = 1;
     }
     if (inst_size) {
-        inst_walk w = {inst, inst_size, (uint64_t)(inst - pe->data), is_entry, r->first_cold, 0, err};
-        rc = ec_native_hashtable_each(inst, inst_size, w.at, "InstanceMethodEntryPoints", mark_instance, &w, err);
+        inst_walk w = {inst, inst_size, (uint64_t)(inst - pe->data), is_entry, r, &cap, err};
+        rc = ec_native_hashtable_each(inst, inst_size, w.at, "InstanceMethodEntryPoints", add_instance, &w, err);
         if (rc != MANTRA_OK)
             goto out;
-        r->ninstances = w.count;
     }
     /* a method's hot part: its RUNTIME_FUNCTIONs to the next entry point or the first cold one */
     for (size_t i = 0; i < r->nmethods; i++) {

@@ -92,7 +92,7 @@ int64_t ec_native_array_get(const uint8_t *blob, uint32_t size, uint32_t i, uint
         uint32_t val;
         if (off >= size)
             return -1;
-        uint32_t k = ec_native_uint(blob + off, size - off, &val);
+        uint32_t k = ec_native_uint(blob + off, (size_t)(size - off), &val);
         if (k == 0)
             return -1;
         uint64_t next = off + k;
@@ -132,7 +132,7 @@ int ec_native_hashtable_each(const uint8_t *blob, uint32_t size, uint64_t at, co
                            what, b, start, end);
         for (uint64_t p = start; p < end;) {
             int32_t rel = 0; /* the low byte of the hash, then a signed offset from the offset field itself */
-            uint32_t k = p + 1 < end ? ec_native_int(blob + p + 1, end - p - 1, &rel) : 0;
+            uint32_t k = p + 1 < end ? ec_native_int(blob + p + 1, (size_t)(end - p - 1), &rel) : 0;
             int64_t entry = (int64_t)p + 1 + rel;
             if (k == 0 || entry < 0 || entry >= (int64_t)size)
                 return ec_fail(err, at + p, "%s: an entry of bucket %u runs past the section or points outside it", what, b);

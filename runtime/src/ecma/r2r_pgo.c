@@ -66,14 +66,14 @@ static int pgo_entry(void *ctx, uint32_t entry) {
         return ec_fail(w->err, e.at, "PgoInstrumentationData: an entry's method signature is malformed");
     uint64_t p = entry + k;
     uint32_t v, back;
-    uint32_t n = p < w->size ? ec_native_uint(w->blob + p, w->size - p, &v) : 0;
+    uint32_t n = p < w->size ? ec_native_uint(w->blob + p, (size_t)(w->size - p), &v) : 0;
     if (n == 0)
         return ec_fail(w->err, w->at + p, "PgoInstrumentationData: an entry ends after its method signature");
     p += n;
     e.version = v >> 2;
     uint64_t data;
     if ((v & 3) == 3) { /* shared data: a back offset from this field */
-        n = p < w->size ? ec_native_uint(w->blob + p, w->size - p, &back) : 0;
+        n = p < w->size ? ec_native_uint(w->blob + p, (size_t)(w->size - p), &back) : 0;
         if (n == 0 || back > p)
             return ec_fail(w->err, w->at + p, "PgoInstrumentationData: an entry's data offset is missing or points "
                            "before the section");
@@ -87,7 +87,7 @@ static int pgo_entry(void *ctx, uint32_t entry) {
     if (data >= w->size)
         return ec_fail(w->err, w->at + p, "PgoInstrumentationData: an entry's data is past the section");
     e.data = w->blob + data;
-    e.data_max = w->size - data;
+    e.data_max = (size_t)(w->size - data);
     return w->fn(w->ctx, &e);
 }
 

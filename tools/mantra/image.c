@@ -1,0 +1,177 @@
+/* `mantra image [--json] FILE` (docs/cli.md "mantra image"): the method table of a precompiled image.
+ * A .NET ReadyToRun PE file is read with libmantra's ReadyToRun and metadata readers (mantra/ecma.h):
+ * every method with code (MethodDefEntryPoints, then InstanceMethodEntryPoints' instantiations), its
+ * token, its hot part and its cold part (HotColdMap; crossgen2 --hot-cold-splitting), RVAs from the
+ * image's base as mapped. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mantra/ecma.h"
+#include "pgo_mibc.h"
+#include "tool.h"
+
+static const char usage[] = "Usage: mantra image [--json] FILE\n"
+                            "\n"
+                            "Prints the method table of a precompiled image: a .NET ReadyToRun PE file (crossgen2's\n"
+                            "output, the shared framework's assemblies): each method's name, token, hot part and\n"
+                            "cold part (RVA and size; a method without a cold part has none).\n"
+                            "\n"
+                            "  --json   one JSON object: format, module, mvid, methods [{name, token, hot, cold}]\n"
+                            "\n"
+                            "Exit status: 0 success, 1 bad input (the reason and the file offset printed), 2 usage error.\n";
+
+/* "Namespace.Type.Name" of a MethodDef; for an instantiation (sig) its owner and method arguments as
+ * the runtime names them in its events ("Ns.List`1[System.Int32].Add", "Ns.T.M[System.String]"). */
+static char *method_name(const mantra_md *md, const mantra_r2r_method *m) {
+    uint32_t v[MANTRA_MD_MAX_COLUMNS], row = MANTRA_MD_TOKEN_ROW(m->token);
+    if (m->token == 0 || mantra_md_row(md, MANTRA_MD_METHOD_DEF, row, v) != 0)
+        return NULL;
+    pgo_text t = {0};
+    mantra_r2r_method_sig sig;
+    int named = 0;
+    if (m->sig && mantra_r2r_method_sig_parse(m->sig, m->sig_size, &sig) && sig.owner) {
+        named = pgo_sig_type_text(md, sig.owner, sig.owner_size, 0, NULL, &t) == sig.owner_size;
+        if (!named) {
+            free(t.s);
+            t = (pgo_text){0};
+        }
+    }
+    if (!named) {
+        char type[1024];
+        size_t n = mantra_md_type_name(md, MANTRA_MD_TOKEN(MANTRA_MD_TYPE_DEF, mantra_md_method_owner(md, row)), type,
+                                       sizeof type);
+        pgo_text_add(&t, n && n < sizeof type ? type : "?");
+    }
+    pgo_text_add(&t, ".");
+    pgo_text_add(&t, mantra_md_string(md, v[3]));
+    if (m->sig && mantra_r2r_method_sig_parse(m->sig, m->sig_size, &sig) && sig.ninst) {
+        size_t at = 0;
+        pgo_text_add(&t, "[");
+        for (uint32_t i = 0; i < sig.ninst; i++) {
+            if (i)
+                pgo_text_add(&t, ",");
+            size_t k = pgo_sig_type_text(md, sig.inst + at, sig.inst_size - at, 0, NULL, &t);
+            if (k == 0) {
+                pgo_text_add(&t, "?");
+                break;
+            }
+            at += k;
+        }
+        pgo_text_add(&t, "]");
+    }
+    if (t.oom) {
+        free(t.s);
+        return NULL;
+    }
+    return t.s;
+}
+
+static void range(FILE *out, uint32_t rva, uint32_t size) {
+    fprintf(out, "{\"rva\":%" PRIu32 ",\"size\":%" PRIu32 "}", rva, size);
+}
+
+static int print_r2r(const char *path, const mantra_md *md, const mantra_r2r *r, int json) {
+    uint32_t v[MANTRA_MD_MAX_COLUMNS];
+    mantra_guid g = {0, 0, 0, {0}};
+    const char *module = "";
+    if (mantra_md_row(md, MANTRA_MD_MODULE, 1, v) == 0) { /* Generation, Name, Mvid, EncId, EncBaseId */
+        module = mantra_md_string(md, v[1]);
+        mantra_md_guid(md, v[2], &g);
+    }
+    char mvid[40];
+    snprintf(mvid, sizeof mvid, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g.data1, g.data2, g.data3, g.data4[0],
+             g.data4[1], g.data4[2], g.data4[3], g.data4[4], g.data4[5], g.data4[6], g.data4[7]);
+    if (json) {
+        fputs("{\"format\":\"r2r\",\"module\":", stdout);
+        json_string(stdout, module, strlen(module));
+        printf(",\"mvid\":\"%s\",\"version\":\"%u.%u\",\"methods\":[", mvid, r->major, r->minor);
+    } else {
+        printf("%s: ReadyToRun %u.%u, module %s, MVID %s, %zu methods (%zu instantiations)\n", path, r->major, r->minor,
+               module, mvid, r->nmethods, r->ninstances);
+        printf("%-10s %-8s %-10s %-8s %-10s %s\n", "hot RVA", "size", "cold RVA", "size", "token", "name");
+    }
+    for (size_t i = 0; i < r->nmethods; i++) {
+        const mantra_r2r_method *m = &r->methods[i];
+        char *name = method_name(md, m);
+        const char *shown = name ? name : "?";
+        if (json) {
+            fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
+            json_string(stdout, shown, strlen(shown));
+            printf(",\"token\":\"0x%08" PRIx32 "\",\"instantiation\":%s,\"hot\":", m->token, m->sig ? "true" : "false");
+            range(stdout, m->hot_rva, m->hot_size);
+            fputs(",\"cold\":", stdout);
+            if (m->cold_size)
+                range(stdout, m->cold_rva, m->cold_size);
+            else
+                fputs("null", stdout);
+            fputc('}', stdout);
+        } else if (m->cold_size) {
+            printf("0x%08" PRIx32 " %-8" PRIu32 " 0x%08" PRIx32 " %-8" PRIu32 " 0x%08" PRIx32 " %s\n", m->hot_rva,
+                   m->hot_size, m->cold_rva, m->cold_size, m->token, shown);
+        } else {
+            printf("0x%08" PRIx32 " %-8" PRIu32 " %-10s %-8s 0x%08" PRIx32 " %s\n", m->hot_rva, m->hot_size, "-", "-",
+                   m->token, shown);
+        }
+        free(name);
+    }
+    if (json)
+        fputs("\n]}\n", stdout);
+    return fflush(stdout) == 0 ? TOOL_OK : TOOL_BAD_INPUT;
+}
+
+int cmd_image(int argc, char **argv) {
+    int json = 0;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return TOOL_OK;
+        }
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return tool_usage_error("image", "unknown option '%s'", argv[i]);
+        else if (path)
+            return tool_usage_error("image", "one FILE only ('%s' too)", argv[i]);
+        else
+            path = argv[i];
+    }
+    if (path == NULL) {
+        fputs(usage, stderr);
+        return TOOL_USAGE;
+    }
+    size_t size = 0;
+    uint8_t *data = (uint8_t *)tool_read_file(path, &size);
+    if (data == NULL) {
+        fprintf(stderr, "mantra image: %s: cannot read the file\n", path);
+        return TOOL_BAD_INPUT;
+    }
+    mantra_pe pe;
+    mantra_md *md = NULL;
+    mantra_r2r r;
+    memset(&r, 0, sizeof r);
+    mantra_ecma_error err = {0, ""};
+    int st = mantra_pe_parse(data, size, &pe, &err), rc = TOOL_BAD_INPUT;
+    if (st != MANTRA_OK) {
+        fprintf(stderr, "mantra image: %s: offset %" PRIu64 ": %s (not a ReadyToRun PE file)\n", path, err.offset,
+                err.message);
+        free(data);
+        return TOOL_BAD_INPUT;
+    }
+    st = mantra_r2r_open(&pe, &r, &err);
+    if (st == MANTRA_ENOENT)
+        fprintf(stderr, "mantra image: %s: a PE file without a ReadyToRun header (an IL-only assembly?)\n", path);
+    else if (st == MANTRA_OK && (st = mantra_md_open_pe(&pe, &md, &err)) == MANTRA_OK &&
+             (st = mantra_r2r_code(&pe, &r, &err)) == MANTRA_OK)
+        rc = print_r2r(path, md, &r, json);
+    if (st != MANTRA_OK && st != MANTRA_ENOENT)
+        fprintf(stderr, "mantra image: %s: offset %" PRIu64 ": %s\n", path, err.offset,
+                st == MANTRA_ENOMEM ? "out of memory" : err.message);
+    mantra_r2r_free(&r);
+    mantra_md_close(md);
+    mantra_pe_free(&pe);
+    free(data);
+    return rc;
+}
