@@ -148,6 +148,9 @@ int pgo_read_module(const mantra_trace_event *ev, unsigned pointer_size, int run
      mem = names_of(f.MethodNamespace, f.MethodName, f.MethodSignature, &out->name_space, &out->name,   \
                     &out->signature))
 
+/* ... and the code range of the verbose load, unload and rundown events */
+#define METHOD_RANGE_FILL (METHOD_FILL, out->start = f.MethodStartAddress, out->size = f.MethodSize, out->flags = f.MethodFlags)
+
 int pgo_read_method(const mantra_trace_event *ev, unsigned pointer_size, int rundown, pgo_method_event *out,
                     const char **why) {
     memset(out, 0, sizeof *out);
@@ -156,11 +159,40 @@ int pgo_read_method(const mantra_trace_event *ev, unsigned pointer_size, int run
         READ_EITHER(DotNETRuntime_MethodJittingStarted, Clr_MethodJittingStarted,
                     (out->il_size = f.MethodILSize, METHOD_FILL));
     else if (!rundown)
-        READ_EITHER(DotNETRuntime_MethodLoadVerbose, Clr_MethodLoadVerbose, METHOD_FILL);
+        READ_EITHER(DotNETRuntime_MethodLoadVerbose, Clr_MethodLoadVerbose, METHOD_RANGE_FILL);
     else if (ev->metadata->event_id == 143)
-        READ_EITHER(DotNETRuntimeRundown_MethodDCStartVerbose, ClrRundown_MethodDCStartVerbose, METHOD_FILL);
+        READ_EITHER(DotNETRuntimeRundown_MethodDCStartVerbose, ClrRundown_MethodDCStartVerbose, METHOD_RANGE_FILL);
     else
-        READ_EITHER(DotNETRuntimeRundown_MethodDCEndVerbose, ClrRundown_MethodDCEndVerbose, METHOD_FILL);
+        READ_EITHER(DotNETRuntimeRundown_MethodDCEndVerbose, ClrRundown_MethodDCEndVerbose, METHOD_RANGE_FILL);
+    return mem < 0 ? -2 : 0;
+}
+
+int pgo_read_method_unload(const mantra_trace_event *ev, unsigned pointer_size, pgo_method_event *out, const char **why) {
+    memset(out, 0, sizeof *out);
+    int mem = 0;
+    READ_ONE(Clr_MethodUnloadVerbose, METHOD_RANGE_FILL);
+    return mem < 0 ? -2 : 0;
+}
+
+int pgo_read_module_unload(const mantra_trace_event *ev, unsigned pointer_size, pgo_module_event *out, const char **why) {
+    memset(out, 0, sizeof *out);
+    READ_EITHER(DotNETRuntime_ModuleUnload, Clr_ModuleUnload, MODULE_FILL);
+    return out->il_path == NULL ? -2 : 0;
+}
+
+#define R2R_ENTRY_FILL                                                                                    \
+    (out->method_id = f.MethodID, out->start = f.EntryPoint,                                              \
+     mem = names_of(f.MethodNamespace, f.MethodName, f.MethodSignature, &out->name_space, &out->name,   \
+                    &out->signature))
+
+int pgo_read_r2r_entry(const mantra_trace_event *ev, unsigned pointer_size, pgo_method_event *out, const char **why) {
+    memset(out, 0, sizeof *out);
+    int mem = 0;
+    if (mantra_DotNETRuntime_R2RGetEntryPoint_declares(ev->version) || ev->version > MANTRA_Clr_R2RGetEntryPoint_LATEST_VERSION)
+        READ_AS(DotNETRuntime_R2RGetEntryPoint, status_text(rc_),
+                (R2R_ENTRY_FILL, out->size = ev->version >= 1 ? f.MethodSize : 0));
+    else
+        READ_ONE(Clr_R2RGetEntryPoint, R2R_ENTRY_FILL);
     return mem < 0 ? -2 : 0;
 }
 

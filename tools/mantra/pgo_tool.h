@@ -91,10 +91,19 @@ typedef struct pgo_method_event {
     uint64_t method_id, module_id;
     uint32_t token, il_size; /* il_size: MethodJittingStarted only (else 0) */
     char *name_space, *name, *signature;
+    uint64_t start;          /* MethodStartAddress, MethodSize, MethodFlags (not MethodJittingStarted) */
+    uint32_t size, flags;
 } pgo_method_event;
 int pgo_read_method(const mantra_trace_event *ev, unsigned pointer_size, int rundown, pgo_method_event *out,
                     const char **why);
 void pgo_method_event_free(pgo_method_event *e);
+/* MethodUnloadVerbose (144), into the same fields. */
+int pgo_read_method_unload(const mantra_trace_event *ev, unsigned pointer_size, pgo_method_event *out, const char **why);
+/* ModuleUnload (153). */
+int pgo_read_module_unload(const mantra_trace_event *ev, unsigned pointer_size, pgo_module_event *out, const char **why);
+/* R2RGetEntryPoint (159): method_id, names, start = EntryPoint; size = MethodSize of version 1
+ * (mantra's, manifest/dotnet.yaml), 0 for version 0 (the .NET runtime's: no size). */
+int pgo_read_r2r_entry(const mantra_trace_event *ev, unsigned pointer_size, pgo_method_event *out, const char **why);
 
 /* AssemblyLoad (154) / the rundown's AssemblyDCStart/End (155/156): an assembly's full name. */
 typedef struct pgo_assembly_event {

@@ -212,6 +212,9 @@ int Stacks(string trace)
             sb.Append("{\"provider\":"); Json.WriteString(sb, data.ProviderName ?? "");
             sb.Append(",\"name\":"); Json.WriteString(sb, data.EventName ?? "");
             sb.Append(",\"thread_id\":").Append(data.ThreadID.ToString(CultureInfo.InvariantCulture));
+#pragma warning disable CS0618 // TimeStampQPC: the raw header value, to pair events with mantra's
+            sb.Append(",\"timestamp\":").Append(data.TimeStampQPC.ToString(CultureInfo.InvariantCulture));
+#pragma warning restore CS0618
             sb.Append(",\"activity_id\":\"").Append(data.ActivityID.ToString("D")).Append('"');
             sb.Append(",\"frames\":[");
             bool first = true;

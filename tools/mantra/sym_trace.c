@@ -1,0 +1,158 @@
+/* sym_trace.c - building a trace's symbol map (sym_trace.h) from the runtime's events, read with the
+ * generated readers (pgo_events.c): Microsoft-Windows-DotNETRuntime ModuleLoad (152) and
+ * ModuleUnload (153), MethodLoadVerbose (143) and MethodUnloadVerbose (144), R2RGetEntryPoint (159:
+ * mantra's version 1 carries the size; the .NET runtime's version 0 does not, so its methods are
+ * known from the rundown only); Microsoft-Windows-DotNETRuntimeRundown ModuleDCStart/End (153, 154)
+ * and MethodDCStart/EndVerbose (143, 144). Event ids: ClrEtwAll.man, ../shared/reference/
+ * clr-events.md. The rundown's methods take the meaning TraceLog gives them (mantra/symbols.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgo_tool.h"
+#include "sym_trace.h"
+
+#define RUNTIME "Microsoft-Windows-DotNETRuntime"
+#define RUNDOWN "Microsoft-Windows-DotNETRuntimeRundown"
+
+static int add_module(sym_trace *st, const mantra_trace_event *ev, int origin, int unload) {
+    pgo_module_event m;
+    const char *why = NULL;
+    int rc = unload ? pgo_read_module_unload(ev, st->pointer_size, &m, &why)
+                    : pgo_read_module(ev, st->pointer_size, origin != MANTRA_SYM_LOAD, &m, &why);
+    if (rc == -1) {
+        st->bad++;
+        return 0;
+    }
+    if (rc == 0)
+        rc = unload ? mantra_symbols_module_unload(st->map, ev->timestamp, m.module_id)
+                    : mantra_symbols_module_load(st->map, ev->timestamp, origin, m.module_id, m.il_path);
+    free(m.il_path);
+    if (rc != 0)
+        return -2;
+    if (unload)
+        st->module_unloads++;
+    else
+        st->modules++;
+    return 0;
+}
+
+static int add_method(sym_trace *st, const mantra_trace_event *ev, int origin, int kind) {
+    pgo_method_event e;
+    const char *why = NULL;
+    int rc = kind == 1   ? pgo_read_method_unload(ev, st->pointer_size, &e, &why)
+             : kind == 2 ? pgo_read_r2r_entry(ev, st->pointer_size, &e, &why)
+                         : pgo_read_method(ev, st->pointer_size, origin != MANTRA_SYM_LOAD, &e, &why);
+    if (rc == -1) {
+        st->bad++;
+        return 0;
+    }
+    if (rc == 0 && kind == 1) {
+        rc = mantra_symbols_method_unload(st->map, ev->timestamp, e.start);
+        st->method_unloads++;
+    } else if (rc == 0 && e.size == 0) {
+        if (kind == 2)
+            st->r2r_without_size++;
+    } else if (rc == 0) {
+        mantra_sym_method m = {e.module_id, e.method_id, e.token, e.flags, e.name_space, e.name, e.signature,
+                               e.start, e.size, 0, 0};
+        rc = mantra_symbols_method_load(st->map, ev->timestamp, origin, &m);
+        if (kind == 2)
+            st->r2r_entries++;
+        else if (origin == MANTRA_SYM_LOAD)
+            st->methods++;
+        else
+            st->rundown_methods++;
+    }
+    pgo_method_event_free(&e);
+    return rc == 0 ? 0 : -2;
+}
+
+static int on_event(sym_trace *st, const mantra_trace_event *ev) {
+    const char *prov = ev->metadata->provider;
+    uint32_t id = ev->metadata->event_id;
+    if (strcmp(prov, RUNTIME) == 0) {
+        switch (id) {
+        case 152: return add_module(st, ev, MANTRA_SYM_LOAD, 0);
+        case 153: return add_module(st, ev, MANTRA_SYM_LOAD, 1);
+        case 143: return add_method(st, ev, MANTRA_SYM_LOAD, 0);
+        case 144: return add_method(st, ev, MANTRA_SYM_LOAD, 1);
+        case 159: return add_method(st, ev, MANTRA_SYM_LOAD, 2);
+        default: return 0;
+        }
+    }
+    if (strcmp(prov, RUNDOWN) == 0) {
+        switch (id) {
+        case 153: return add_module(st, ev, MANTRA_SYM_START_RUNDOWN, 0);
+        case 154: return add_module(st, ev, MANTRA_SYM_END_RUNDOWN, 0);
+        case 143: return add_method(st, ev, MANTRA_SYM_START_RUNDOWN, 0);
+        case 144: return add_method(st, ev, MANTRA_SYM_END_RUNDOWN, 0);
+        default: return 0;
+        }
+    }
+    return 0;
+}
+
+int sym_trace_build(sym_trace *st, const char *cmd, const char *path) {
+    memset(st, 0, sizeof *st);
+    st->cmd = cmd;
+    st->path = path;
+    if (mantra_symbols_new(&st->map) != MANTRA_OK)
+        return -2;
+    mantra_reader *r = mantra_reader_new(NULL);
+    if (r == NULL)
+        return -2;
+    int rc = mantra_reader_open_file(r, path);
+    if (rc < 0) {
+        fprintf(stderr, "mantra %s: %s: cannot read the trace: %s\n", cmd, path, mantra_reader_last_error(r));
+        mantra_reader_free(r);
+        return -1;
+    }
+    st->pointer_size = mantra_reader_info(r)->pointer_size == 4 ? 4 : 8;
+    const mantra_trace_event *ev;
+    int status = 0;
+    while ((rc = mantra_reader_next(r, &ev)) > 0) {
+        st->events++;
+        if (on_event(st, ev) == -2) {
+            status = -2;
+            break;
+        }
+    }
+    if (status == 0 && rc < 0) {
+        fprintf(stderr, "mantra %s: %s: %s (%s): reading what came before\n", cmd, path,
+                rc == MANTRA_ETRUNCATED ? "the trace is truncated" : "unreadable from here on", mantra_reader_last_error(r));
+        st->truncated = 1;
+    }
+    mantra_reader_free(r);
+    if (status == 0 && mantra_symbols_finish(st->map) != MANTRA_OK)
+        status = -2;
+    return status;
+}
+
+void sym_trace_free(sym_trace *st) {
+    mantra_symbols_free(st->map);
+    st->map = NULL;
+}
+
+void sym_frame_text(const mantra_sym_result *r, uint64_t address, int cold_mark, char *buf, size_t size) {
+    if (r->part == MANTRA_SYM_NONE) {
+        snprintf(buf, size, "0x%" PRIx64, address);
+        return;
+    }
+    const char *path = r->module_path, *base = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' || *p == '\\')
+            base = p + 1;
+    const char *dot = strrchr(base, '.');
+    int mlen = (int)(dot && dot != base ? (size_t)(dot - base) : strlen(base));
+    const char *params = strchr(r->method->signature, '(');
+    /* a method whose module no event names: TraceLog's name for it */
+    snprintf(buf, size, "%.*s!%s%s%s%s%s", mlen ? mlen : 13, mlen ? base : "ManagedModule", r->method->name_space,
+             r->method->name_space[0] ? "." : "", r->method->name, cold_mark && r->part == MANTRA_SYM_COLD ? "[cold]" : "",
+             params ? params : "");
+}
+
+int sym_is_sample(const mantra_trace_event *ev) {
+    return ev->stack_count > 0 && strcmp(ev->metadata->provider, SYM_SAMPLE_PROVIDER) == 0;
+}
