@@ -129,11 +129,65 @@ START_TEST(refusals) {
 }
 END_TEST
 
+START_TEST(image_methods) {
+    mantra_symbols *s;
+    ck_assert_int_eq(mantra_symbols_new(&s), MANTRA_OK);
+    ck_assert_int_eq(mantra_symbols_module_load(s, 100, MANTRA_SYM_LOAD, 5, "/app/R2R.dll"), MANTRA_OK);
+    mantra_sym_method m;
+    /* the trace's end rundown: T1's hot part only; the image: T1 with its cold part */
+    m = method(5, 0x06000001, "FromTrace", 0x10000, 0x40);
+    ck_assert_int_eq(mantra_symbols_method_load(s, 900, MANTRA_SYM_END_RUNDOWN, &m), MANTRA_OK);
+    m = method(5, 0x06000001, "FromImage", 0x10000, 0x40);
+    m.cold_start = 0x20000;
+    m.cold_size = 0x10;
+    ck_assert_int_eq(mantra_symbols_method_load(s, 0, MANTRA_SYM_IMAGE, &m), MANTRA_OK);
+    /* T2: in the image only */
+    m = method(5, 0x06000002, "ImageOnly", 0x11000, 0x20);
+    ck_assert_int_eq(mantra_symbols_method_load(s, 0, MANTRA_SYM_IMAGE, &m), MANTRA_OK);
+    /* T3: jitted in the trace (not the image's code), precompiled with a cold part in the image */
+    m = method(5, 0x06000003, "Jitted", 0x30000, 0x20);
+    m.flags = MANTRA_SYM_FLAG_JITTED;
+    ck_assert_int_eq(mantra_symbols_method_load(s, 300, MANTRA_SYM_LOAD, &m), MANTRA_OK);
+    m = method(5, 0x06000003, "ImageT3", 0x12000, 0x20);
+    m.cold_start = 0x21000;
+    m.cold_size = 0x8;
+    ck_assert_int_eq(mantra_symbols_method_load(s, 0, MANTRA_SYM_IMAGE, &m), MANTRA_OK);
+    /* an instantiation in the image (no token) where the end rundown names the same code: the
+     * trace's name wins */
+    m = method(5, 0, "Inst[System.Int32]", 0x13000, 0x20);
+    ck_assert_int_eq(mantra_symbols_method_load(s, 0, MANTRA_SYM_IMAGE, &m), MANTRA_OK);
+    m = method(5, 0x06000004, "Inst", 0x13000, 0x20);
+    ck_assert_int_eq(mantra_symbols_method_load(s, 900, MANTRA_SYM_END_RUNDOWN, &m), MANTRA_OK);
+    ck_assert_int_eq(mantra_symbols_finish(s), MANTRA_OK);
+    size_t merged, alone;
+    mantra_symbols_image_counts(s, &merged, &alone);
+    ck_assert_uint_eq(merged, 1);
+    ck_assert_uint_eq(alone, 3);
+    ck_assert_str_eq(at(s, 0x13004, 150, 0, NULL, NULL), "Inst");
+    int part;
+    uint64_t off;
+    ck_assert_str_eq(at(s, 0x10010, 150, 0, &part, NULL), "FromTrace");
+    ck_assert_int_eq(part, MANTRA_SYM_HOT);
+    ck_assert_str_eq(at(s, 0x20004, 150, 0, &part, &off), "FromTrace");
+    ck_assert_int_eq(part, MANTRA_SYM_COLD);
+    ck_assert_uint_eq(off, 4);
+    ck_assert_str_eq(at(s, 0x20010, 150, 1, &part, NULL), "FromTrace"); /* return address after the cold part */
+    ck_assert_int_eq(part, MANTRA_SYM_COLD);
+    ck_assert_str_eq(at(s, 0x11000, 50, 0, NULL, NULL), "");      /* before its module's load */
+    ck_assert_str_eq(at(s, 0x11000, 150, 0, NULL, NULL), "ImageOnly");
+    ck_assert_str_eq(at(s, 0x30000, 400, 0, NULL, NULL), "Jitted");
+    ck_assert_str_eq(at(s, 0x21000, 400, 0, &part, NULL), "ImageT3");
+    ck_assert_int_eq(part, MANTRA_SYM_COLD);
+    mantra_symbols_free(s);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("symbols");
     TCase *tc = tcase_create("symbols");
     tcase_add_test(tc, lifetimes);
     tcase_add_test(tc, refusals);
+    tcase_add_test(tc, image_methods);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "mantra/ecma.h"
+#include "image_names.h"
 #include "pgo_mibc.h"
+#include "pgo_tool.h"
 #include "tool.h"
 
 static const char usage[] = "Usage: mantra image [--json] FILE\n"
@@ -22,50 +24,15 @@ static const char usage[] = "Usage: mantra image [--json] FILE\n"
                             "\n"
                             "Exit status: 0 success, 1 bad input (the reason and the file offset printed), 2 usage error.\n";
 
-/* "Namespace.Type.Name" of a MethodDef; for an instantiation (sig) its owner and method arguments as
- * the runtime names them in its events ("Ns.List`1[System.Int32].Add", "Ns.T.M[System.String]"). */
+/* "Namespace.Type.Name" (image_names.c), NULL when the method cannot be named. */
 static char *method_name(const mantra_md *md, const mantra_r2r_method *m) {
-    uint32_t v[MANTRA_MD_MAX_COLUMNS], row = MANTRA_MD_TOKEN_ROW(m->token);
-    if (m->token == 0 || mantra_md_row(md, MANTRA_MD_METHOD_DEF, row, v) != 0)
-        return NULL;
-    pgo_text t = {0};
-    mantra_r2r_method_sig sig;
-    int named = 0;
-    if (m->sig && mantra_r2r_method_sig_parse(m->sig, m->sig_size, &sig) && sig.owner) {
-        named = pgo_sig_type_text(md, sig.owner, sig.owner_size, 0, NULL, &t) == sig.owner_size;
-        if (!named) {
-            free(t.s);
-            t = (pgo_text){0};
-        }
-    }
-    if (!named) {
-        char type[1024];
-        size_t n = mantra_md_type_name(md, MANTRA_MD_TOKEN(MANTRA_MD_TYPE_DEF, mantra_md_method_owner(md, row)), type,
-                                       sizeof type);
-        pgo_text_add(&t, n && n < sizeof type ? type : "?");
-    }
-    pgo_text_add(&t, ".");
-    pgo_text_add(&t, mantra_md_string(md, v[3]));
-    if (m->sig && mantra_r2r_method_sig_parse(m->sig, m->sig_size, &sig) && sig.ninst) {
-        size_t at = 0;
-        pgo_text_add(&t, "[");
-        for (uint32_t i = 0; i < sig.ninst; i++) {
-            if (i)
-                pgo_text_add(&t, ",");
-            size_t k = pgo_sig_type_text(md, sig.inst + at, sig.inst_size - at, 0, NULL, &t);
-            if (k == 0) {
-                pgo_text_add(&t, "?");
-                break;
-            }
-            at += k;
-        }
-        pgo_text_add(&t, "]");
-    }
-    if (t.oom) {
-        free(t.s);
-        return NULL;
-    }
-    return t.s;
+    pgo_text ns = {0}, name = {0};
+    char *full = NULL;
+    if (image_method_names(md, m, &ns, &name, NULL) == 0 && ns.s && name.s)
+        full = pgo_strf("%s.%s", ns.s, name.s);
+    free(ns.s);
+    free(name.s);
+    return full;
 }
 
 static void range(FILE *out, uint32_t rva, uint32_t size) {

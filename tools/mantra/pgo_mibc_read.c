@@ -274,14 +274,8 @@ typedef struct longs {
 } longs;
 
 static int push_long(longs *l, int64_t v) {
-    if (l->n == l->cap) {
-        size_t c = l->cap ? l->cap * 2 : 64;
-        int64_t *d = realloc(l->v, c * sizeof *d);
-        if (d == NULL)
-            return -2;
-        l->v = d;
-        l->cap = c;
-    }
+    if (tool_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v, 64) < 0)
+        return -2;
     l->v[l->n++] = v;
     return 0;
 }

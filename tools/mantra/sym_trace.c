@@ -12,9 +12,52 @@
 
 #include "pgo_tool.h"
 #include "sym_trace.h"
+#include "tool.h"
 
 #define RUNTIME "Microsoft-Windows-DotNETRuntime"
 #define RUNDOWN "Microsoft-Windows-DotNETRuntimeRundown"
+
+/* Keeps a module's path and PDB signature for image placement (the first event that gives them). */
+static int keep_module(sym_trace *st, const pgo_module_event *m) {
+    for (size_t i = 0; i < st->nmods; i++)
+        if (st->mods[i].id == m->module_id) {
+            if (st->mods[i].path[0] == '\0' && m->il_path && m->il_path[0]) {
+                char *p = pgo_strdup(m->il_path);
+                if (p == NULL)
+                    return -2;
+                free(st->mods[i].path);
+                st->mods[i].path = p;
+            }
+            return 0;
+        }
+    if (tool_grow((void **)&st->mods, &st->cap_mods, st->nmods + 1, sizeof *st->mods, 16) < 0)
+        return -2;
+    char *p = pgo_strdup(m->il_path ? m->il_path : "");
+    if (p == NULL)
+        return -2;
+    st->mods[st->nmods++] = (sym_module){m->module_id, p, m->pdb_guid};
+    return 0;
+}
+
+/* Keeps where a method's precompiled code began (image placement): rundown and R2R entries. */
+static int keep_code(sym_trace *st, const pgo_method_event *e, int r2r_entry) {
+    if (!r2r_entry && (e->flags & MANTRA_SYM_FLAG_JITTED))
+        return 0;
+    if (tool_grow((void **)&st->codes, &st->cap_codes, st->ncodes + 1, sizeof *st->codes, 256) < 0)
+        return -2;
+    sym_code c = {e->module_id, e->start, r2r_entry ? 0 : e->token, NULL, NULL};
+    if (r2r_entry) {
+        c.name_space = pgo_strdup(e->name_space);
+        c.name = pgo_strdup(e->name);
+        if (c.name_space == NULL || c.name == NULL) {
+            free(c.name_space);
+            free(c.name);
+            return -2;
+        }
+    }
+    st->codes[st->ncodes++] = c;
+    return 0;
+}
 
 static int add_module(sym_trace *st, const mantra_trace_event *ev, int origin, int unload) {
     pgo_module_event m;
@@ -28,6 +71,8 @@ static int add_module(sym_trace *st, const mantra_trace_event *ev, int origin, i
     if (rc == 0)
         rc = unload ? mantra_symbols_module_unload(st->map, ev->timestamp, m.module_id)
                     : mantra_symbols_module_load(st->map, ev->timestamp, origin, m.module_id, m.il_path);
+    if (rc == 0 && !unload)
+        rc = keep_module(st, &m);
     free(m.il_path);
     if (rc != 0)
         return -2;
@@ -52,12 +97,16 @@ static int add_method(sym_trace *st, const mantra_trace_event *ev, int origin, i
         rc = mantra_symbols_method_unload(st->map, ev->timestamp, e.start);
         st->method_unloads++;
     } else if (rc == 0 && e.size == 0) {
-        if (kind == 2)
+        if (kind == 2) {
             st->r2r_without_size++;
+            rc = keep_code(st, &e, 1);
+        }
     } else if (rc == 0) {
         mantra_sym_method m = {e.module_id, e.method_id, e.token, e.flags, e.name_space, e.name, e.signature,
                                e.start, e.size, 0, 0};
         rc = mantra_symbols_method_load(st->map, ev->timestamp, origin, &m);
+        if (rc == 0)
+            rc = keep_code(st, &e, 0);
         if (kind == 2)
             st->r2r_entries++;
         else if (origin == MANTRA_SYM_LOAD)
@@ -94,7 +143,7 @@ static int on_event(sym_trace *st, const mantra_trace_event *ev) {
     return 0;
 }
 
-int sym_trace_build(sym_trace *st, const char *cmd, const char *path) {
+int sym_trace_build(sym_trace *st, const char *cmd, const char *path, const char *const *images, size_t nimages) {
     memset(st, 0, sizeof *st);
     st->cmd = cmd;
     st->path = path;
@@ -125,14 +174,29 @@ int sym_trace_build(sym_trace *st, const char *cmd, const char *path) {
         st->truncated = 1;
     }
     mantra_reader_free(r);
+    if (status == 0)
+        status = sym_images_place(st, images, nimages);
     if (status == 0 && mantra_symbols_finish(st->map) != MANTRA_OK)
         status = -2;
+    if (status == 0)
+        mantra_symbols_image_counts(st->map, &st->image_cold_given, &st->image_alone);
     return status;
 }
 
 void sym_trace_free(sym_trace *st) {
     mantra_symbols_free(st->map);
     st->map = NULL;
+    for (size_t i = 0; i < st->nmods; i++)
+        free(st->mods[i].path);
+    for (size_t i = 0; i < st->ncodes; i++) {
+        free(st->codes[i].name_space);
+        free(st->codes[i].name);
+    }
+    free(st->mods);
+    free(st->codes);
+    st->mods = NULL;
+    st->codes = NULL;
+    st->nmods = st->ncodes = 0;
 }
 
 void sym_frame_text(const mantra_sym_result *r, uint64_t address, int cold_mark, char *buf, size_t size) {

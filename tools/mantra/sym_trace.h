@@ -6,9 +6,22 @@
 #include <stdint.h>
 
 #include "mantra/reader.h"
+#include "mantra/types.h"
 #include "mantra/symbols.h"
 
 #define SYM_SAMPLE_PROVIDER "Microsoft-DotNETCore-SampleProfiler"
+
+/* What image placement needs from the trace (sym_image.c). */
+typedef struct sym_module {
+    uint64_t id;
+    char *path;
+    mantra_guid pdb_guid; /* all zeros when no event gave it */
+} sym_module;
+typedef struct sym_code {       /* where a method's precompiled code began (not jitted) */
+    uint64_t module_id, start;
+    uint32_t token;             /* 0 for R2RGetEntryPoint (it has names, no token) */
+    char *name_space, *name;    /* R2RGetEntryPoint version 0 only */
+} sym_code;
 
 typedef struct sym_trace {
     const char *cmd, *path;
@@ -18,12 +31,24 @@ typedef struct sym_trace {
     uint64_t r2r_without_size; /* R2RGetEntryPoint version 0: no size, so no range */
     uint64_t bad;              /* events of those kinds that did not decode (counted, skipped) */
     int truncated;             /* the trace ended early: what came before was read */
+    sym_module *mods;
+    size_t nmods, cap_mods;
+    sym_code *codes;
+    size_t ncodes, cap_codes;
+    /* images (sym_image.c) */
+    uint64_t images_placed, image_methods, images_unplaced;
+    size_t image_cold_given, image_alone;
 } sym_trace;
 
-/* Reads every module and method event of the trace at path into a new, finished map. 0; -1 (the
- * trace cannot be read: message printed as `mantra CMD: PATH: ...`); -2 out of memory. */
-int sym_trace_build(sym_trace *st, const char *cmd, const char *path);
+/* Reads every module and method event of the trace at path, places the ReadyToRun images (the
+ * files images[0..nimages) matched to the trace's modules by file name, and the modules' own files
+ * where readable), and finishes the map. 0; -1 (the trace cannot be read, or an image given does
+ * not match its module: message printed as `mantra CMD: PATH: ...`); -2 out of memory. */
+int sym_trace_build(sym_trace *st, const char *cmd, const char *path, const char *const *images, size_t nimages);
 void sym_trace_free(sym_trace *st);
+
+/* sym_image.c: places the images (see sym_trace_build) as MANTRA_SYM_IMAGE facts. 0, -1, -2. */
+int sym_images_place(sym_trace *st, const char *const *images, size_t nimages);
 
 /* A frame as TraceLog names it: "Module!Namespace.Name(parameters)" (Module: the module file's name
  * without its extension; parameters: the signature text from its '('), a cold part with "[cold]"

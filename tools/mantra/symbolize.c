@@ -11,7 +11,7 @@
 #include "tool.h"
 
 static const char usage[] =
-    "Usage: mantra symbolize TRACE [--json] [--stacks] [ADDRESS@TIMESTAMP...]\n"
+    "Usage: mantra symbolize TRACE [--json] [--stacks] [--image PATH]... [ADDRESS@TIMESTAMP...]\n"
     "\n"
     "Resolves code addresses of the traced process to module, method and hot or cold part, with what\n"
     "was loaded at that address at that time (method load and unload events, start and end rundown).\n"
@@ -20,6 +20,9 @@ static const char usage[] =
     "  (none)             a summary of the trace's samples: samples, frames, resolved, cold, unresolved\n"
     "  --stacks           every event with a stack, its frames resolved (one JSON line per event;\n"
     "                     frames after the first are return addresses)\n"
+    "  --image PATH       a ReadyToRun image of one of the trace's modules (matched by file name): its\n"
+    "                     methods' hot and cold parts, placed where the trace saw its code; a module's\n"
+    "                     own file is read when it is here (checked: PDB signature)\n"
     "  --json             JSON output\n"
     "\n"
     "Exit status: 0 success, 1 bad input, 2 usage error.\n";
@@ -129,35 +132,54 @@ int cmd_symbolize(int argc, char **argv) {
     int json = 0, stacks = 0;
     const char *path = NULL;
     int nq = 0;
+    const char **images = calloc((size_t)argc, sizeof *images);
+    size_t nimages = 0;
+    if (images == NULL) {
+        fputs("mantra symbolize: out of memory\n", stderr);
+        return TOOL_BAD_INPUT;
+    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage, stdout);
+            free(images);
             return TOOL_OK;
         }
-        if (strcmp(argv[i], "--json") == 0) {
+        if (strcmp(argv[i], "--image") == 0) {
+            if (i + 1 >= argc) {
+                free(images);
+                return tool_usage_error("symbolize", "%s", "--image needs a PATH");
+            }
+            images[nimages++] = argv[++i];
+        } else if (strcmp(argv[i], "--json") == 0) {
             json = 1;
         } else if (strcmp(argv[i], "--stacks") == 0) {
             stacks = 1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            free(images);
             return tool_usage_error("symbolize", "unknown option '%s'", argv[i]);
         } else if (path == NULL) {
             path = argv[i];
         } else {
             uint64_t a;
             int64_t t;
-            if (parse_query(argv[i], &a, &t) < 0)
+            if (parse_query(argv[i], &a, &t) < 0) {
+                free(images);
                 return tool_usage_error("symbolize", "'%s' is not ADDRESS@TIMESTAMP", argv[i]);
+            }
             nq++;
         }
     }
-    if (path == NULL) {
-        fputs(usage, stderr);
-        return TOOL_USAGE;
-    }
-    if (stacks && nq)
+    if (path == NULL || (stacks && nq)) {
+        free(images);
+        if (path == NULL) {
+            fputs(usage, stderr);
+            return TOOL_USAGE;
+        }
         return tool_usage_error("symbolize", "%s", "--stacks takes no addresses");
+    }
     sym_trace st;
-    int rc = sym_trace_build(&st, "symbolize", path);
+    int rc = sym_trace_build(&st, "symbolize", path, images, nimages);
+    free(images);
     if (rc < 0) {
         if (rc == -2)
             fputs("mantra symbolize: out of memory\n", stderr);
@@ -167,13 +189,19 @@ int cmd_symbolize(int argc, char **argv) {
     fprintf(stderr,
             "mantra symbolize: %s: %" PRIu64 " events; %" PRIu64 " modules (%" PRIu64 " unloaded), %" PRIu64
             " method loads (%" PRIu64 " unloaded), %" PRIu64 " rundown methods, %" PRIu64 " ReadyToRun entry points (%" PRIu64
-            " without a size); %" PRIu64 " events not decoded\n",
+            " without a size); %" PRIu64 " events not decoded; %" PRIu64 " ReadyToRun images placed (%" PRIu64
+            " methods: %zu gave cold parts to the trace's, %zu known from the image alone), %" PRIu64 " not placed\n",
             path, st.events, st.modules, st.module_unloads, st.methods, st.method_unloads, st.rundown_methods,
-            st.r2r_entries, st.r2r_without_size, st.bad);
+            st.r2r_entries, st.r2r_without_size, st.bad, st.images_placed, st.image_methods, st.image_cold_given,
+            st.image_alone, st.images_unplaced);
     int status = TOOL_OK;
     if (nq) {
         int after_path = 0;
         for (int i = 1; i < argc; i++) {
+            if (strcmp(argv[i], "--image") == 0) {
+                i++;
+                continue;
+            }
             if (argv[i][0] == '-' && argv[i][1] != '\0')
                 continue;
             if (!after_path) {

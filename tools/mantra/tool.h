@@ -62,6 +62,9 @@ int tool_usage_error(const char *cmd, const char *fmt, const char *arg);
 /* The whole of a file (standard input for "-"), NUL-terminated after its *size bytes (read_file.c);
  * NULL when it cannot be opened or read (errno says why) or memory ran out. */
 char *tool_read_file(const char *path, size_t *size);
+/* Makes the array *p (*cap elements of elem bytes) hold at least need: doubling from first. 0, or
+ * -2 when out of memory (*p and *cap unchanged). */
+int tool_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
 
 /* The arguments every trace-reading subcommand shares: `--manifest FILE` (or --manifest=FILE) and
  * the one TRACE path. argv[*i] is the argument at hand (*i advances past a FILE). Returns -1 when

@@ -26,15 +26,24 @@ typedef struct mantra_symbols mantra_symbols;
 enum mantra_sym_origin {
     MANTRA_SYM_LOAD = 0,          /* a load event (MethodLoadVerbose, R2RGetEntryPoint): from that time */
     MANTRA_SYM_START_RUNDOWN = 1, /* loaded before the trace's start (MethodDCStartVerbose) */
-    MANTRA_SYM_END_RUNDOWN = 2    /* loaded at the time given, or since its module's load when no
+    MANTRA_SYM_END_RUNDOWN = 2,   /* loaded at the time given, or since its module's load when no
                                      earlier fact knows it (MethodDCEndVerbose) */
+    MANTRA_SYM_IMAGE = 3          /* from the module's image file (a ReadyToRun method placed where
+                                     the module was mapped): for the module's whole lifetime (time
+                                     is ignored). A fact of the trace about the same method's
+                                     precompiled code (module and token, not jitted) takes
+                                     precedence, and gets the image's cold part when it has none
+                                     (the runtime's events give hot sizes only). */
 };
+
+/* MethodFlags' Jitted bit (ClrEtwAll.man MethodFlagsMap: 0x8). */
+#define MANTRA_SYM_FLAG_JITTED 0x8u
 
 typedef struct mantra_sym_method {
     uint64_t module_id;
     uint64_t method_id; /* the runtime's MethodDesc (0 when unknown) */
     uint32_t token;
-    uint32_t flags;     /* the runtime's MethodFlags (0x8 jitted, ...) */
+    uint32_t flags;     /* the runtime's MethodFlags (MANTRA_SYM_FLAG_JITTED, ...) */
     const char *name_space, *name, *signature; /* copied; NULL as "" */
     uint64_t hot_start;
     uint32_t hot_size;
@@ -75,8 +84,10 @@ int mantra_symbols_finish(mantra_symbols *s);
 int mantra_symbols_resolve(const mantra_symbols *s, uint64_t address, int64_t time, int return_address,
                            mantra_sym_result *out);
 
-/* Counts: methods and ranges held. */
+/* Counts: method facts held; of the image's (MANTRA_SYM_IMAGE), those that gave a cold part to a
+ * fact of the trace, and those the trace knew nothing of (valid after finish). */
 size_t mantra_symbols_method_count(const mantra_symbols *s);
+void mantra_symbols_image_counts(const mantra_symbols *s, size_t *merged, size_t *alone);
 
 #ifdef __cplusplus
 }

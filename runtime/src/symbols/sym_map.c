@@ -45,6 +45,7 @@ struct mantra_symbols {
     size_t nunloads, cap_unloads;
     sy_range *ranges;
     size_t nranges;
+    size_t image_merged, image_alone;
     int finished;
 };
 
@@ -132,7 +133,7 @@ int mantra_symbols_module_unload(mantra_symbols *s, int64_t time, uint64_t modul
 }
 
 int mantra_symbols_method_load(mantra_symbols *s, int64_t time, int origin, const mantra_sym_method *m) {
-    if (s == NULL || m == NULL || m->hot_size == 0 || origin < MANTRA_SYM_LOAD || origin > MANTRA_SYM_END_RUNDOWN)
+    if (s == NULL || m == NULL || m->hot_size == 0 || origin < MANTRA_SYM_LOAD || origin > MANTRA_SYM_IMAGE)
         return MANTRA_EINVAL;
     if (s->finished)
         return MANTRA_ESTATE;
@@ -197,9 +198,78 @@ static int cmp_range(const void *pa, const void *pb) {
     return a->method < b->method ? -1 : a->method > b->method;
 }
 
+/* One method at one start: by module and token when it has one, else also by name. */
 static int same_method(const sy_method *a, const sy_method *b) {
-    return a->m.module_id == b->m.module_id && a->m.token == b->m.token && a->m.hot_start == b->m.hot_start &&
-           strcmp(a->m.name, b->m.name) == 0 && strcmp(a->m.name_space, b->m.name_space) == 0;
+    if (a->m.module_id != b->m.module_id || a->m.token != b->m.token || a->m.hot_start != b->m.hot_start)
+        return 0;
+    return a->m.token != 0 || (strcmp(a->m.name, b->m.name) == 0 && strcmp(a->m.name_space, b->m.name_space) == 0);
+}
+
+/* The trace's methods (not the image's) sorted by module and token, for merge_image. */
+typedef struct by_token {
+    uint64_t module;
+    uint32_t token;
+    size_t method;
+} by_token;
+
+static int cmp_by_token(const void *pa, const void *pb) {
+    const by_token *a = pa, *b = pb;
+    if (a->module != b->module)
+        return a->module < b->module ? -1 : 1;
+    if (a->token != b->token)
+        return a->token < b->token ? -1 : 1;
+    return a->method < b->method ? -1 : a->method > b->method;
+}
+
+/* The image's methods: the trace's facts of its precompiled code (same module and token, not jitted)
+ * take the image's cold part and the image's fact is dropped; the others stand for their module's
+ * lifetime (from its load). */
+static int merge_image(mantra_symbols *s) {
+    size_t n = 0, nimage = 0;
+    for (size_t i = 0; i < s->nmethods; i++)
+        nimage += s->methods[i].origin == MANTRA_SYM_IMAGE;
+    if (nimage == 0)
+        return MANTRA_OK;
+    by_token *t = malloc((s->nmethods ? s->nmethods : 1) * sizeof *t);
+    if (t == NULL)
+        return MANTRA_ENOMEM;
+    for (size_t i = 0; i < s->nmethods; i++)
+        if (s->methods[i].origin != MANTRA_SYM_IMAGE && s->methods[i].m.token != 0)
+            t[n++] = (by_token){s->methods[i].m.module_id, s->methods[i].m.token, i};
+    if (n > 1)
+        qsort(t, n, sizeof *t, cmp_by_token);
+    for (size_t i = 0; i < s->nmethods; i++) {
+        sy_method *m = &s->methods[i];
+        if (m->origin != MANTRA_SYM_IMAGE)
+            continue;
+        size_t lo = 0, hi = n; /* the first trace fact with this module and token */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (t[mid].module < m->m.module_id || (t[mid].module == m->m.module_id && t[mid].token < m->m.token))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        int merged = 0;
+        for (size_t j = lo; m->m.token && j < n && t[j].module == m->m.module_id && t[j].token == m->m.token; j++) {
+            sy_method *o = &s->methods[t[j].method];
+            if (o->m.flags & MANTRA_SYM_FLAG_JITTED) /* jitted code of the method: not the image's */
+                continue;
+            merged = 1;
+            if (o->m.cold_size == 0 && m->m.cold_size) {
+                o->m.cold_start = m->m.cold_start;
+                o->m.cold_size = m->m.cold_size;
+            }
+        }
+        if (merged) {
+            m->origin = -1; /* dropped */
+            s->image_merged++;
+        } else {
+            s->image_alone++;
+        }
+    }
+    free(t);
+    return MANTRA_OK;
 }
 
 int mantra_symbols_finish(mantra_symbols *s) {
@@ -207,6 +277,8 @@ int mantra_symbols_finish(mantra_symbols *s) {
         return MANTRA_EINVAL;
     if (s->finished)
         return MANTRA_ESTATE;
+    if (merge_image(s) != MANTRA_OK)
+        return MANTRA_ENOMEM;
     size_t nsteps = s->nmethods + s->nunloads;
     step *steps = malloc((nsteps ? nsteps : 1) * sizeof *steps);
     cm_map open = {0}, closed = {0}; /* hot start -> open method + 1; hot start -> last close time */
@@ -215,7 +287,12 @@ int mantra_symbols_finish(mantra_symbols *s) {
         sy_method *m = &s->methods[i];
         uint64_t *mi = cm_map_get(&s->module_of, m->m.module_id);
         m->module = mi ? (uint32_t)*mi : UINT32_MAX;
-        steps[i] = (step){m->origin == MANTRA_SYM_START_RUNDOWN ? INT64_MIN : m->time, i};
+        int64_t when = m->time;
+        if (m->origin == MANTRA_SYM_START_RUNDOWN)
+            when = INT64_MIN;
+        else if (m->origin == MANTRA_SYM_IMAGE) /* from its module's load */
+            when = m->module != UINT32_MAX ? s->modules[m->module].load : INT64_MIN;
+        steps[i] = (step){when, i};
     }
     for (size_t i = 0; rc == MANTRA_OK && i < s->nunloads; i++)
         steps[s->nmethods + i] = (step){s->unloads[i].time, i | UNLOAD_BIT};
@@ -233,6 +310,8 @@ int mantra_symbols_finish(mantra_symbols *s) {
             continue;
         }
         sy_method *m = &s->methods[steps[k].what];
+        if (m->origin < 0) /* an image's method the trace knows */
+            continue;
         uint64_t *o = cm_map_get(&open, m->m.hot_start);
         if (o && *o && same_method(&s->methods[*o - 1], m)) {
             m->from = m->to = 0; /* a rundown repeating what is known: dropped */
@@ -244,6 +323,8 @@ int mantra_symbols_finish(mantra_symbols *s) {
         int64_t module_load = m->module != UINT32_MAX ? s->modules[m->module].load : INT64_MIN;
         if (m->origin == MANTRA_SYM_LOAD) {
             m->from = m->time;
+        } else if (m->origin == MANTRA_SYM_IMAGE) {
+            m->from = steps[k].time;
         } else if (m->origin == MANTRA_SYM_START_RUNDOWN) {
             m->from = INT64_MIN;
         } else { /* end rundown: since its module's load, but after what last left this address */
@@ -320,7 +401,9 @@ int mantra_symbols_resolve(const mantra_symbols *s, uint64_t address, int64_t ti
         const sy_method *m = &s->methods[r->method];
         if (time < m->from || time >= m->to)
             continue;
-        if (best_m == NULL || m->from > best_m->from) {
+        /* the most recently loaded; at one time, the trace's fact before the image's */
+        if (best_m == NULL || m->from > best_m->from ||
+            (m->from == best_m->from && best_m->origin == MANTRA_SYM_IMAGE && m->origin != MANTRA_SYM_IMAGE)) {
             best = r;
             best_m = m;
         }
@@ -336,3 +419,8 @@ int mantra_symbols_resolve(const mantra_symbols *s, uint64_t address, int64_t ti
 }
 
 size_t mantra_symbols_method_count(const mantra_symbols *s) { return s ? s->nmethods : 0; }
+
+void mantra_symbols_image_counts(const mantra_symbols *s, size_t *merged, size_t *alone) {
+    *merged = s ? s->image_merged : 0;
+    *alone = s ? s->image_alone : 0;
+}
