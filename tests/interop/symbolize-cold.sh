@@ -14,6 +14,9 @@
 #     addresses: ColdApp.Step's cold part (return addresses while the exception is dispatched).
 #  3. The same run without rundown (DOTNET_EventPipeRundown=0): the images, placed from
 #     R2RGetEntryPoint's starts, resolve every sampled frame, the cold ones included.
+#  4. `mantra report --weight time` names TraceEvent's top 10 methods by exclusive time with the
+#     same shares (within half a percentage point) as dotnet-trace's speedscope conversion gives
+#     (report_compare.py).
 set -euo pipefail
 [ $# -eq 6 ] || { echo "usage: $0 MANTRA PYTHON DOTNET TE_DLL COLDAPP_DLL OUTDIR" >&2; exit 2; }
 mantra=$1 python=$2 dotnet=$3 te_dll=$4 app=$5 out=$6
@@ -74,6 +77,16 @@ cold = only.get("ColdApp!ColdApp.Step[cold](int32,int32[])", 0)
 print(f"symbolize-cold: frames TraceLog leaves as addresses and mantra names: {dict(only)}")
 sys.exit(0 if cold > 0 and set(only) == {"ColdApp!ColdApp.Step[cold](int32,int32[])"} else 1)
 PY
+# 4. mantra report against dotnet-trace's view of the same trace (its speedscope conversion, which
+#    weighs a sample by the time to its thread's next one, as `dotnet-trace report` does)
+"$mantra" report "$out/cold.nettrace" --top 0 --weight time --json > "$out/report.json" 2> "$out/report.err" || {
+  cat "$out/report.err" >&2; status=1; }
+cp "$out/cold.nettrace" "$out/convert.nettrace"
+(cd "$here" && "$dotnet" tool run dotnet-trace convert "$out/convert.nettrace" --format speedscope -o "$out/dotnet-trace" \
+  > "$out/convert.log" 2>&1) || { echo "symbolize-cold: dotnet-trace convert failed:" >&2; tail -3 "$out/convert.log" >&2; status=1; }
+"$python" "$here/report_compare.py" "$out/report.json" "$out/dotnet-trace.speedscope.json" 10 0.5 > "$out/report.check" || {
+  cat "$out/report.check" >&2; status=1; }
+echo "symbolize-cold: mantra report: $(tail -1 "$out/report.check")"
 # 3. without rundown: the images from their files, placed by R2RGetEntryPoint
 run "$out/norundown.nettrace" 0 > /dev/null
 "$mantra" symbolize --json "$out/norundown.nettrace" > "$out/norundown.json" 2> "$out/norundown.err" || {

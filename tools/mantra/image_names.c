@@ -1,5 +1,5 @@
 /* image_names.c - a ReadyToRun image's methods named from its metadata as the runtime names them in
- * its events (MethodNamespace, MethodName, MethodSignature): `mantra image` and the symbol map's
+ * its events (namespace, name and signature text): `mantra image` and the symbol map's
  * image methods (sym_image.c) share it. */
 #include <stdlib.h>
 

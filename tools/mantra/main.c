@@ -16,6 +16,7 @@ static const char usage[] =
     "  pgo INPUT... -o PROFILE [--format text|json|mibc]   traces' and profiles' PGO data -> profile\n"
     "  image [--json] FILE                                 a ReadyToRun image's methods: hot and cold parts\n"
     "  symbolize TRACE [--json] [ADDRESS@TIME...]          addresses -> methods, as loaded at that time\n"
+    "  report TRACE [--top N] [--weight samples|time]      the methods the samples were in\n"
 #ifdef MANTRA_TOOL_HAVE_DIAG_CLIENT
     "  ps [--json]                                         processes with a diagnostics endpoint\n"
     "  collect -p PID [--providers SPEC] [--profile NAME]  trace another process over the diagnostics IPC\n"
@@ -56,6 +57,8 @@ int main(int argc, char **argv) {
         return cmd_image(argc - 1, argv + 1);
     if (strcmp(cmd, "symbolize") == 0)
         return cmd_symbolize(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
 #ifdef MANTRA_TOOL_HAVE_DIAG_CLIENT
     if (strcmp(cmd, "ps") == 0)
         return cmd_ps(argc - 1, argv + 1);
