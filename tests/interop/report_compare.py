@@ -4,7 +4,8 @@ trace: its speedscope conversion (`dotnet-trace convert --format speedscope`, Tr
 SampleProfilerThreadTimeComputer: an evented profile per thread, each sample lasting until its
 thread's next one), from which the exclusive and inclusive time of every method is computed as
 `dotnet-trace report` computes it (the deepest real frame of each interval is exclusive; pseudo
-frames without a module such as CPU_TIME, UNMANAGED_CODE_TIME and "Thread (N)" are not methods).
+frames without a module such as CPU_TIME, UNMANAGED_CODE_TIME and "Thread (N)" are not methods,
+nor is "?!?", what TraceEvent leaves unresolved).
 
     report_compare.py MANTRA_REPORT.json SPEEDSCOPE.json TOP [TOLERANCE]
 
@@ -20,7 +21,7 @@ import sys
 
 
 def method(name):
-    if "!" not in name:
+    if "!" not in name or name.startswith("?"):  # pseudo frames, and what TraceEvent did not resolve ("?!?")
         return None
     return name.split("(", 1)[0]
 
