@@ -4,7 +4,7 @@
 #                jinja2 + yaml + pytest; with FUZZ=1 also clang + its libFuzzer runtime
 #   make build   configure build/ (RelWithDebInfo) and build
 #   make wasm    deps (WASM=1: clang-14, wasi-libc, lld-14, the wasm32 builtins, node, chromium,
-#                and playwright-core from npm into build-node/), then the
+#                and playwright-core and speedscope from npm into build-node/), then the
 #                WASI build in build-wasm/ (cmake/wasm32-wasi.cmake): build-wasm/tools/mantra.wasm
 #   make demo    deps, build, run the generator into build/demo-gen, run the demo program, then
 #                `mantra emit` (4 threads x 250000 events through a real session) into
@@ -41,6 +41,7 @@ FUZZ_DIR     ?= build-fuzz
 WASM_DIR     ?= build-wasm
 NODE_DIR     ?= build-node
 PLAYWRIGHT_VERSION ?= 1.65.1
+SPEEDSCOPE_VERSION ?= 1.25.0
 PREFIX_DIR   ?= $(BUILD_DIR)/prefix
 DOWNSTREAM_DIR ?= $(BUILD_DIR)/downstream
 JOBS         ?= 2
@@ -106,6 +107,11 @@ deps:
 	  echo "deps: npm install playwright-core@$(PLAYWRIGHT_VERSION) into $(NODE_DIR)/ (drives chromium in tests/browser)"; \
 	  mkdir -p $(NODE_DIR); \
 	  npm install --prefix $(NODE_DIR) --no-audit --no-fund --loglevel=error playwright-core@$(PLAYWRIGHT_VERSION) </dev/null; \
+	fi
+	@if [ -n "$(WASM)" ] && [ ! -e $(NODE_DIR)/node_modules/speedscope/package.json ]; then \
+	  echo "deps: npm install speedscope@$(SPEEDSCOPE_VERSION) into $(NODE_DIR)/ (its app opens mantra export's files in tests/browser)"; \
+	  mkdir -p $(NODE_DIR); \
+	  npm install --prefix $(NODE_DIR) --no-audit --no-fund --loglevel=error speedscope@$(SPEEDSCOPE_VERSION) </dev/null; \
 	fi
 
 # configure DIR ARGS: runs cmake quietly (log in DIR/configure.log), shows mantra's summary

@@ -8,45 +8,16 @@
 //
 // Output: OUT/result.json { collections: [{ file, fileName, size, runsAtStop, steps, ms }],
 // concurrent: {...}, big: {...} }, OUT/*.nettrace, OUT/page.png. Exit 0, or 1 with the reason.
-import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { extname, join, resolve } from 'node:path';
+import { writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import process from 'node:process';
+import { options, serve } from './browser_common.mjs';
 
-const opt = {};
-for (let i = 2; i < process.argv.length; i += 2) opt[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
-for (const k of ['web', 'wasm', 'out']) {
-  if (!opt[k]) {
-    console.error(`browser_pgo.mjs: --${k} is required`);
-    process.exit(2);
-  }
-}
-const require = createRequire(join(resolve(opt.modules || '.'), 'node_modules') + '/');
-const { chromium } = require('playwright-core');
+const { opt, chromium } = options('browser_pgo.mjs', ['web', 'wasm', 'out']);
 
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.masm': 'text/plain' };
-const server = createServer(async (req, res) => {
-  const name = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
-  if (name === 'favicon.ico') {
-    res.writeHead(204).end();
-    return;
-  }
-  const path = name === 'mantra_web.wasm' ? opt.wasm : name.startsWith('out/') ? join(opt.out, name.slice(4))
-    : join(opt.web, name);
-  if (name.includes('..')) {
-    res.writeHead(403).end();
-    return;
-  }
-  try {
-    const body = await readFile(path);
-    res.writeHead(200, { 'content-type': types[extname(path)] || 'application/octet-stream' }).end(body);
-  } catch {
-    res.writeHead(404).end();
-  }
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const url = `http://127.0.0.1:${server.address().port}/index.html`;
+const { server, base } = await serve((name) => (name === 'mantra_web.wasm' ? opt.wasm
+  : name.startsWith('out/') ? join(opt.out, name.slice(4)) : join(opt.web, name)));
+const url = `${base}/index.html`;
 await mkdir(opt.out, { recursive: true });
 
 const browser = await chromium.launch({ executablePath: opt.chromium || '/usr/bin/chromium', args: ['--no-sandbox'] });

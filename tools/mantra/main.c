@@ -17,6 +17,7 @@ static const char usage[] =
     "  image [--json] FILE                                 a ReadyToRun image's methods: hot and cold parts\n"
     "  symbolize TRACE [--json] [ADDRESS@TIME...]          addresses -> methods, as loaded at that time\n"
     "  report TRACE [--top N] [--weight samples|time]      the methods the samples were in\n"
+    "  export TRACE --format speedscope|chrome -o FILE     the samples as a flame graph\n"
 #ifdef MANTRA_TOOL_HAVE_DIAG_CLIENT
     "  ps [--json]                                         processes with a diagnostics endpoint\n"
     "  collect -p PID [--providers SPEC] [--profile NAME]  trace another process over the diagnostics IPC\n"
@@ -59,6 +60,8 @@ int main(int argc, char **argv) {
         return cmd_symbolize(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return cmd_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "export") == 0)
+        return cmd_export(argc - 1, argv + 1);
 #ifdef MANTRA_TOOL_HAVE_DIAG_CLIENT
     if (strcmp(cmd, "ps") == 0)
         return cmd_ps(argc - 1, argv + 1);

@@ -1,16 +1,15 @@
 /* `mantra report TRACE [--top N] [--threads] [--json] [--weight samples|time] [--image PATH]...`
  * (docs/cli.md "mantra report"): the methods the trace's samples were in, by exclusive samples
  * (the sample's first frame) and inclusive samples (any frame, a method counted once per sample),
- * frames resolved with the trace's time-aware symbol map (sym_trace.c). --weight time weighs each
- * sample by the time to its thread's next sample, as dotnet-trace report and its speedscope
+ * frames resolved with the trace's time-aware symbol map (sym_samples.c). --weight time weighs
+ * each sample by the time to its thread's next sample, as dotnet-trace report and its speedscope
  * conversion do (TraceEvent's SampleProfilerThreadTimeComputer); the default counts samples. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgo_tool.h"
-#include "sym_trace.h"
+#include "sym_samples.h"
 #include "tool.h"
 
 static const char usage[] =
@@ -32,178 +31,42 @@ static const char usage[] =
     "Exit status: 0 success, 1 bad input, 2 usage error.\n";
 
 typedef struct method_row {
-    char *name;
+    const char *name;
     uint64_t excl, incl;
     double excl_w, incl_w;
     uint64_t seen_in; /* the last sample that counted it inclusively (+1) */
 } method_row;
 
 typedef struct table {
-    pgo_strmap index;
-    method_row *rows;
-    size_t n, cap;
+    method_row *rows; /* one per name of the samples */
     uint64_t samples;
     double total;
 } table;
 
-typedef struct sample {
-    uint64_t thread;
-    int64_t time;
-    uint32_t first, count; /* names[first .. first + count) */
-} sample;
-
-typedef struct report {
-    sym_trace st;
-    sample *samples;
-    size_t nsamples, cap_samples;
-    uint32_t *names; /* frame names as indexes into the all-threads table's rows */
-    size_t nnames, cap_names;
-    table all;
-} report;
-
-static int row_of(table *t, const char *name, size_t *out) {
-    size_t i = pgo_strmap_get(&t->index, name);
-    if (i == (size_t)-1) {
-        if (tool_grow((void **)&t->rows, &t->cap, t->n + 1, sizeof *t->rows, 256) < 0)
-            return -2;
-        char *copy = pgo_strdup(name);
-        if (copy == NULL || pgo_strmap_put(&t->index, name, t->n) < 0) {
-            free(copy);
-            return -2;
-        }
-        t->rows[t->n] = (method_row){copy, 0, 0, 0, 0, 0};
-        i = t->n++;
-    }
-    *out = i;
-    return 0;
-}
-
-static void table_free(table *t) {
-    for (size_t i = 0; i < t->n; i++)
-        free(t->rows[i].name);
-    free(t->rows);
-    pgo_strmap_free(&t->index);
-}
-
-/* The frame name a report groups by: "Module!Namespace.Name" (no parameters), "?" unresolved. */
-static void frame_name(const mantra_sym_result *r, char *buf, size_t size) {
-    if (r->part == MANTRA_SYM_NONE) {
-        snprintf(buf, size, "?");
-        return;
-    }
-    sym_frame_text(r, 0, 1, buf, size);
-    char *paren = strchr(buf, '(');
-    if (paren)
-        *paren = '\0';
-}
-
-/* Reads every sample: its thread, time and resolved frame names. */
-static int read_samples(report *rp) {
-    mantra_reader *r = mantra_reader_new(NULL);
-    if (r == NULL)
-        return -2;
-    if (mantra_reader_open_file(r, rp->st.path) < 0) {
-        fprintf(stderr, "mantra report: %s: cannot read the trace: %s\n", rp->st.path, mantra_reader_last_error(r));
-        mantra_reader_free(r);
-        return -1;
-    }
-    const mantra_trace_event *ev;
-    char name[1024];
-    int rc = 0;
-    while (rc == 0 && mantra_reader_next(r, &ev) > 0) {
-        if (!sym_is_sample(ev))
-            continue;
-        if (tool_grow((void **)&rp->samples, &rp->cap_samples, rp->nsamples + 1, sizeof *rp->samples, 1024) < 0 ||
-            tool_grow((void **)&rp->names, &rp->cap_names, rp->nnames + ev->stack_count, sizeof *rp->names, 4096) < 0) {
-            rc = -2;
-            break;
-        }
-        sample *s = &rp->samples[rp->nsamples++];
-        *s = (sample){ev->thread_id, ev->timestamp, (uint32_t)rp->nnames, 0};
-        for (size_t i = 0; rc == 0 && i < ev->stack_count; i++) {
-            mantra_sym_result res;
-            mantra_symbols_resolve(rp->st.map, mantra_trace_event_ip(ev, i), ev->timestamp, i > 0, &res);
-            frame_name(&res, name, sizeof name);
-            size_t row;
-            rc = row_of(&rp->all, name, &row);
-            if (rc == 0) {
-                rp->names[rp->nnames++] = (uint32_t)row;
-                s->count++;
+/* Adds samples [from, to) to t. */
+static void tally(const sym_samples *ss, table *t, int by_time, size_t from, size_t to) {
+    for (size_t i = from; i < to;) {
+        size_t thread_end = sym_samples_thread_end(ss, i), end = thread_end < to ? thread_end : to;
+        for (size_t k = i; k < end; k++) {
+            const sym_sample *s = &ss->s[k];
+            double w = by_time ? (double)sym_sample_duration(ss, k, i, thread_end) : 1.0;
+            t->samples++;
+            t->total += w;
+            for (uint32_t f = 0; f < s->count; f++) {
+                method_row *m = &t->rows[ss->frames[s->first + f]];
+                if (f == 0) {
+                    m->excl++;
+                    m->excl_w += w;
+                }
+                if (m->seen_in != k + 1) { /* once per sample */
+                    m->seen_in = k + 1;
+                    m->incl++;
+                    m->incl_w += w;
+                }
             }
         }
+        i = end;
     }
-    mantra_reader_free(r);
-    return rc;
-}
-
-static int cmp_sample(const void *pa, const void *pb) {
-    const sample *a = pa, *b = pb;
-    if (a->thread != b->thread)
-        return a->thread < b->thread ? -1 : 1;
-    if (a->time != b->time)
-        return a->time < b->time ? -1 : 1;
-    return a->first < b->first ? -1 : a->first > b->first;
-}
-
-static int cmp_i64(const void *pa, const void *pb) {
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return a < b ? -1 : a > b;
-}
-
-/* Each sample's weight: 1, or the ticks to its thread's next sample (the last: the thread's median
- * interval, 0 for a thread with one sample). samples must be sorted by thread and time. */
-static int weights(const report *rp, int by_time, double *w) {
-    int64_t *gaps = malloc((rp->nsamples ? rp->nsamples : 1) * sizeof *gaps);
-    if (gaps == NULL)
-        return -2;
-    for (size_t i = 0; i < rp->nsamples;) {
-        size_t j = i;
-        while (j < rp->nsamples && rp->samples[j].thread == rp->samples[i].thread)
-            j++;
-        size_t ng = 0;
-        for (size_t k = i; k + 1 < j; k++)
-            gaps[ng++] = rp->samples[k + 1].time - rp->samples[k].time;
-        int64_t median = 0;
-        if (ng) {
-            for (size_t k = i; k + 1 < j; k++)
-                w[k] = (double)(rp->samples[k + 1].time - rp->samples[k].time);
-            qsort(gaps, ng, sizeof *gaps, cmp_i64);
-            median = gaps[ng / 2];
-        }
-        w[j - 1] = (double)median;
-        if (!by_time)
-            for (size_t k = i; k < j; k++)
-                w[k] = 1.0;
-        i = j;
-    }
-    free(gaps);
-    return 0;
-}
-
-/* Adds samples [from, to) to t (its rows named through rp->all). */
-static int tally(report *rp, table *t, const double *w, size_t from, size_t to) {
-    for (size_t k = from; k < to; k++) {
-        const sample *s = &rp->samples[k];
-        t->samples++;
-        t->total += w[k];
-        for (uint32_t f = 0; f < s->count; f++) {
-            size_t row;
-            int rc = t == &rp->all ? (row = rp->names[s->first + f], 0) : row_of(t, rp->all.rows[rp->names[s->first + f]].name, &row);
-            if (rc < 0)
-                return rc;
-            method_row *m = &t->rows[row];
-            if (f == 0) {
-                m->excl++;
-                m->excl_w += w[k];
-            }
-            if (m->seen_in != k + 1) { /* once per sample */
-                m->seen_in = k + 1;
-                m->incl++;
-                m->incl_w += w[k];
-            }
-        }
-    }
-    return 0;
 }
 
 static int cmp_row(const void *pa, const void *pb) {
@@ -215,15 +78,17 @@ static int cmp_row(const void *pa, const void *pb) {
     return strcmp(a->name, b->name);
 }
 
-static int print_table(const table *t, size_t top, int json, int by_time, const char *title) {
-    const method_row **order = malloc((t->n ? t->n : 1) * sizeof *order);
+static int print_table(const table *t, size_t n, size_t top, int json, int by_time, const char *title) {
+    const method_row **order = malloc((n ? n : 1) * sizeof *order);
     if (order == NULL)
         return -2;
-    for (size_t i = 0; i < t->n; i++)
-        order[i] = &t->rows[i];
-    if (t->n > 1)
-        qsort(order, t->n, sizeof *order, cmp_row);
-    size_t shown = top && top < t->n ? top : t->n;
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++)
+        if (t->rows[i].incl)
+            order[used++] = &t->rows[i];
+    if (used > 1)
+        qsort(order, used, sizeof *order, cmp_row);
+    size_t shown = top && top < used ? top : used;
     double total = t->total > 0 ? t->total : 1;
     if (json) {
         printf("{\"samples\":%" PRIu64 ",\"weight\":\"%s\",\"methods\":[", t->samples, by_time ? "time" : "samples");
@@ -246,6 +111,16 @@ static int print_table(const table *t, size_t top, int json, int by_time, const 
         }
     }
     free(order);
+    return 0;
+}
+
+static int new_table(const sym_samples *ss, table *t) {
+    memset(t, 0, sizeof *t);
+    t->rows = calloc(ss->nnames ? ss->nnames : 1, sizeof *t->rows);
+    if (t->rows == NULL)
+        return -2;
+    for (size_t i = 0; i < ss->nnames; i++)
+        t->rows[i].name = ss->names[i];
     return 0;
 }
 
@@ -305,44 +180,41 @@ int cmd_report(int argc, char **argv) {
         free(images);
         return usage_rc;
     }
-    report rp;
-    memset(&rp, 0, sizeof rp);
-    int rc = sym_trace_build(&rp.st, "report", path, images, nimages);
+    sym_trace st;
+    sym_samples ss;
+    table all;
+    memset(&ss, 0, sizeof ss);
+    memset(&all, 0, sizeof all);
+    int rc = sym_trace_build(&st, "report", path, images, nimages);
     free(images);
-    double *w = NULL;
     if (rc == 0)
-        rc = read_samples(&rp);
-    if (rc == 0 && rp.nsamples > 1)
-        qsort(rp.samples, rp.nsamples, sizeof *rp.samples, cmp_sample);
-    if (rc == 0 && (w = malloc((rp.nsamples ? rp.nsamples : 1) * sizeof *w)) == NULL)
-        rc = -2;
+        rc = sym_samples_read(&ss, &st, 0, NULL, NULL);
     if (rc == 0)
-        rc = weights(&rp, by_time, w);
-    if (rc == 0)
-        rc = tally(&rp, &rp.all, w, 0, rp.nsamples);
-    if (rc == 0 && json && threads)
-        fputs("{\"all\":", stdout);
-    if (rc == 0)
-        rc = print_table(&rp.all, top, json, by_time, "");
+        rc = new_table(&ss, &all);
+    if (rc == 0) {
+        tally(&ss, &all, by_time, 0, ss.n);
+        if (json && threads)
+            fputs("{\"all\":", stdout);
+        rc = print_table(&all, ss.nnames, top, json, by_time, "");
+    }
     if (rc == 0 && threads) {
         if (json)
             fputs(",\"threads\":[", stdout);
-        for (size_t i = 0, nth = 0; rc == 0 && i < rp.nsamples; nth++) {
-            size_t j = i;
-            while (j < rp.nsamples && rp.samples[j].thread == rp.samples[i].thread)
-                j++;
+        for (size_t i = 0, nth = 0; rc == 0 && i < ss.n; nth++) {
+            size_t j = sym_samples_thread_end(&ss, i);
             table t;
-            memset(&t, 0, sizeof t);
-            rc = tally(&rp, &t, w, i, j);
-            char title[64];
-            snprintf(title, sizeof title, "\nthread %" PRIu64, rp.samples[i].thread);
-            if (rc == 0 && json)
-                printf("%s{\"thread_id\":%" PRIu64 ",\"table\":", nth ? "," : "", rp.samples[i].thread);
-            if (rc == 0)
-                rc = print_table(&t, top, json, by_time, title);
-            if (rc == 0 && json)
-                fputc('}', stdout);
-            table_free(&t);
+            rc = new_table(&ss, &t);
+            if (rc == 0) {
+                tally(&ss, &t, by_time, i, j);
+                char title[64];
+                snprintf(title, sizeof title, "\nthread %" PRIu64, ss.s[i].thread);
+                if (json)
+                    printf("%s{\"thread_id\":%" PRIu64 ",\"table\":", nth ? "," : "", ss.s[i].thread);
+                rc = print_table(&t, ss.nnames, top, json, by_time, title);
+                if (rc == 0 && json)
+                    fputc('}', stdout);
+            }
+            free(t.rows);
             i = j;
         }
         if (json)
@@ -352,10 +224,8 @@ int cmd_report(int argc, char **argv) {
         fputc('\n', stdout);
     if (rc == -2)
         fputs("mantra report: out of memory\n", stderr);
-    free(w);
-    free(rp.samples);
-    free(rp.names);
-    table_free(&rp.all);
-    sym_trace_free(&rp.st);
+    free(all.rows);
+    sym_samples_free(&ss);
+    sym_trace_free(&st);
     return rc == 0 && fflush(stdout) == 0 ? TOOL_OK : TOOL_BAD_INPUT;
 }

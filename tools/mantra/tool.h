@@ -22,6 +22,7 @@ int cmd_pgo(int argc, char **argv); /* pgo.c */
 int cmd_image(int argc, char **argv); /* image.c */
 int cmd_symbolize(int argc, char **argv); /* symbolize.c */
 int cmd_report(int argc, char **argv);    /* report.c */
+int cmd_export(int argc, char **argv);    /* export.c */
 int cmd_ps(int argc, char **argv);      /* ps.c (the diagnostics client; not in the WASI build) */
 int cmd_collect(int argc, char **argv); /* collect.c */
 int cmd_counters(int argc, char **argv); /* counters.c */

@@ -1,0 +1,129 @@
+/* sym_samples.c - a trace's samples with their frames resolved and named (sym_samples.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym_samples.h"
+#include "tool.h"
+
+static int intern(sym_samples *ss, const char *name, uint32_t *out) {
+    size_t i = pgo_strmap_get(&ss->index, name);
+    if (i == (size_t)-1) {
+        char *copy = pgo_strdup(name);
+        if (copy == NULL || tool_grow((void **)&ss->names, &ss->cap_names, ss->nnames + 1, sizeof *ss->names, 256) < 0 ||
+            pgo_strmap_put(&ss->index, name, ss->nnames) < 0) {
+            free(copy);
+            return -2;
+        }
+        ss->names[ss->nnames] = copy;
+        i = ss->nnames++;
+    }
+    *out = (uint32_t)i;
+    return 0;
+}
+
+static int cmp_sample(const void *pa, const void *pb) {
+    const sym_sample *a = pa, *b = pb;
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? -1 : 1;
+    if (a->time != b->time)
+        return a->time < b->time ? -1 : 1;
+    return a->first < b->first ? -1 : a->first > b->first;
+}
+
+int sym_samples_read(sym_samples *ss, const sym_trace *st, int unresolved_as_address,
+                     void (*other)(void *ctx, const mantra_trace_event *ev), void *ctx) {
+    memset(ss, 0, sizeof *ss); /* (other reads ss's t0 and freq: set before it is first called) */
+    mantra_reader *r = mantra_reader_new(NULL);
+    if (r == NULL)
+        return -2;
+    if (mantra_reader_open_file(r, st->path) < 0) {
+        fprintf(stderr, "mantra %s: %s: cannot read the trace: %s\n", st->cmd, st->path, mantra_reader_last_error(r));
+        mantra_reader_free(r);
+        return -1;
+    }
+    const mantra_trace_info *info = mantra_reader_info(r);
+    ss->freq = info->qpc_frequency > 0 ? info->qpc_frequency : 1000000000;
+    const mantra_trace_event *ev;
+    char name[1024];
+    int rc = 0, first = 1;
+    while (rc == 0 && mantra_reader_next(r, &ev) > 0) {
+        if (first) {
+            ss->t0 = ev->timestamp;
+            first = 0;
+        }
+        if (!sym_is_sample(ev)) {
+            if (other)
+                other(ctx, ev);
+            continue;
+        }
+        if (tool_grow((void **)&ss->s, &ss->cap, ss->n + 1, sizeof *ss->s, 1024) < 0 ||
+            tool_grow((void **)&ss->frames, &ss->cap_frames, ss->nframes + ev->stack_count, sizeof *ss->frames, 4096) < 0) {
+            rc = -2;
+            break;
+        }
+        sym_sample *s = &ss->s[ss->n++];
+        *s = (sym_sample){ev->thread_id, ev->timestamp, (uint32_t)ss->nframes, 0};
+        for (size_t i = 0; rc == 0 && i < ev->stack_count; i++) {
+            uint64_t ip = mantra_trace_event_ip(ev, i);
+            mantra_sym_result res;
+            mantra_symbols_resolve(st->map, ip, ev->timestamp, i > 0, &res);
+            if (res.part == MANTRA_SYM_NONE && !unresolved_as_address) {
+                strcpy(name, "?");
+            } else {
+                sym_frame_text(&res, ip, 1, name, sizeof name);
+                char *paren = res.part != MANTRA_SYM_NONE ? strchr(name, '(') : NULL;
+                if (paren) /* no parameter list */
+                    *paren = '\0';
+            }
+            uint32_t id;
+            rc = intern(ss, name, &id);
+            if (rc == 0) {
+                ss->frames[ss->nframes++] = id;
+                s->count++;
+            }
+        }
+    }
+    mantra_reader_free(r);
+    if (rc == 0 && ss->n > 1)
+        qsort(ss->s, ss->n, sizeof *ss->s, cmp_sample);
+    return rc;
+}
+
+void sym_samples_free(sym_samples *ss) {
+    for (size_t i = 0; i < ss->nnames; i++)
+        free(ss->names[i]);
+    free(ss->names);
+    free(ss->s);
+    free(ss->frames);
+    pgo_strmap_free(&ss->index);
+    memset(ss, 0, sizeof *ss);
+}
+
+size_t sym_samples_thread_end(const sym_samples *ss, size_t from) {
+    size_t j = from;
+    while (j < ss->n && ss->s[j].thread == ss->s[from].thread)
+        j++;
+    return j;
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+int64_t sym_sample_duration(const sym_samples *ss, size_t k, size_t from, size_t to) {
+    if (k + 1 < to)
+        return ss->s[k + 1].time - ss->s[k].time;
+    size_t n = to - from > 1 ? to - from - 1 : 0;
+    if (n == 0)
+        return ss->freq / 1000;
+    int64_t *gaps = malloc(n * sizeof *gaps);
+    if (gaps == NULL)
+        return ss->freq / 1000;
+    for (size_t i = 0; i < n; i++)
+        gaps[i] = ss->s[from + i + 1].time - ss->s[from + i].time;
+    qsort(gaps, n, sizeof *gaps, cmp_i64);
+    int64_t median = gaps[n / 2];
+    free(gaps);
+    return median;
+}
