@@ -46,6 +46,9 @@ int sym_samples_read(sym_samples *ss, const sym_trace *st, int unresolved_as_add
     const mantra_trace_event *ev;
     char name[1024];
     int rc = 0, first = 1;
+    /* a method's part (or, unresolved, an address) already named: its name's index, without
+     * formatting and looking the text up again (most frames are) */
+    pgo_u64map known = {0}, addresses = {0};
     while (rc == 0 && mantra_reader_next(r, &ev) > 0) {
         if (first) {
             ss->t0 = ev->timestamp;
@@ -67,16 +70,24 @@ int sym_samples_read(sym_samples *ss, const sym_trace *st, int unresolved_as_add
             uint64_t ip = mantra_trace_event_ip(ev, i);
             mantra_sym_result res;
             mantra_symbols_resolve(st->map, ip, ev->timestamp, i > 0, &res);
-            if (res.part == MANTRA_SYM_NONE && !unresolved_as_address) {
-                strcpy(name, "?");
-            } else {
-                sym_frame_text(&res, ip, 1, name, sizeof name);
-                char *paren = res.part != MANTRA_SYM_NONE ? strchr(name, '(') : NULL;
-                if (paren) /* no parameter list */
-                    *paren = '\0';
+            pgo_u64map *cache = res.part == MANTRA_SYM_NONE && unresolved_as_address ? &addresses : &known;
+            uint64_t key = res.part == MANTRA_SYM_NONE ? (unresolved_as_address ? ip : 1)
+                                                       : (uint64_t)(uintptr_t)res.method * 4 + (uint64_t)res.part;
+            uint64_t *hit = pgo_u64map_get(cache, key);
+            uint32_t id = hit ? (uint32_t)*hit : 0;
+            if (hit == NULL) {
+                if (res.part == MANTRA_SYM_NONE && !unresolved_as_address) {
+                    strcpy(name, "?");
+                } else {
+                    sym_frame_text(&res, ip, 1, name, sizeof name);
+                    char *paren = res.part != MANTRA_SYM_NONE ? strchr(name, '(') : NULL;
+                    if (paren) /* no parameter list */
+                        *paren = '\0';
+                }
+                rc = intern(ss, name, &id);
+                if (rc == 0 && pgo_u64map_put(cache, key, id) < 0)
+                    rc = -2;
             }
-            uint32_t id;
-            rc = intern(ss, name, &id);
             if (rc == 0) {
                 ss->frames[ss->nframes++] = id;
                 s->count++;
@@ -84,6 +95,8 @@ int sym_samples_read(sym_samples *ss, const sym_trace *st, int unresolved_as_add
         }
     }
     mantra_reader_free(r);
+    pgo_u64map_free(&known);
+    pgo_u64map_free(&addresses);
     if (rc == 0 && ss->n > 1)
         qsort(ss->s, ss->n, sizeof *ss->s, cmp_sample);
     return rc;
