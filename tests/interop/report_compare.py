@@ -4,8 +4,9 @@ trace: its speedscope conversion (`dotnet-trace convert --format speedscope`, Tr
 SampleProfilerThreadTimeComputer: an evented profile per thread, each sample lasting until its
 thread's next one), from which the exclusive and inclusive time of every method is computed as
 `dotnet-trace report` computes it (the deepest real frame of each interval is exclusive; pseudo
-frames without a module such as CPU_TIME, UNMANAGED_CODE_TIME and "Thread (N)" are not methods,
-nor is "?!?", what TraceEvent leaves unresolved).
+frames without a module such as CPU_TIME, UNMANAGED_CODE_TIME and "Thread (N)" are not methods;
+"?!?", what TraceEvent leaves unresolved, keeps the exclusive time of the intervals whose leaf it is
+and is not compared: mantra resolves such frames, e.g. a ReadyToRun method's cold part).
 
     report_compare.py MANTRA_REPORT.json SPEEDSCOPE.json TOP [TOLERANCE]
 
@@ -21,8 +22,12 @@ import sys
 
 
 def method(name):
-    if "!" not in name or name.startswith("?"):  # pseudo frames, and what TraceEvent did not resolve ("?!?")
+    """A frame's method; None for pseudo frames (no module); "?" for what TraceEvent left unresolved
+    ("?!?": it keeps the exclusive time of an interval whose leaf it is, but is not compared)."""
+    if "!" not in name:
         return None
+    if name.startswith("?"):
+        return "?"
     return name.split("(", 1)[0]
 
 
@@ -59,7 +64,7 @@ def main():
     tol = float(sys.argv[4]) if len(sys.argv) == 5 else 0.5
     te_excl, te_incl = traceevent_shares(sys.argv[2])
     mine = {m["name"]: m for m in ours["methods"]}
-    want = sorted(te_excl, key=lambda m: -te_excl[m])[:top]
+    want = sorted((m for m in te_excl if m != "?"), key=lambda m: -te_excl[m])[:top]
     problems = []
     for i, m in enumerate(want):
         o = mine.get(m)

@@ -16,7 +16,7 @@
 #  3. The same run without rundown (DOTNET_EventPipeRundown=0): the images, placed from
 #     R2RGetEntryPoint's starts, resolve every sampled frame, the cold ones included.
 #  4. `mantra report --weight time` names TraceEvent's top 10 methods by exclusive time with the
-#     same shares (within half a percentage point) as dotnet-trace's speedscope conversion gives
+#     same shares (within 0.1 percentage point) as dotnet-trace's speedscope conversion gives
 #     (report_compare.py).
 #  5. A JIT-only run of the IL build (ReadyToRun off): every frame TraceLog names, mantra names the same.
 set -euo pipefail
@@ -88,7 +88,7 @@ PY
 cp "$out/cold.nettrace" "$out/convert.nettrace"
 (cd "$here" && "$dotnet" tool run dotnet-trace convert "$out/convert.nettrace" --format speedscope -o "$out/dotnet-trace" \
   > "$out/convert.log" 2>&1) || { echo "symbolize-cold: dotnet-trace convert failed:" >&2; tail -3 "$out/convert.log" >&2; status=1; }
-"$python" "$here/report_compare.py" "$out/report.json" "$out/dotnet-trace.speedscope.json" 10 0.5 > "$out/report.check" || {
+"$python" "$here/report_compare.py" "$out/report.json" "$out/dotnet-trace.speedscope.json" 10 0.1 > "$out/report.check" || {
   cat "$out/report.check" >&2; status=1; }
 echo "symbolize-cold: mantra report: $(tail -1 "$out/report.check")"
 # 3. without rundown: the images from their files, placed by R2RGetEntryPoint

@@ -23,7 +23,7 @@ static const char usage[] =
     "  --threads        one table per thread too\n"
     "  --weight samples each sample counts 1 (default)\n"
     "  --weight time    each sample weighs the time to its thread's next sample (dotnet-trace report's\n"
-    "                   weighting); the last sample of a thread weighs the thread's median interval\n"
+    "                   weighting); a thread's last sample weighs nothing, as there\n"
     "  --image PATH     a ReadyToRun image of one of the trace's modules (as for mantra symbolize)\n"
     "  --json           {\"samples\", \"weight\", \"methods\": [{\"name\", \"exclusive\", \"inclusive\",\n"
     "                   \"exclusive_share\", \"inclusive_share\"}]}\n"

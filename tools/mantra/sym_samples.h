@@ -34,8 +34,9 @@ int sym_samples_read(sym_samples *ss, const sym_trace *st, int unresolved_as_add
                      void (*other)(void *ctx, const mantra_trace_event *ev), void *ctx);
 void sym_samples_free(sym_samples *ss);
 
-/* Sample k's duration in ticks: to its thread's next sample; a thread's last sample, the thread's
- * median interval (one sample alone: a millisecond). [from, to) is k's thread's run of samples. */
+/* Sample k's duration in ticks: to its thread's next sample; a thread's last sample, 0 (TraceEvent's
+ * SampleProfilerThreadTimeComputer closes it at once: its speedscope conversion ends the thread a
+ * microsecond after it). [from, to) is k's thread's run of samples. */
 int64_t sym_sample_duration(const sym_samples *ss, size_t k, size_t from, size_t to);
 /* The end of the run of samples of sample from's thread. */
 size_t sym_samples_thread_end(const sym_samples *ss, size_t from);
