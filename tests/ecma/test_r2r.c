@@ -382,12 +382,52 @@ START_TEST(damage_is_refused_or_read_inside_the_file) {
 }
 END_TEST
 
+START_TEST(refusals_with_messages) {
+    static image im;
+    build(&im);
+    mantra_pe pe;
+    mantra_r2r r;
+    mantra_ecma_error err = {0, ""};
+    /* a ReadyToRun major version this reader does not know */
+    uint8_t *h = at_rva(&im, TEXT_RVA + 72);
+    put16(h + 4, 17);
+    ck_assert_int_eq(mantra_pe_parse(im.d, sizeof im.d, &pe, &err), MANTRA_OK);
+    ck_assert_int_eq(mantra_r2r_open(&pe, &r, &err), MANTRA_EUNSUPPORTED);
+    ck_assert_str_eq(err.message, "ReadyToRun version 17.0 is not one this reader knows (9.0 to 16.x)");
+    ck_assert_uint_eq(err.offset, TEXT_RAW + 72 + 4);
+    mantra_pe_free(&pe);
+    put16(h + 4, 16);
+    /* a second section overlapping .text */
+    uint8_t *coff = im.d + 0x44, *sec2 = im.d + 0x44 + 20 + 240 + 40;
+    put16(coff + 2, 2);
+    memcpy(sec2, ".data", 5);
+    put32(sec2 + 8, 0x100);
+    put32(sec2 + 12, TEXT_RVA + 0x200); /* inside .text's 0x400 bytes */
+    ck_assert_int_eq(mantra_pe_parse(im.d, sizeof im.d, &pe, &err), MANTRA_EFORMAT);
+    ck_assert_str_eq(err.message, "section 1 (.data) at RVA 0x1200 overlaps section 0 (.text), which runs to RVA 0x1400");
+    ck_assert_uint_eq(err.offset, 0x44 + 20 + 240 + 40 + 12);
+    put16(coff + 2, 1);
+    memset(sec2, 0, 40);
+    /* a NativeArray tree node that jumps to itself: the walk is bounded (four levels, one per bit
+     * of the index within its block), so the reader ends, whatever it makes of it */
+    uint32_t eps = im.sec_rva[2];
+    at_rva(&im, eps)[5] = 0x04; /* bit 1's node: "go right by 0" */
+    ck_assert_int_eq(mantra_pe_parse(im.d, sizeof im.d, &pe, &err), MANTRA_OK);
+    ck_assert_int_eq(mantra_r2r_open(&pe, &r, &err), MANTRA_OK);
+    int rc = mantra_r2r_code(&pe, &r, &err);
+    ck_assert(rc == MANTRA_OK || rc == MANTRA_EFORMAT);
+    mantra_r2r_free(&r);
+    mantra_pe_free(&pe);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("r2r");
     TCase *tc = tcase_create("r2r");
     tcase_add_test(tc, reads_an_image_built_by_hand);
     tcase_add_test(tc, signatures);
     tcase_add_test(tc, damage_is_refused_or_read_inside_the_file);
+    tcase_add_test(tc, refusals_with_messages);
     suite_add_tcase(s, tc);
     return s;
 }

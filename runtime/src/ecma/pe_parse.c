@@ -4,6 +4,7 @@
  * an OS value (dotnet/runtime src/coreclr/inc/pedecoder.h): mantra_pe gives both. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,18 @@ int mantra_pe_parse(const uint8_t *data, size_t size, mantra_pe *pe, mantra_ecma
         if (o->raw_size && (uint64_t)o->raw_offset + o->raw_size > size) {
             int rc = ec_fail(err, sec_at + 40 * i + 16, "section %u (%s): its %u bytes at 0x%x end past the end of "
                              "the file (%zu bytes)", i, o->name, o->raw_size, o->raw_offset, size);
+            mantra_pe_free(pe);
+            return rc;
+        }
+    }
+    /* sections lie in order and apart in the image (PE/COFF: "in ascending order of virtual
+     * address", each up to its VirtualSize) */
+    for (uint32_t i = 0; i + 1 < nsections; i++) {
+        const mantra_pe_section *a = &pe->sections[i], *b = &pe->sections[i + 1];
+        uint64_t a_end = (uint64_t)a->virtual_address + (a->virtual_size ? a->virtual_size : a->raw_size);
+        if (a_end > b->virtual_address) {
+            int rc = ec_fail(err, sec_at + 40 * (i + 1) + 12, "section %u (%s) at RVA 0x%x overlaps section %u (%s), "
+                             "which runs to RVA 0x%" PRIx64, i + 1, b->name, b->virtual_address, i, a->name, a_end);
             mantra_pe_free(pe);
             return rc;
         }
