@@ -18,7 +18,8 @@
 #  4. `mantra report --weight time` names TraceEvent's top 10 methods by exclusive time with the
 #     same shares (within 0.1 percentage point) as dotnet-trace's speedscope conversion gives
 #     (report_compare.py).
-#  5. A JIT-only run of the IL build (ReadyToRun off): every frame TraceLog names, mantra names the same.
+#  5. A JIT-only run of the IL build (ReadyToRun off, IL-to-native maps on): every frame TraceLog
+#     names, mantra names the same, and ColdApp's frames have their IL offsets.
 set -euo pipefail
 [ $# -eq 6 ] || { echo "usage: $0 MANTRA PYTHON DOTNET TE_DLL COLDAPP_DLL OUTDIR" >&2; exit 2; }
 mantra=$1 python=$2 dotnet=$3 te_dll=$4 app=$5 out=$6
@@ -106,7 +107,7 @@ PY
 #    frame TraceLog names the same
 env DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_ReadyToRun=0 \
     DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath="$out/jit.nettrace" \
-    DOTNET_EventPipeConfig="Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x2000000038:5" \
+    DOTNET_EventPipeConfig="Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x2000020038:5" \
     "$dotnet" "$app" "$iterations" > /dev/null
 "$mantra" symbolize --stacks "$out/jit.nettrace" > "$out/jit.mantra" 2> "$out/jit.mantra.err" || {
   cat "$out/jit.mantra.err" >&2; status=1; }
@@ -115,4 +116,16 @@ MANTRA_BINARY_DIR="$out" "$dotnet" "$te_dll" stacks "$out/jit.nettrace" > "$out/
 "$python" "$here/symbolize_compare.py" "$out/jit.mantra" "$out/jit.tracelog" jit-only 1000 > "$out/jit.check" || {
   cat "$out/jit.check" >&2; status=1; }
 echo "symbolize-cold: $(tail -1 "$out/jit.check")"
+# with the IL-to-native maps (keyword JittedMethodILToNativeMap 0x20000): ColdApp's jitted frames
+# have their IL offsets, inside the methods' IL (Main's and Step's bodies are under 200 bytes)
+"$python" - "$out/jit.mantra" <<'PY' || status=1
+import json, sys
+frames = [(f, il) for e in map(json.loads, open(sys.argv[1])) for f, il in zip(e["frames"], e["il"])
+          if f.startswith("ColdApp!ColdApp.")]
+mapped = [il for f, il in frames if il is not None]
+with_il = [il for il in mapped if il >= 0]
+print(f"symbolize-cold: JIT-only run: {len(frames)} ColdApp frames, {len(mapped)} in code with an IL map "
+      f"({len(with_il)} at an IL offset, the others the runtime's no-mapping/prolog/epilog; max IL_{max(with_il, default=0):04x})")
+sys.exit(0 if frames and len(mapped) >= 0.95 * len(frames) and with_il and max(with_il) < 200 else 1)
+PY
 exit $status

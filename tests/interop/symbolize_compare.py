@@ -11,7 +11,10 @@ and timestamp (the raw header value on both sides); every TraceLog event must ha
 event (mantra may give more: TraceLog leaves some out, counted). Every frame that
 TraceLog names must be named the same by mantra; a frame TraceLog leaves as an address may be named
 by mantra (counted: "mantra only") or left as the same address. Module names are compared without
-case (TraceLog gives some Windows modules' names in lower case). Prints one summary line, exit 1 on
+case (TraceLog gives some Windows modules' names in lower case). IL offsets (`il`) are only counted
+where they agree: TraceLog's are an estimate (it drops the prolog and epilog entries, interpolates
+between entries, takes one less, and looks a return address up as it is), mantra's the map entry of
+the code itself (a return address's call), docs/symbols.md. Prints one summary line, exit 1 on
 any difference or when fewer than MIN_RESOLVED frames are resolved by both.
 """
 import collections
@@ -42,7 +45,7 @@ def main():
     pool = collections.defaultdict(collections.deque)
     for e in ours:
         pool[(e["thread_id"], e["timestamp"])].append(e)
-    problems, both, ours_only, same_addr, events, missing = [], 0, 0, 0, 0, 0
+    problems, both, ours_only, same_addr, events, missing, il_same = [], 0, 0, 0, 0, 0, 0
     for eb in theirs:
         key = (eb["thread_id"], eb["timestamp"])
         if not pool[key]:
@@ -55,6 +58,9 @@ def main():
         if len(fa) != len(fb):
             problems.append(f"thread {key[0]} at {key[1]}: {len(fa)} frames, TraceLog {len(fb)}")
             continue
+        ia, ib = ea.get("il"), eb.get("il")
+        if ia is not None and ib is not None:  # IL offsets: counted where they agree (see above)
+            il_same += sum(1 for x, y in zip(ia, ib) if y >= 0 and x == y)
         for i, (x, y) in enumerate(zip(fa, fb)):
             if y.startswith("0x"):
                 if x == y:
@@ -72,6 +78,7 @@ def main():
         print("symbolize_compare: " + p)
     print(f"symbolize_compare: {name}: {events} events with stacks paired ({extra} more in mantra: events TraceLog "
           f"does not give); frames named alike {both}, named by mantra only {ours_only}, unresolved by both {same_addr}; "
+          f"IL offsets alike {il_same}; "
           f"{len(problems)} differences")
     return 0 if not problems and both >= min_resolved else 1
 

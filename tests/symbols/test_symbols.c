@@ -182,12 +182,72 @@ START_TEST(image_methods) {
 }
 END_TEST
 
+/* The IL offset at address, -100 when the code there has no map entry. */
+static int64_t il_at(const mantra_symbols *s, uint64_t address, int ret) {
+    mantra_sym_result r;
+    ck_assert_int_eq(mantra_symbols_resolve(s, address, 100, ret, &r), MANTRA_OK);
+    if (!r.il_mapped)
+        ck_assert_int_eq(r.il_offset, -1);
+    return r.il_mapped ? r.il_offset : -100;
+}
+
+START_TEST(il_offsets) {
+    mantra_symbols *s;
+    ck_assert_int_eq(mantra_symbols_new(&s), MANTRA_OK);
+    mantra_sym_method m = method(1, 0x06000001, "A", 0x1000, 0x100);
+    m.method_id = 77;
+    ck_assert_int_eq(mantra_symbols_method_load(s, 10, MANTRA_SYM_LOAD, &m), MANTRA_OK);
+    static const uint32_t native[3] = {0x40, 0, 0x10}; /* in any order */
+    static const int32_t il[3] = {12, -2, 5};            /* the prolog, then IL 5 and 12 */
+    ck_assert_int_eq(mantra_symbols_il_map(s, 77, 0, native, il, 3), MANTRA_OK);
+    ck_assert_int_eq(mantra_symbols_il_map(s, 78, 0, native, il, 3), MANTRA_OK); /* no such method: ignored */
+    m = method(1, 0x06000002, "B", 0x2000, 0x10); /* no map */
+    m.method_id = 79;
+    ck_assert_int_eq(mantra_symbols_method_load(s, 10, MANTRA_SYM_LOAD, &m), MANTRA_OK);
+    /* a second version of A (same method id: tiered up) at 0x4000 with its own map, then the end
+     * rundown: each version's map just before its DCEndVerbose */
+    m = method(1, 0x06000001, "A", 0x4000, 0x100);
+    m.method_id = 77;
+    ck_assert_int_eq(mantra_symbols_method_load(s, 20, MANTRA_SYM_LOAD, &m), MANTRA_OK);
+    static const uint32_t native2[2] = {0, 0x20};
+    static const int32_t il2[2] = {30, 40};
+    ck_assert_int_eq(mantra_symbols_il_map(s, 77, 0, native2, il2, 2), MANTRA_OK);
+    ck_assert_int_eq(mantra_symbols_il_map(s, 77, 1, native, il, 3), MANTRA_OK);
+    m = method(1, 0x06000001, "A", 0x1000, 0x100);
+    m.method_id = 77;
+    ck_assert_int_eq(mantra_symbols_method_load(s, 90, MANTRA_SYM_END_RUNDOWN, &m), MANTRA_OK);
+    ck_assert_int_eq(mantra_symbols_il_map(s, 77, 1, native2, il2, 2), MANTRA_OK);
+    m = method(1, 0x06000001, "A", 0x4000, 0x100);
+    m.method_id = 77;
+    ck_assert_int_eq(mantra_symbols_method_load(s, 91, MANTRA_SYM_END_RUNDOWN, &m), MANTRA_OK);
+    /* C: only in the rundown (loaded before the trace), its map before it */
+    ck_assert_int_eq(mantra_symbols_il_map(s, 81, 1, native2, il2, 2), MANTRA_OK);
+    m = method(1, 0x06000003, "C", 0x5000, 0x40);
+    m.method_id = 81;
+    ck_assert_int_eq(mantra_symbols_method_load(s, 92, MANTRA_SYM_END_RUNDOWN, &m), MANTRA_OK);
+    ck_assert_int_eq(mantra_symbols_finish(s), MANTRA_OK);
+    ck_assert_int_eq(mantra_symbols_il_map(s, 77, 0, native, il, 3), MANTRA_ESTATE);
+    ck_assert_int_eq(il_at(s, 0x4021, 0), 40); /* the second version keeps its own map */
+    ck_assert_int_eq(il_at(s, 0x5005, 0), 30); /* the rundown-only method has the map before it */
+    ck_assert_int_eq(il_at(s, 0x1000, 0), -2);
+    ck_assert_int_eq(il_at(s, 0x1020, 0), 5);
+    ck_assert_int_eq(il_at(s, 0x1040, 0), 12);
+    ck_assert_int_eq(il_at(s, 0x10FF, 0), 12);
+    ck_assert_int_eq(il_at(s, 0x1041, 1), 12); /* a return address: its call at 0x1040 */
+    ck_assert_int_eq(il_at(s, 0x1040, 1), 5);  /* ... at 0x103F */
+    ck_assert_int_eq(il_at(s, 0x2004, 0), -100); /* no map */
+    ck_assert_int_eq(il_at(s, 0x3000, 0), -100); /* nothing there */
+    mantra_symbols_free(s);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("symbols");
     TCase *tc = tcase_create("symbols");
     tcase_add_test(tc, lifetimes);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, image_methods);
+    tcase_add_test(tc, il_offsets);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -180,6 +180,24 @@ int pgo_read_module_unload(const mantra_trace_event *ev, unsigned pointer_size, 
     return out->il_path == NULL ? -2 : 0;
 }
 
+#define IL_MAP_FILL (out->method_id = f.MethodID, out->il_offsets = f.ILOffsets, out->native_offsets = f.NativeOffsets)
+
+int pgo_read_il_map(const mantra_trace_event *ev, unsigned pointer_size, int rundown, pgo_il_map_event *out,
+                    const char **why) {
+    memset(out, 0, sizeof *out);
+    if (!rundown)
+        READ_ONE(Clr_MethodILToNativeMap, IL_MAP_FILL);
+    else if (ev->metadata->event_id == 149)
+        READ_ONE(ClrRundown_MethodDCStartILToNativeMap, IL_MAP_FILL);
+    else
+        READ_ONE(ClrRundown_MethodDCEndILToNativeMap, IL_MAP_FILL);
+    if (out->il_offsets.count != out->native_offsets.count) {
+        *why = "ILOffsets and NativeOffsets differ in length";
+        return -1;
+    }
+    return 0;
+}
+
 #define R2R_ENTRY_FILL                                                                                    \
     (out->method_id = f.MethodID, out->start = f.EntryPoint,                                              \
      mem = names_of(f.MethodNamespace, f.MethodName, f.MethodSignature, &out->name_space, &out->name,   \

@@ -101,6 +101,14 @@ void pgo_method_event_free(pgo_method_event *e);
 int pgo_read_method_unload(const mantra_trace_event *ev, unsigned pointer_size, pgo_method_event *out, const char **why);
 /* ModuleUnload (153). */
 int pgo_read_module_unload(const mantra_trace_event *ev, unsigned pointer_size, pgo_module_event *out, const char **why);
+/* MethodILToNativeMap (190) and the rundown's MethodDCStart/EndILToNativeMap (149/150): a method's
+ * IL-to-native map, its two arrays views into the event's payload (valid while the event is). */
+typedef struct pgo_il_map_event {
+    uint64_t method_id;
+    mantra_array il_offsets, native_offsets; /* uint32 elements, the same count */
+} pgo_il_map_event;
+int pgo_read_il_map(const mantra_trace_event *ev, unsigned pointer_size, int rundown, pgo_il_map_event *out,
+                    const char **why);
 /* R2RGetEntryPoint (159): method_id, names, start = EntryPoint; size = MethodSize of version 1
  * (mantra's, manifest/dotnet.yaml), 0 for version 0 (the .NET runtime's: no size). */
 int pgo_read_r2r_entry(const mantra_trace_event *ev, unsigned pointer_size, pgo_method_event *out, const char **why);

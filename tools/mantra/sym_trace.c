@@ -3,7 +3,8 @@
  * ModuleUnload (153), MethodLoadVerbose (143) and MethodUnloadVerbose (144), R2RGetEntryPoint (159:
  * mantra's version 1 carries the size; the .NET runtime's version 0 does not, so its methods are
  * known from the rundown only); Microsoft-Windows-DotNETRuntimeRundown ModuleDCStart/End (153, 154)
- * and MethodDCStart/EndVerbose (143, 144). Event ids: ClrEtwAll.man, ../shared/reference/
+ * and MethodDCStart/EndVerbose (143, 144); the IL-to-native maps MethodILToNativeMap (190) and the
+ * rundown's MethodDCStart/EndILToNativeMap (149, 150). Event ids: ClrEtwAll.man, ../shared/reference/
  * clr-events.md. The rundown's methods take the meaning TraceLog gives them (mantra/symbols.h). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -118,6 +119,29 @@ static int add_method(sym_trace *st, const mantra_trace_event *ev, int origin, i
     return rc == 0 ? 0 : -2;
 }
 
+static int add_il_map(sym_trace *st, const mantra_trace_event *ev, int rundown) {
+    pgo_il_map_event e;
+    const char *why = NULL;
+    if (pgo_read_il_map(ev, st->pointer_size, rundown, &e, &why) < 0) {
+        st->bad++;
+        return 0;
+    }
+    size_t n = e.il_offsets.count;
+    uint32_t *native = malloc((n ? n : 1) * sizeof *native);
+    int32_t *il = malloc((n ? n : 1) * sizeof *il);
+    int rc = native && il ? 0 : -2;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        native[i] = mantra_array_u32(e.native_offsets, i);
+        il[i] = (int32_t)mantra_array_u32(e.il_offsets, i);
+    }
+    if (rc == 0 && mantra_symbols_il_map(st->map, e.method_id, rundown, native, il, n) != MANTRA_OK)
+        rc = -2;
+    st->il_maps += rc == 0;
+    free(native);
+    free(il);
+    return rc;
+}
+
 static int on_event(sym_trace *st, const mantra_trace_event *ev) {
     const char *prov = ev->metadata->provider;
     uint32_t id = ev->metadata->event_id;
@@ -128,6 +152,7 @@ static int on_event(sym_trace *st, const mantra_trace_event *ev) {
         case 143: return add_method(st, ev, MANTRA_SYM_LOAD, 0);
         case 144: return add_method(st, ev, MANTRA_SYM_LOAD, 1);
         case 159: return add_method(st, ev, MANTRA_SYM_LOAD, 2);
+        case 190: return add_il_map(st, ev, 0);
         default: return 0;
         }
     }
@@ -137,6 +162,7 @@ static int on_event(sym_trace *st, const mantra_trace_event *ev) {
         case 154: return add_module(st, ev, MANTRA_SYM_END_RUNDOWN, 0);
         case 143: return add_method(st, ev, MANTRA_SYM_START_RUNDOWN, 0);
         case 144: return add_method(st, ev, MANTRA_SYM_END_RUNDOWN, 0);
+        case 149: case 150: return add_il_map(st, ev, 1);
         default: return 0;
         }
     }

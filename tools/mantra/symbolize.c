@@ -18,8 +18,8 @@ static const char usage[] =
     "\n"
     "  ADDRESS@TIMESTAMP  an address (0x hex or decimal) at a time in the trace's ticks: one line each\n"
     "  (none)             a summary of the trace's samples: samples, frames, resolved, cold, unresolved\n"
-    "  --stacks           every event with a stack, its frames resolved (one JSON line per event;\n"
-    "                     frames after the first are return addresses)\n"
+    "  --stacks           every event with a stack, its frames resolved and their IL offsets (one\n"
+    "                     JSON line per event; frames after the first are return addresses)\n"
     "  --image PATH       a ReadyToRun image of one of the trace's modules (matched by file name): its\n"
     "                     methods' hot and cold parts, placed where the trace saw its code; a module's\n"
     "                     own file is read when it is here (checked: PDB signature)\n"
@@ -50,7 +50,9 @@ static void print_query(const sym_trace *st, const char *q, uint64_t address, in
     if (!json) {
         char text[1024];
         sym_frame_text(&r, address, 1, text, sizeof text);
-        if (r.part)
+        if (r.part && r.il_offset >= 0)
+            printf("%s %s %s +0x%" PRIx64 " IL_%04" PRIx64 "\n", q, text, part_name(r.part), r.offset, (uint64_t)r.il_offset);
+        else if (r.part)
             printf("%s %s %s +0x%" PRIx64 "\n", q, text, part_name(r.part), r.offset);
         else
             printf("%s unresolved\n", q);
@@ -68,8 +70,12 @@ static void print_query(const sym_trace *st, const char *q, uint64_t address, in
     json_str(name);
     fputs(",\"signature\":", stdout);
     json_str(r.method->signature);
-    printf(",\"token\":\"0x%08" PRIx32 "\",\"part\":\"%s\",\"offset\":%" PRIu64 ",\"il_offset\":null}\n", r.method->token,
+    printf(",\"token\":\"0x%08" PRIx32 "\",\"part\":\"%s\",\"offset\":%" PRIu64 ",\"il_offset\":", r.method->token,
            part_name(r.part), r.offset);
+    if (r.il_offset >= 0) /* the runtime's NO_MAPPING, PROLOG and EPILOG (-1, -2, -3) as null */
+        printf("%" PRId64 "}\n", r.il_offset);
+    else
+        fputs("null}\n", stdout);
 }
 
 typedef struct sample_counts {
@@ -88,6 +94,8 @@ static int walk_stacks(const sym_trace *st, int stacks, sample_counts *c) {
     }
     const mantra_trace_event *ev;
     char text[1024];
+    int64_t *il = NULL;
+    size_t il_cap = 0;
     while (mantra_reader_next(r, &ev) > 0) {
         int sample = sym_is_sample(ev);
         if (ev->stack_count == 0 || (!stacks && !sample))
@@ -119,12 +127,34 @@ static int walk_stacks(const sym_trace *st, int stacks, sample_counts *c) {
                 if (i)
                     fputc(',', stdout);
                 json_str(text);
+                if (il_cap < ev->stack_count) {
+                    int64_t *n = realloc(il, ev->stack_count * sizeof *il);
+                    if (n == NULL) {
+                        mantra_reader_free(r);
+                        free(il);
+                        return -2;
+                    }
+                    il = n;
+                    il_cap = ev->stack_count;
+                }
+                il[i] = res.il_mapped ? res.il_offset : INT64_MIN;
             }
         }
-        if (stacks)
+        if (stacks) { /* each frame's IL offset (null: no map; -1 no mapping, -2 prolog, -3 epilog) */
+            fputs("],\"il\":[", stdout);
+            for (size_t i = 0; i < ev->stack_count; i++) {
+                if (i)
+                    fputc(',', stdout);
+                if (il[i] == INT64_MIN)
+                    fputs("null", stdout);
+                else
+                    printf("%" PRId64, il[i]);
+            }
             fputs("]}\n", stdout);
+        }
     }
     mantra_reader_free(r);
+    free(il);
     return 0;
 }
 
@@ -189,10 +219,10 @@ int cmd_symbolize(int argc, char **argv) {
     fprintf(stderr,
             "mantra symbolize: %s: %" PRIu64 " events; %" PRIu64 " modules (%" PRIu64 " unloaded), %" PRIu64
             " method loads (%" PRIu64 " unloaded), %" PRIu64 " rundown methods, %" PRIu64 " ReadyToRun entry points (%" PRIu64
-            " without a size); %" PRIu64 " events not decoded; %" PRIu64 " ReadyToRun images placed (%" PRIu64
+            " without a size), %" PRIu64 " IL maps; %" PRIu64 " events not decoded; %" PRIu64 " ReadyToRun images placed (%" PRIu64
             " methods: %zu gave cold parts to the trace's, %zu known from the image alone), %" PRIu64 " not placed\n",
             path, st.events, st.modules, st.module_unloads, st.methods, st.method_unloads, st.rundown_methods,
-            st.r2r_entries, st.r2r_without_size, st.bad, st.images_placed, st.image_methods, st.image_cold_given,
+            st.r2r_entries, st.r2r_without_size, st.il_maps, st.bad, st.images_placed, st.image_methods, st.image_cold_given,
             st.image_alone, st.images_unplaced);
     int status = TOOL_OK;
     if (nq) {

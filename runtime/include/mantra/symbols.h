@@ -59,6 +59,9 @@ typedef struct mantra_sym_result {
     const char *module_path;     /* the module's IL path, "" when unknown (owned by the map) */
     const mantra_sym_method *method; /* owned by the map */
     uint64_t offset;             /* from the start of the part */
+    int il_mapped;               /* 1 when the hot part has an IL-to-native map entry there */
+    int64_t il_offset;           /* that entry's IL offset (the runtime's special values stay: -1
+                                    no mapping, -2 prolog, -3 epilog); -1 when il_mapped is 0 */
 } mantra_sym_result;
 
 int mantra_symbols_new(mantra_symbols **out);
@@ -74,6 +77,16 @@ int mantra_symbols_module_unload(mantra_symbols *s, int64_t time, uint64_t modul
 int mantra_symbols_method_load(mantra_symbols *s, int64_t time, int origin, const mantra_sym_method *m);
 /* The method whose hot part starts at hot_start is unloaded at time (MethodUnloadVerbose). */
 int mantra_symbols_method_unload(mantra_symbols *s, int64_t time, uint64_t hot_start);
+
+/* The IL-to-native map of the code of method_id: count pairs of a native offset from the hot part's
+ * start and the IL offset there (the runtime's NO_MAPPING -1, PROLOG -2, EPILOG -3 kept). The
+ * runtime writes MethodILToNativeMap just after its method's load event, so a map from a load
+ * (rundown 0) belongs to the method id's last fact; in a rundown it writes
+ * MethodDCStart/EndILToNativeMap just before the method's DCStart/EndVerbose, so a rundown map
+ * (rundown 1) belongs to the method id's next rundown fact. A map no fact takes is ignored.
+ * MANTRA_ENOMEM. */
+int mantra_symbols_il_map(mantra_symbols *s, uint64_t method_id, int rundown, const uint32_t *native,
+                          const int32_t *il, size_t count);
 
 /* Builds the index; facts after this are refused (MANTRA_ESTATE). */
 int mantra_symbols_finish(mantra_symbols *s);

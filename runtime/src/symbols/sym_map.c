@@ -22,7 +22,18 @@ typedef struct sy_method {
     int64_t time, from, to;
     int origin;
     uint32_t module; /* index into modules, UINT32_MAX when unknown */
+    uint32_t il_map; /* index into il_maps, UINT32_MAX when none */
 } sy_method;
+
+typedef struct sy_il_pair {
+    uint32_t native;
+    int32_t il;
+} sy_il_pair;
+
+typedef struct sy_il_map {
+    sy_il_pair *pairs; /* by native offset */
+    size_t count;
+} sy_il_map;
 
 typedef struct sy_unload {
     int64_t time;
@@ -46,6 +57,10 @@ struct mantra_symbols {
     sy_range *ranges;
     size_t nranges;
     size_t image_merged, image_alone;
+    cm_map last_of_id; /* method id -> the last fact with it + 1 */
+    cm_map pending_map; /* method id -> a rundown's map waiting for its fact (map index + 1) */
+    sy_il_map *il_maps;
+    size_t nil_maps, cap_il_maps;
     int finished;
 };
 
@@ -80,6 +95,11 @@ void mantra_symbols_free(mantra_symbols *s) {
     free(s->methods);
     free(s->unloads);
     free(s->ranges);
+    for (size_t i = 0; i < s->nil_maps; i++)
+        free(s->il_maps[i].pairs);
+    free(s->il_maps);
+    cm_map_free(&s->last_of_id);
+    cm_map_free(&s->pending_map);
     cm_map_free(&s->module_of);
     free(s);
 }
@@ -156,7 +176,54 @@ int mantra_symbols_method_load(mantra_symbols *s, int64_t time, int origin, cons
     d->time = time;
     d->origin = origin;
     d->module = UINT32_MAX;
+    d->il_map = UINT32_MAX;
+    uint64_t *pending = m->method_id && (origin == MANTRA_SYM_START_RUNDOWN || origin == MANTRA_SYM_END_RUNDOWN)
+                            ? cm_map_get(&s->pending_map, m->method_id)
+                            : NULL;
+    if (pending && *pending) { /* the rundown's map written just before this fact */
+        d->il_map = (uint32_t)(*pending - 1);
+        *pending = 0;
+    }
+    if (m->method_id && origin != MANTRA_SYM_IMAGE && cm_map_put(&s->last_of_id, m->method_id, s->nmethods + 1) != 0) {
+        free((char *)d->m.name_space);
+        free((char *)d->m.name);
+        free((char *)d->m.signature);
+        return MANTRA_ENOMEM;
+    }
     s->nmethods++;
+    return MANTRA_OK;
+}
+
+static int cmp_il_pair(const void *pa, const void *pb) {
+    const sy_il_pair *a = pa, *b = pb;
+    return a->native < b->native ? -1 : a->native > b->native;
+}
+
+int mantra_symbols_il_map(mantra_symbols *s, uint64_t method_id, int rundown, const uint32_t *native,
+                          const int32_t *il, size_t count) {
+    if (s == NULL || (count && (native == NULL || il == NULL)))
+        return MANTRA_EINVAL;
+    if (s->finished)
+        return MANTRA_ESTATE;
+    uint64_t *last = rundown ? NULL : cm_map_get(&s->last_of_id, method_id);
+    if ((!rundown && last == NULL) || count == 0 || method_id == 0)
+        return MANTRA_OK;
+    if (cm_grow((void **)&s->il_maps, &s->cap_il_maps, s->nil_maps + 1, sizeof *s->il_maps, 64) != 0)
+        return MANTRA_ENOMEM;
+    sy_il_pair *p = malloc(count * sizeof *p);
+    if (p == NULL)
+        return MANTRA_ENOMEM;
+    for (size_t i = 0; i < count; i++)
+        p[i] = (sy_il_pair){native[i], il[i]};
+    qsort(p, count, sizeof *p, cmp_il_pair);
+    s->il_maps[s->nil_maps] = (sy_il_map){p, count};
+    if (rundown) {
+        if (cm_map_put(&s->pending_map, method_id, s->nil_maps + 1) != 0)
+            return MANTRA_ENOMEM; /* the map stays in the table, unused */
+    } else {
+        s->methods[*last - 1].il_map = (uint32_t)s->nil_maps;
+    }
+    s->nil_maps++;
     return MANTRA_OK;
 }
 
@@ -314,8 +381,10 @@ int mantra_symbols_finish(mantra_symbols *s) {
             continue;
         uint64_t *o = cm_map_get(&open, m->m.hot_start);
         if (o && *o && same_method(&s->methods[*o - 1], m)) {
-            m->from = m->to = 0; /* a rundown repeating what is known: dropped */
+            m->from = m->to = 0; /* a rundown repeating what is known: dropped (its map kept) */
             m->origin = -1;
+            if (s->methods[*o - 1].il_map == UINT32_MAX)
+                s->methods[*o - 1].il_map = m->il_map;
             continue;
         }
         if (o && *o) /* another method at the same start: the earlier one ends here */
@@ -378,6 +447,7 @@ int mantra_symbols_resolve(const mantra_symbols *s, uint64_t address, int64_t ti
     if (s == NULL || out == NULL)
         return MANTRA_EINVAL;
     memset(out, 0, sizeof *out);
+    out->il_offset = -1;
     if (!s->finished)
         return MANTRA_ESTATE;
     uint64_t a = return_address && address > 0 ? address - 1 : address;
@@ -415,6 +485,24 @@ int mantra_symbols_resolve(const mantra_symbols *s, uint64_t address, int64_t ti
     out->module_id = best_m->m.module_id;
     out->module_path = best_m->module != UINT32_MAX ? s->modules[best_m->module].path : "";
     out->offset = a - best->start + (a != address ? 1 : 0);
+    out->il_offset = -1;
+    if (best->part == MANTRA_SYM_HOT && best_m->il_map != UINT32_MAX) {
+        /* the last map entry at or before the code at a (the call itself, for a return address) */
+        const sy_il_map *map = &s->il_maps[best_m->il_map];
+        uint64_t native = a - best->start;
+        size_t lo = 0, hi = map->count;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (map->pairs[mid].native <= native)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo > 0) {
+            out->il_offset = map->pairs[lo - 1].il;
+            out->il_mapped = 1;
+        }
+    }
     return MANTRA_OK;
 }
 

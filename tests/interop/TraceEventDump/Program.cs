@@ -204,6 +204,7 @@ int Stacks(string trace)
         TraceLog.CreateFromEventPipeDataFile(trace, etlx);
         using var log = new TraceLog(etlx);
         var sb = new StringBuilder();
+        var ils = new List<int>();
         foreach (var data in log.Events)
         {
             var cs = data.CallStack();
@@ -228,7 +229,13 @@ int Stacks(string trace)
                     ? "0x" + ca.Address.ToString("x", CultureInfo.InvariantCulture)
                     : (string.IsNullOrEmpty(ca.ModuleName) ? "?" : ca.ModuleName) + "!" + method;
                 Json.WriteString(sb, text);
+                ils.Add(ca.ILOffset);
             }
+            // each frame's IL offset as TraceLog gives it (from the IL-to-native maps; < 0: none)
+            sb.Append("],\"il\":[");
+            for (int k = 0; k < ils.Count; k++)
+                sb.Append(k == 0 ? "" : ",").Append(ils[k].ToString(CultureInfo.InvariantCulture));
+            ils.Clear();
             sb.Append("]}\n");
             stdout.Write(sb);
         }
