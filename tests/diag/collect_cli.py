@@ -217,7 +217,12 @@ def main(argv):
             fail(f"counters csv header: {rows[0]}")
         written = [float(r.split(",")[4]) for r in rows[1:] if ",Events Written (Count / 1 sec),Rate," in r]
         sessions = [float(r.split(",")[4]) for r in rows[1:] if ",Sessions Running,Metric," in r]
-        if len(written) < 3 or any(abs(v - 2000) > 200 for v in written[1:-1]) or set(sessions) != {2}:
+        # per-second counts: a second's events can land in its neighbour's interval when the
+        # emitting process is descheduled at a boundary (2310 then 1692 was seen on a loaded
+        # machine), so the middle intervals' mean is held to 5% and each one to 25%
+        mid = written[1:-1]
+        if (len(written) < 3 or abs(sum(mid) / len(mid) - 2000) > 100 or any(abs(v - 2000) > 500 for v in mid)
+                or set(sessions) != {2}):
             fail(f"counters of emit --rate 2000 (its session and ours): events written {written}, sessions {sessions}")
         print(f"counters: events written per second {written}, sessions {sessions[0]:.0f}")
         for args, status, words in [
