@@ -33,7 +33,10 @@ echo "== mantra symbolize --json on the 1M-sample trace"
 t=$(for i in $(seq "$runs"); do secs "$mantra" symbolize --json "$work/big.nettrace"; done | median)
 printf 'mantra symbolize: %.2f s (median of %s): %.0f samples/s\n' "$t" "$runs" "$(echo "1000000 / $t" | bc -l)"
 "$bench" -s 100000 -m 20000 -o "$work/100k.nettrace" | tail -1
-for f in "$work/100k.nettrace" "$real"; do
+# dotnet-trace writes TRACE.etlx beside its input: a copy in the work folder keeps REAL_TRACE's folder
+# (../shared/fixtures) untouched
+cp "$real" "$work/real.nettrace"
+for f in "$work/100k.nettrace" "$work/real.nettrace"; do
   echo "== report: $(basename "$f")"
   m=$(for i in $(seq "$runs"); do secs "$mantra" report "$f" --top 10; done | median)
   d=$(cd "$interop" && secs timeout 1800 dotnet tool run dotnet-trace report "$f" topN -n 10)
