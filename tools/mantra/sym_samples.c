@@ -30,73 +30,68 @@ static int cmp_sample(const void *pa, const void *pb) {
     return a->first < b->first ? -1 : a->first > b->first;
 }
 
+typedef struct reading {
+    sym_samples *ss;
+    int unresolved_as_address, first;
+    void (*other)(void *ctx, const mantra_trace_event *ev);
+    void *ctx;
+    /* a method's part (or, unresolved, an address) already named: its name's index, without
+     * formatting and looking the text up again (most frames are) */
+    pgo_u64map known, addresses;
+} reading;
+
+static int on_event(void *ctx, const mantra_trace_event *ev, const mantra_sym_result *frames) {
+    reading *rd = ctx;
+    sym_samples *ss = rd->ss;
+    if (rd->first) {
+        ss->t0 = ev->timestamp;
+        rd->first = 0;
+    }
+    if (frames == NULL) { /* not a sample */
+        if (rd->other)
+            rd->other(rd->ctx, ev);
+        return 0;
+    }
+    if (tool_grow((void **)&ss->s, &ss->cap, ss->n + 1, sizeof *ss->s, 1024) < 0 ||
+        tool_grow((void **)&ss->frames, &ss->cap_frames, ss->nframes + ev->stack_count, sizeof *ss->frames, 4096) < 0)
+        return -2;
+    sym_sample *s = &ss->s[ss->n++];
+    *s = (sym_sample){ev->thread_id, ev->timestamp, (uint32_t)ss->nframes, 0};
+    char name[1024];
+    for (size_t i = 0; i < ev->stack_count; i++) {
+        const mantra_sym_result *res = &frames[i];
+        uint64_t ip = mantra_trace_event_ip(ev, i);
+        pgo_u64map *cache = res->part == MANTRA_SYM_NONE && rd->unresolved_as_address ? &rd->addresses : &rd->known;
+        uint64_t key = res->part == MANTRA_SYM_NONE ? (rd->unresolved_as_address ? ip : 1)
+                                                    : (uint64_t)(uintptr_t)res->method * 4 + (uint64_t)res->part;
+        uint64_t *hit = pgo_u64map_get(cache, key);
+        uint32_t id = hit ? (uint32_t)*hit : 0;
+        if (hit == NULL) {
+            if (res->part == MANTRA_SYM_NONE && !rd->unresolved_as_address) {
+                strcpy(name, "?");
+            } else {
+                sym_frame_text(res, ip, 1, name, sizeof name);
+                char *paren = res->part != MANTRA_SYM_NONE ? strchr(name, '(') : NULL;
+                if (paren) /* no parameter list */
+                    *paren = '\0';
+            }
+            if (intern(ss, name, &id) < 0 || pgo_u64map_put(cache, key, id) < 0)
+                return -2;
+        }
+        ss->frames[ss->nframes++] = id;
+        s->count++;
+    }
+    return 0;
+}
+
 int sym_samples_read(sym_samples *ss, const sym_trace *st, int unresolved_as_address,
                      void (*other)(void *ctx, const mantra_trace_event *ev), void *ctx) {
     memset(ss, 0, sizeof *ss); /* (other reads ss's t0 and freq: set before it is first called) */
-    mantra_reader *r = mantra_reader_new(NULL);
-    if (r == NULL)
-        return -2;
-    if (mantra_reader_open_file(r, st->path) < 0) {
-        fprintf(stderr, "mantra %s: %s: cannot read the trace: %s\n", st->cmd, st->path, mantra_reader_last_error(r));
-        mantra_reader_free(r);
-        return -1;
-    }
-    const mantra_trace_info *info = mantra_reader_info(r);
-    ss->freq = info->qpc_frequency > 0 ? info->qpc_frequency : 1000000000;
-    const mantra_trace_event *ev;
-    char name[1024];
-    int rc = 0, first = 1;
-    /* a method's part (or, unresolved, an address) already named: its name's index, without
-     * formatting and looking the text up again (most frames are) */
-    pgo_u64map known = {0}, addresses = {0};
-    while (rc == 0 && mantra_reader_next(r, &ev) > 0) {
-        if (first) {
-            ss->t0 = ev->timestamp;
-            first = 0;
-        }
-        if (!sym_is_sample(ev)) {
-            if (other)
-                other(ctx, ev);
-            continue;
-        }
-        if (tool_grow((void **)&ss->s, &ss->cap, ss->n + 1, sizeof *ss->s, 1024) < 0 ||
-            tool_grow((void **)&ss->frames, &ss->cap_frames, ss->nframes + ev->stack_count, sizeof *ss->frames, 4096) < 0) {
-            rc = -2;
-            break;
-        }
-        sym_sample *s = &ss->s[ss->n++];
-        *s = (sym_sample){ev->thread_id, ev->timestamp, (uint32_t)ss->nframes, 0};
-        for (size_t i = 0; rc == 0 && i < ev->stack_count; i++) {
-            uint64_t ip = mantra_trace_event_ip(ev, i);
-            mantra_sym_result res;
-            mantra_symbols_resolve(st->map, ip, ev->timestamp, i > 0, &res);
-            pgo_u64map *cache = res.part == MANTRA_SYM_NONE && unresolved_as_address ? &addresses : &known;
-            uint64_t key = res.part == MANTRA_SYM_NONE ? (unresolved_as_address ? ip : 1)
-                                                       : (uint64_t)(uintptr_t)res.method * 4 + (uint64_t)res.part;
-            uint64_t *hit = pgo_u64map_get(cache, key);
-            uint32_t id = hit ? (uint32_t)*hit : 0;
-            if (hit == NULL) {
-                if (res.part == MANTRA_SYM_NONE && !unresolved_as_address) {
-                    strcpy(name, "?");
-                } else {
-                    sym_frame_text(&res, ip, 1, name, sizeof name);
-                    char *paren = res.part != MANTRA_SYM_NONE ? strchr(name, '(') : NULL;
-                    if (paren) /* no parameter list */
-                        *paren = '\0';
-                }
-                rc = intern(ss, name, &id);
-                if (rc == 0 && pgo_u64map_put(cache, key, id) < 0)
-                    rc = -2;
-            }
-            if (rc == 0) {
-                ss->frames[ss->nframes++] = id;
-                s->count++;
-            }
-        }
-    }
-    mantra_reader_free(r);
-    pgo_u64map_free(&known);
-    pgo_u64map_free(&addresses);
+    ss->freq = st->freq;
+    reading rd = {ss, unresolved_as_address, 1, other, ctx, {0}, {0}};
+    int rc = sym_trace_walk(st, 0, on_event, &rd);
+    pgo_u64map_free(&rd.known);
+    pgo_u64map_free(&rd.addresses);
     if (rc == 0 && ss->n > 1)
         qsort(ss->s, ss->n, sizeof *ss->s, cmp_sample);
     return rc;

@@ -185,6 +185,7 @@ int sym_trace_build(sym_trace *st, const char *cmd, const char *path, const char
         return -1;
     }
     st->pointer_size = mantra_reader_info(r)->pointer_size == 4 ? 4 : 8;
+    st->freq = mantra_reader_info(r)->qpc_frequency > 0 ? mantra_reader_info(r)->qpc_frequency : 1000000000;
     const mantra_trace_event *ev;
     int status = 0;
     while ((rc = mantra_reader_next(r, &ev)) > 0) {
@@ -223,6 +224,34 @@ void sym_trace_free(sym_trace *st) {
     st->mods = NULL;
     st->codes = NULL;
     st->nmods = st->ncodes = 0;
+}
+
+int sym_trace_walk(const sym_trace *st, int all_stacks, sym_walk_fn fn, void *ctx) {
+    mantra_reader *r = mantra_reader_new(NULL);
+    if (r == NULL)
+        return -2;
+    if (mantra_reader_open_file(r, st->path) < 0) {
+        fprintf(stderr, "mantra %s: %s: cannot read the trace: %s\n", st->cmd, st->path, mantra_reader_last_error(r));
+        mantra_reader_free(r);
+        return -1;
+    }
+    mantra_sym_result *frames = NULL;
+    size_t cap = 0;
+    const mantra_trace_event *ev;
+    int rc = 0;
+    while (rc == 0 && mantra_reader_next(r, &ev) > 0) {
+        int resolve = ev->stack_count > 0 && (all_stacks || sym_is_sample(ev));
+        if (resolve && tool_grow((void **)&frames, &cap, ev->stack_count, sizeof *frames, 64) < 0) {
+            rc = -2;
+            break;
+        }
+        for (size_t i = 0; resolve && i < ev->stack_count; i++)
+            mantra_symbols_resolve(st->map, mantra_trace_event_ip(ev, i), ev->timestamp, i > 0, &frames[i]);
+        rc = fn(ctx, ev, resolve ? frames : NULL);
+    }
+    free(frames);
+    mantra_reader_free(r);
+    return rc;
 }
 
 void sym_frame_text(const mantra_sym_result *r, uint64_t address, int cold_mark, char *buf, size_t size) {

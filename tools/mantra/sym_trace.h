@@ -32,6 +32,7 @@ typedef struct sym_trace {
     uint64_t il_maps;          /* IL-to-native maps read */
     uint64_t bad;              /* events of those kinds that did not decode (counted, skipped) */
     int truncated;             /* the trace ended early: what came before was read */
+    int64_t freq;              /* the trace's ticks per second */
     sym_module *mods;
     size_t nmods, cap_mods;
     sym_code *codes;
@@ -50,6 +51,13 @@ void sym_trace_free(sym_trace *st);
 
 /* sym_image.c: places the images (see sym_trace_build) as MANTRA_SYM_IMAGE facts. 0, -1, -2. */
 int sym_images_place(sym_trace *st, const char *const *images, size_t nimages);
+
+/* Reads the trace st was built from once more: fn(ctx, ev, frames) for every event, frames[i] its
+ * stack's frame i resolved (frames after the first as return addresses) when it has a stack and is
+ * a sample, or any event with all_stacks; NULL otherwise. 0, -1 (cannot be read: printed), -2 (out of
+ * memory), or fn's non-zero result. */
+typedef int (*sym_walk_fn)(void *ctx, const mantra_trace_event *ev, const mantra_sym_result *frames);
+int sym_trace_walk(const sym_trace *st, int all_stacks, sym_walk_fn fn, void *ctx);
 
 /* A frame as TraceLog names it: "Module!Namespace.Name(parameters)" (Module: the module file's name
  * without its extension; parameters: the signature text from its '('), a cold part with "[cold]"

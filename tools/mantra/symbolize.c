@@ -78,83 +78,49 @@ static void print_query(const sym_trace *st, const char *q, uint64_t address, in
         fputs("null}\n", stdout);
 }
 
-typedef struct sample_counts {
+typedef struct walk_state {
+    int stacks;
     uint64_t samples, frames, resolved, cold, unresolved;
-} sample_counts;
+} walk_state;
 
-/* The second pass: the trace's stacks resolved (summary counts, or every stack with --stacks). */
-static int walk_stacks(const sym_trace *st, int stacks, sample_counts *c) {
-    mantra_reader *r = mantra_reader_new(NULL);
-    if (r == NULL)
-        return -2;
-    if (mantra_reader_open_file(r, st->path) < 0) {
-        fprintf(stderr, "mantra symbolize: %s: cannot read the trace: %s\n", st->path, mantra_reader_last_error(r));
-        mantra_reader_free(r);
-        return -1;
-    }
-    const mantra_trace_event *ev;
-    char text[1024];
-    int64_t *il = NULL;
-    size_t il_cap = 0;
-    while (mantra_reader_next(r, &ev) > 0) {
-        int sample = sym_is_sample(ev);
-        if (ev->stack_count == 0 || (!stacks && !sample))
-            continue;
-        if (sample)
-            c->samples++;
-        if (stacks) {
-            fputs("{\"provider\":", stdout);
-            json_str(ev->metadata->provider);
-            fputs(",\"name\":", stdout);
-            json_str(ev->metadata->name ? ev->metadata->name : "");
-            printf(",\"thread_id\":%" PRIu64 ",\"timestamp\":%" PRId64 ",\"frames\":[", ev->thread_id, ev->timestamp);
-        }
+/* The second pass: the samples counted, or (--stacks) every event with a stack printed. */
+static int on_stack(void *ctx, const mantra_trace_event *ev, const mantra_sym_result *frames) {
+    walk_state *w = ctx;
+    if (frames == NULL)
+        return 0;
+    if (sym_is_sample(ev)) {
+        w->samples++;
+        w->frames += ev->stack_count;
         for (size_t i = 0; i < ev->stack_count; i++) {
-            uint64_t ip = mantra_trace_event_ip(ev, i);
-            mantra_sym_result res;
-            mantra_symbols_resolve(st->map, ip, ev->timestamp, i > 0, &res);
-            if (sample) {
-                c->frames++;
-                if (res.part == MANTRA_SYM_NONE)
-                    c->unresolved++;
-                else
-                    c->resolved++;
-                if (res.part == MANTRA_SYM_COLD)
-                    c->cold++;
-            }
-            if (stacks) {
-                sym_frame_text(&res, ip, 1, text, sizeof text);
-                if (i)
-                    fputc(',', stdout);
-                json_str(text);
-                if (il_cap < ev->stack_count) {
-                    int64_t *n = realloc(il, ev->stack_count * sizeof *il);
-                    if (n == NULL) {
-                        mantra_reader_free(r);
-                        free(il);
-                        return -2;
-                    }
-                    il = n;
-                    il_cap = ev->stack_count;
-                }
-                il[i] = res.il_mapped ? res.il_offset : INT64_MIN;
-            }
-        }
-        if (stacks) { /* each frame's IL offset (null: no map; -1 no mapping, -2 prolog, -3 epilog) */
-            fputs("],\"il\":[", stdout);
-            for (size_t i = 0; i < ev->stack_count; i++) {
-                if (i)
-                    fputc(',', stdout);
-                if (il[i] == INT64_MIN)
-                    fputs("null", stdout);
-                else
-                    printf("%" PRId64, il[i]);
-            }
-            fputs("]}\n", stdout);
+            w->resolved += frames[i].part != MANTRA_SYM_NONE;
+            w->cold += frames[i].part == MANTRA_SYM_COLD;
         }
     }
-    mantra_reader_free(r);
-    free(il);
+    if (!w->stacks)
+        return 0;
+    char text[1024];
+    fputs("{\"provider\":", stdout);
+    json_str(ev->metadata->provider);
+    fputs(",\"name\":", stdout);
+    json_str(ev->metadata->name ? ev->metadata->name : "");
+    printf(",\"thread_id\":%" PRIu64 ",\"timestamp\":%" PRId64 ",\"frames\":[", ev->thread_id, ev->timestamp);
+    for (size_t i = 0; i < ev->stack_count; i++) {
+        sym_frame_text(&frames[i], mantra_trace_event_ip(ev, i), 1, text, sizeof text);
+        if (i)
+            fputc(',', stdout);
+        json_str(text);
+    }
+    /* each frame's IL offset (null: no map; -1 no mapping, -2 prolog, -3 epilog) */
+    fputs("],\"il\":[", stdout);
+    for (size_t i = 0; i < ev->stack_count; i++) {
+        if (i)
+            fputc(',', stdout);
+        if (frames[i].il_mapped)
+            printf("%" PRId64, frames[i].il_offset);
+        else
+            fputs("null", stdout);
+    }
+    fputs("]}\n", stdout);
     return 0;
 }
 
@@ -244,18 +210,19 @@ int cmd_symbolize(int argc, char **argv) {
             print_query(&st, argv[i], a, t, json);
         }
     } else {
-        sample_counts c = {0, 0, 0, 0, 0};
-        rc = walk_stacks(&st, stacks, &c);
+        walk_state w = {stacks, 0, 0, 0, 0, 0};
+        rc = sym_trace_walk(&st, stacks, on_stack, &w);
+        w.unresolved = w.frames - w.resolved;
         if (rc < 0)
             status = TOOL_BAD_INPUT;
         else if (!stacks && json)
             printf("{\"samples\":%" PRIu64 ",\"frames\":%" PRIu64 ",\"resolved\":%" PRIu64 ",\"cold\":%" PRIu64
                    ",\"unresolved\":%" PRIu64 "}\n",
-                   c.samples, c.frames, c.resolved, c.cold, c.unresolved);
+                   w.samples, w.frames, w.resolved, w.cold, w.unresolved);
         else if (!stacks)
             printf("%" PRIu64 " samples, %" PRIu64 " frames: %" PRIu64 " resolved (%" PRIu64 " in cold parts), %" PRIu64
                    " unresolved\n",
-                   c.samples, c.frames, c.resolved, c.cold, c.unresolved);
+                   w.samples, w.frames, w.resolved, w.cold, w.unresolved);
     }
     sym_trace_free(&st);
     if (fflush(stdout) != 0)
