@@ -26,7 +26,8 @@ static const char usage[] =
     "                   weighting); a thread's last sample weighs nothing, as there\n"
     "  --image PATH     a ReadyToRun image of one of the trace's modules (as for mantra symbolize)\n"
     "  --json           {\"samples\", \"weight\", \"methods\": [{\"name\", \"exclusive\", \"inclusive\",\n"
-    "                   \"exclusive_share\", \"inclusive_share\"}]}\n"
+    "                   \"exclusive_share\", \"inclusive_share\"}]}; with --threads also \"threads\":\n"
+    "                   [{\"thread_id\", \"table\": {\"samples\", \"weight\", \"methods\"}}]\n"
     "\n"
     "Exit status: 0 success, 1 bad input, 2 usage error.\n";
 
@@ -99,7 +100,7 @@ static int print_table(const table *t, size_t n, size_t top, int json, int by_ti
             printf(",\"exclusive\":%" PRIu64 ",\"inclusive\":%" PRIu64 ",\"exclusive_share\":%.6f,\"inclusive_share\":%.6f}",
                    m->excl, m->incl, m->excl_w / total, m->incl_w / total);
         }
-        fputs("\n]}", stdout);
+        fputs("\n]", stdout); /* the object is closed by the caller: the all-threads table may go on */
     } else {
         printf("%s%s%" PRIu64 " samples, weighted by %s\n", title, title[0] ? ": " : "", t->samples,
                by_time ? "the time to the thread's next sample" : "count");
@@ -193,8 +194,6 @@ int cmd_report(int argc, char **argv) {
         rc = new_table(&ss, &all);
     if (rc == 0) {
         tally(&ss, &all, by_time, 0, ss.n);
-        if (json && threads)
-            fputs("{\"all\":", stdout);
         rc = print_table(&all, ss.nnames, top, json, by_time, "");
     }
     if (rc == 0 && threads) {
@@ -212,16 +211,16 @@ int cmd_report(int argc, char **argv) {
                     printf("%s{\"thread_id\":%" PRIu64 ",\"table\":", nth ? "," : "", ss.s[i].thread);
                 rc = print_table(&t, ss.nnames, top, json, by_time, title);
                 if (rc == 0 && json)
-                    fputc('}', stdout);
+                    fputs("}}", stdout);
             }
             free(t.rows);
             i = j;
         }
         if (json)
-            fputs("]}", stdout);
+            fputs("]", stdout);
     }
     if (rc == 0 && json)
-        fputc('\n', stdout);
+        fputs("}\n", stdout);
     if (rc == -2)
         fputs("mantra report: out of memory\n", stderr);
     free(all.rows);
