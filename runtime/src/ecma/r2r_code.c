@@ -89,6 +89,7 @@ int mantra_r2r_code(const mantra_pe *pe, mantra_r2r *r, mantra_ecma_error *err) 
         return ec_fail(err, (uint64_t)(hc - pe->data), "the HotColdMap's first cold RUNTIME_FUNCTION %u is past the %u "
                        "there are", r->first_cold, r->nfunctions);
     uint8_t *is_entry = calloc(r->nfunctions ? r->nfunctions : 1, 1);
+    uint32_t *pair_of = NULL;
     if (is_entry == NULL)
         return MANTRA_ENOMEM;
     int rc = MANTRA_OK;
@@ -123,6 +124,21 @@ int mantra_r2r_code(const mantra_pe *pe, mantra_r2r *r, mantra_ecma_error *err) 
         if (rc != MANTRA_OK)
             goto out;
     }
+    /* the HotColdMap's (cold index, hot index) pairs, in order, by hot index: pair + 1 (0: none) */
+    if (npairs && (pair_of = calloc(r->nfunctions, sizeof *pair_of)) == NULL) {
+        rc = MANTRA_ENOMEM;
+        goto out;
+    }
+    for (uint32_t k = 0; k < npairs; k++) {
+        uint32_t cold = mantra_load_u32(hc + 8 * k), hot = mantra_load_u32(hc + 8 * k + 4);
+        uint32_t cold_end = k + 1 < npairs ? mantra_load_u32(hc + 8 * (k + 1)) : r->nfunctions;
+        if (hot >= r->nfunctions || cold >= r->nfunctions || cold_end > r->nfunctions || cold_end <= cold) {
+            rc = ec_fail(err, (uint64_t)(hc - pe->data) + 8 * k, "HotColdMap: cold RUNTIME_FUNCTIONs %u..%u of %u "
+                         "(hot %u)", cold, cold_end, r->nfunctions, hot);
+            goto out;
+        }
+        pair_of[hot] = k + 1;
+    }
     /* a method's hot part: its RUNTIME_FUNCTIONs to the next entry point or the first cold one */
     for (size_t i = 0; i < r->nmethods; i++) {
         mantra_r2r_method *m = &r->methods[i];
@@ -132,16 +148,10 @@ int mantra_r2r_code(const mantra_pe *pe, mantra_r2r *r, mantra_ecma_error *err) 
         uint32_t begin = mantra_load_u32(rtf + 12 * m->entry), end = mantra_load_u32(rtf + 12 * last + 4);
         m->hot_rva = begin;
         m->hot_size = end > begin ? end - begin : 0;
-        for (uint32_t k = 0; k < npairs; k++) { /* (cold index, hot index) pairs, in order */
-            uint32_t cold = mantra_load_u32(hc + 8 * k), hot = mantra_load_u32(hc + 8 * k + 4);
-            if (hot != m->entry)
-                continue;
+        uint32_t k = pair_of ? pair_of[m->entry] : 0;
+        if (k--) { /* its cold part: to the next pair's cold index, or the last RUNTIME_FUNCTION */
+            uint32_t cold = mantra_load_u32(hc + 8 * k);
             uint32_t cold_end = k + 1 < npairs ? mantra_load_u32(hc + 8 * (k + 1)) : r->nfunctions;
-            if (cold >= r->nfunctions || cold_end > r->nfunctions || cold_end <= cold) {
-                rc = ec_fail(err, (uint64_t)(hc - pe->data) + 8 * k, "HotColdMap: cold RUNTIME_FUNCTIONs %u..%u of %u",
-                             cold, cold_end, r->nfunctions);
-                goto out;
-            }
             uint32_t cb = mantra_load_u32(rtf + 12 * cold), ce = mantra_load_u32(rtf + 12 * (cold_end - 1) + 4);
             m->cold_rva = cb;
             m->cold_size = ce > cb ? ce - cb : 0;
@@ -149,6 +159,7 @@ int mantra_r2r_code(const mantra_pe *pe, mantra_r2r *r, mantra_ecma_error *err) 
     }
 out:
     free(is_entry);
+    free(pair_of);
     if (rc != MANTRA_OK) {
         free(r->methods);
         r->methods = NULL;
