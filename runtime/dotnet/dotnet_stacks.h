@@ -41,8 +41,32 @@ void mantra_dotnet_stacks_fini(void);
  * ThreadSample events written (0 when disabled or no thread is inside a run). */
 int mantra_dotnet_stacks_sample(void);
 /* Writes the rundown events of every loaded program from the calling thread (the callback calls
- * it; phase MANTRA_RUNDOWN_AT_START or _AT_STOP). The number of methods. */
+ * it; phase MANTRA_RUNDOWN_AT_START or _AT_STOP) as keywords ask (rundown keywords: Loader 0x8 the
+ * modules, Jit 0x10 methods run from source, NGen 0x20 methods of images, with mantra's
+ * R2RMethodDCStart/End giving both parts; at stop only with End 0x100). The number of methods. */
+int mantra_dotnet_stacks_rundown_ex(int phase, uint64_t keywords);
+/* The same with every keyword. */
 int mantra_dotnet_stacks_rundown(int phase);
+
+/* ---- precompiled images (image_events.c) -------------------------------------------------- */
+
+#define MANTRA_DOTNET_APPDOMAIN_ID 1u              /* the one domain's AppDomainID in events */
+#define MANTRA_DOTNET_ASSEMBLY_READY_TO_RUN 0x10u  /* AssemblyFlags: the runtime's ReadyToRunAssembly */
+#define MANTRA_DOTNET_IMAGE_MODULE_FLAGS 0x28u     /* ModuleFlags: Manifest | ReadyToRunModule */
+#define MANTRA_DOTNET_RUNDOWN_END 0x100u           /* EndRundown keyword */
+#define MANTRA_DOTNET_RUNDOWN_LOADER 0x8u
+#define MANTRA_DOTNET_RUNDOWN_JIT 0x10u
+#define MANTRA_DOTNET_RUNDOWN_NGEN 0x20u
+
+struct mantra_image;
+/* Sets the image listener that writes the load, first-call and unload events of images
+ * (mantra/image.h). 0 or a MANTRA_E* code. */
+int mantra_dotnet_images_init(void);
+void mantra_dotnet_images_fini(void);
+/* A module's GUID (mantra_interp_method_identity.module_guid's bytes) as a GUID field. */
+mantra_guid mantra_dotnet_module_guid(const mantra_interp_method_identity *id);
+/* The ModuleID (and AssemblyID) of an image in events. */
+uint64_t mantra_dotnet_image_module_id(const struct mantra_image *im);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include "dotnet_registry.h"
 #include "dotnet_stacks.h"
 #include "dotnet_writers.h"
+#include "mantra/image.h"
 
 /* SampleProfilerSampleType::Managed (dotnet/runtime, src/coreclr/vm/sampleprofiler.h). */
 #define SAMPLE_TYPE_MANAGED 2
@@ -54,13 +55,71 @@ static void wake_sampler(void *ctx, const mantra_session_info *info, const mantr
 
 typedef struct rundown_ctx {
     int start; /* phase AT_START: the DCStart events */
+    uint64_t keywords;
     int methods;
 } rundown_ctx;
 
 static const mantra_guid zero_guid;
 
+static void module_rundown(const rundown_ctx *c, uint64_t module_id, uint32_t flags, const char *path,
+                           const mantra_guid *pdb) {
+    if (!(c->keywords & MANTRA_DOTNET_RUNDOWN_LOADER))
+        return;
+    if (c->start)
+        (void)mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(module_id, module_id, flags, 0, path, "", 0, pdb, 0, "",
+                                                                  &zero_guid, 0, "");
+    else
+        (void)mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(module_id, module_id, flags, 0, path, "", 0, pdb, 0, "",
+                                                                &zero_guid, 0, "");
+}
+
+static void method_rundown(rundown_ctx *c, uint64_t module_id, const mantra_interp_method_identity *id, uint64_t start,
+                           uint32_t size) {
+    if (c->start)
+        (void)mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(start, module_id, start, size, id->token, 0,
+                                                                        id->namespace_name, id->name, id->signature, 0, 0);
+    else
+        (void)mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(start, module_id, start, size, id->token, 0,
+                                                                      id->namespace_name, id->name, id->signature, 0, 0);
+    c->methods++;
+}
+
+/* An image's methods (NGen rundown): MethodDC*Verbose with the entry part (MethodSize the hot
+ * size and MethodFlags' extent HotSection 0, as the runtime writes R2R methods), then mantra's
+ * R2RMethodDCStart/End with both parts. */
+static void image_rundown(rundown_ctx *c, const mantra_image *im) {
+    mantra_interp_method_identity id;
+    if (mantra_interp_module_method(mantra_image_module(im), 0, &id) != 0)
+        return;
+    uint64_t module_id = mantra_dotnet_image_module_id(im);
+    mantra_guid g = mantra_dotnet_module_guid(&id);
+    module_rundown(c, module_id, MANTRA_DOTNET_IMAGE_MODULE_FLAGS, mantra_image_path(im), &g);
+    if (!(c->keywords & MANTRA_DOTNET_RUNDOWN_NGEN))
+        return;
+    const uint8_t *base = mantra_image_base(im);
+    for (size_t i = 0; i < mantra_image_method_count(im); i++) {
+        mantra_image_method_info mi;
+        if (mantra_image_method(im, i, &mi) != 0)
+            continue;
+        uint64_t hot = (uint64_t)(uintptr_t)(base + mi.hot_rva);
+        uint64_t cold = mi.cold_size ? (uint64_t)(uintptr_t)(base + mi.cold_rva) : 0;
+        method_rundown(c, module_id, &mi.id, hot, mi.hot_size);
+        if (c->start)
+            (void)mantra_DotNETRuntimeRundown_R2RMethodDCStart_write(hot, module_id, hot, mi.hot_size, cold, mi.cold_size,
+                                                                     mi.id.token, 0, 0);
+        else
+            (void)mantra_DotNETRuntimeRundown_R2RMethodDCEnd_write(hot, module_id, hot, mi.hot_size, cold, mi.cold_size,
+                                                                   mi.id.token, 0, 0);
+    }
+}
+
 static void program_rundown(void *arg, const mantra_interp_program *p) {
     rundown_ctx *c = arg;
+    const mantra_image *im = mantra_image_of_program(p);
+    if (im != NULL) {
+        image_rundown(c, im);
+        return;
+    }
     const mantra_interp_module *m = mantra_interp_program_module(p);
     uint64_t module_id = (uint64_t)(uintptr_t)p;
     size_t count = mantra_interp_module_method_count(m);
@@ -68,30 +127,22 @@ static void program_rundown(void *arg, const mantra_interp_program *p) {
     mantra_interp_method_identity id;
     if (count > 0 && mantra_interp_module_method(m, 0, &id) == 0)
         path = id.module_name;
-    if (c->start)
-        (void)mantra_DotNETRuntimeRundown_ModuleDCStart_V2_write(module_id, module_id, 0, 0, path, "", 0, &zero_guid,
-                                                                  0, "", &zero_guid, 0, "");
-    else
-        (void)mantra_DotNETRuntimeRundown_ModuleDCEnd_V2_write(module_id, module_id, 0, 0, path, "", 0, &zero_guid, 0,
-                                                                "", &zero_guid, 0, "");
+    module_rundown(c, module_id, 0, path, &zero_guid);
+    if (!(c->keywords & MANTRA_DOTNET_RUNDOWN_JIT))
+        return;
     for (size_t i = 0; i < count; i++) {
         const uint8_t *code;
         size_t size;
         if (mantra_interp_module_method(m, i, &id) != 0 || mantra_interp_program_code(p, i, &code, &size) != 0)
             continue;
-        uint64_t start = (uint64_t)(uintptr_t)code;
-        if (c->start)
-            (void)mantra_DotNETRuntimeRundown_MethodDCStartVerbose_V2_write(
-                start, module_id, start, (uint32_t)size, id.token, 0, id.namespace_name, id.name, id.signature, 0, 0);
-        else
-            (void)mantra_DotNETRuntimeRundown_MethodDCEndVerbose_V2_write(
-                start, module_id, start, (uint32_t)size, id.token, 0, id.namespace_name, id.name, id.signature, 0, 0);
-        c->methods++;
+        method_rundown(c, module_id, &id, (uint64_t)(uintptr_t)code, (uint32_t)size);
     }
 }
 
-int mantra_dotnet_stacks_rundown(int phase) {
-    rundown_ctx c = {phase == MANTRA_RUNDOWN_AT_START, 0};
+int mantra_dotnet_stacks_rundown_ex(int phase, uint64_t keywords) {
+    rundown_ctx c = {phase == MANTRA_RUNDOWN_AT_START, keywords, 0};
+    if (!c.start && !(keywords & MANTRA_DOTNET_RUNDOWN_END))
+        return 0; /* an end rundown is asked for by EndRundown (0x100) */
     if (c.start)
         (void)mantra_DotNETRuntimeRundown_DCStartInit_V1_write(0);
     else
@@ -104,10 +155,13 @@ int mantra_dotnet_stacks_rundown(int phase) {
     return c.methods;
 }
 
+int mantra_dotnet_stacks_rundown(int phase) {
+    return mantra_dotnet_stacks_rundown_ex(phase, UINT64_MAX);
+}
+
 static void rundown_cb(void *ctx, const mantra_session_info *info, int phase) {
     (void)ctx;
-    (void)info;
-    (void)mantra_dotnet_stacks_rundown(phase);
+    (void)mantra_dotnet_stacks_rundown_ex(phase, info->rundown_keywords);
 }
 
 /* ---- lifetime ---------------------------------------------------------------------------------- */

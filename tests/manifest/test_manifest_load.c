@@ -56,13 +56,13 @@ END_TEST
 START_TEST(dotnet_yaml) {
     mantra_manifest *m = mt_load_file(mt_source_path("manifest/dotnet.yaml"));
     ck_assert_uint_eq(mantra_manifest_provider_count(m), 5);
-    ck_assert_uint_eq(mantra_manifest_event_count(m), 35);
+    ck_assert_uint_eq(mantra_manifest_event_count(m), 39);
     static const struct {
         const char *name, *guid;
         unsigned derived, keywords, maps, templates, events;
     } want[] = {
-        {"Microsoft-Windows-DotNETRuntime", "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", 0, 36, 2, 15, 16},
-        {"Microsoft-Windows-DotNETRuntimeRundown", "a669021c-c450-4609-a035-5af59af4df18", 0, 12, 2, 4, 13},
+        {"Microsoft-Windows-DotNETRuntime", "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", 0, 36, 3, 17, 19},
+        {"Microsoft-Windows-DotNETRuntimeRundown", "a669021c-c450-4609-a035-5af59af4df18", 0, 12, 2, 4, 14},
         {"Microsoft-DotNETCore-SampleProfiler", "3c530d44-97ae-513a-1e6d-783e8f8e03a9", 0, 0, 1, 1, 1},
         {"Microsoft-DotNETCore-EventPipe", "92f528a6-f5b8-5160-a7ee-b33da7739e29", 1, 0, 0, 1, 1},
         {"Mantra-Demo", "38e013e8-4f24-548f-e99c-557dba31e3b9", 1, 4, 1, 4, 4},

@@ -27,7 +27,7 @@ START_TEST(usage_and_help) {
     run_tool_free(&r);
     image(&r, "--help", NULL);
     ck_assert_int_eq(r.status, 0);
-    ck_assert_ptr_nonnull(strstr(r.out, "--json   one JSON object: format, module, mvid, methods"));
+    ck_assert_ptr_nonnull(strstr(r.out, "--json   one JSON object: format (\"mantra\" or \"r2r\"), module, mvid, methods"));
     run_tool_free(&r);
     image(&r, "--frobnicate", NULL);
     ck_assert_int_eq(r.status, 2);
@@ -41,7 +41,7 @@ START_TEST(refusals) {
     image(&r, "--json", "tests/tools/test_image_cli.c"); /* the source tree's own text: not a PE file */
     ck_assert_int_eq(r.status, 1);
     ck_assert_str_eq(r.err, "mantra image: tests/tools/test_image_cli.c: offset 0: not a PE file: no MS-DOS header (\"MZ\" "
-                            "and 64 bytes) (not a ReadyToRun PE file)\n");
+                            "and 64 bytes) (neither a mantra image nor a ReadyToRun PE file)\n");
     ck_assert_str_eq(r.out, "");
     run_tool_free(&r);
     char *tiny = built("tests/ecma/tiny.dll");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mantra/ecma.h"
+#include "mantra/image.h"
 #include "image_names.h"
 #include "pgo_mibc.h"
 #include "pgo_tool.h"
@@ -16,11 +17,14 @@
 
 static const char usage[] = "Usage: mantra image [--json] FILE\n"
                             "\n"
-                            "Prints the method table of a precompiled image: a .NET ReadyToRun PE file (crossgen2's\n"
-                            "output, the shared framework's assemblies): each method's name, token, hot part and\n"
-                            "cold part (RVA and size; a method without a cold part has none).\n"
+                            "Prints the method table of a precompiled image: a mantra image (mantra precompile's\n"
+                            "output, docs/image-format.md; every check of loading is made) or a .NET ReadyToRun PE\n"
+                            "file (crossgen2's output, the shared framework's assemblies): each method's name, token,\n"
+                            "hot part and cold part (RVA and size; a method without a cold part has none).\n"
                             "\n"
-                            "  --json   one JSON object: format, module, mvid, methods [{name, token, hot, cold}]\n"
+                            "  --json   one JSON object: format (\"mantra\" or \"r2r\"), module, mvid, methods\n"
+                            "           [{name, token, hot, cold}] (mantra images: also placed_cold, a method that\n"
+                            "           never ran and sits whole in the cold section)\n"
                             "\n"
                             "Exit status: 0 success, 1 bad input (the reason and the file offset printed), 2 usage error.\n";
 
@@ -88,6 +92,70 @@ static int print_r2r(const char *path, const mantra_md *md, const mantra_r2r *r,
     return fflush(stdout) == 0 ? TOOL_OK : TOOL_BAD_INPUT;
 }
 
+static void guid_text(const uint8_t *b, char out[40]) {
+    snprintf(out, 40, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[3], b[2], b[1], b[0], b[5],
+             b[4], b[7], b[6], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* A mantra image: opened (every check of a load), its method table printed. */
+static int print_mantra(const char *path, const uint8_t *data, size_t size, int json) {
+    mantra_image *im = NULL;
+    mantra_image_error err = {0, ""};
+    int st = mantra_image_open_memory(data, size, path, 0, &im, &err);
+    if (st != MANTRA_OK) {
+        fprintf(stderr, "mantra image: %s: offset %" PRIu64 ": %s\n", path, err.offset,
+                st == MANTRA_ENOMEM ? "out of memory" : err.message);
+        return TOOL_BAD_INPUT;
+    }
+    const mantra_interp_module *m = mantra_image_module(im);
+    size_t n = mantra_image_method_count(im);
+    mantra_interp_method_identity id0;
+    char mvid[40] = "";
+    const char *module = "";
+    if (mantra_interp_module_method(m, 0, &id0) == 0) {
+        guid_text(id0.module_guid, mvid);
+        module = id0.module_name;
+    }
+    if (json) {
+        fputs("{\"format\":\"mantra\",\"module\":", stdout);
+        json_string(stdout, module, strlen(module));
+        printf(",\"mvid\":\"%s\",\"methods\":[", mvid);
+    } else {
+        printf("%s: mantra image, module %s, MVID %s, %zu methods\n", path, module, mvid, n);
+        printf("%-10s %-8s %-10s %-8s %-10s %s\n", "hot RVA", "size", "cold RVA", "size", "token", "name");
+    }
+    for (size_t i = 0; i < n; i++) {
+        mantra_image_method_info mi;
+        mantra_image_method(im, i, &mi);
+        char *name = pgo_strf("%s%s%s", mi.id.namespace_name, mi.id.namespace_name[0] ? "." : "", mi.id.name);
+        const char *shown = name ? name : "?";
+        int placed = (mi.flags & MANTRA_IMAGE_PLACED_COLD) != 0;
+        if (json) {
+            fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
+            json_string(stdout, shown, strlen(shown));
+            printf(",\"token\":\"0x%08" PRIx32 "\",\"placed_cold\":%s,\"hot\":", mi.id.token, placed ? "true" : "false");
+            range(stdout, mi.hot_rva, mi.hot_size);
+            fputs(",\"cold\":", stdout);
+            if (mi.cold_size)
+                range(stdout, mi.cold_rva, mi.cold_size);
+            else
+                fputs("null", stdout);
+            fputc('}', stdout);
+        } else if (mi.cold_size) {
+            printf("0x%08" PRIx32 " %-8" PRIu32 " 0x%08" PRIx32 " %-8" PRIu32 " 0x%08" PRIx32 " %s\n", mi.hot_rva,
+                   mi.hot_size, mi.cold_rva, mi.cold_size, mi.id.token, shown);
+        } else {
+            printf("0x%08" PRIx32 " %-8" PRIu32 " %-10s %-8s 0x%08" PRIx32 " %s%s\n", mi.hot_rva, mi.hot_size, "-", "-",
+                   mi.id.token, shown, placed ? " (placed cold)" : "");
+        }
+        free(name);
+    }
+    if (json)
+        fputs("\n]}\n", stdout);
+    mantra_image_close(im);
+    return fflush(stdout) == 0 ? TOOL_OK : TOOL_BAD_INPUT;
+}
+
 int cmd_image(int argc, char **argv) {
     int json = 0;
     const char *path = NULL;
@@ -115,6 +183,11 @@ int cmd_image(int argc, char **argv) {
         fprintf(stderr, "mantra image: %s: cannot read the file\n", path);
         return TOOL_BAD_INPUT;
     }
+    if (size >= 8 && memcmp(data, "MANTRAIM", 8) == 0) {
+        int rc = print_mantra(path, data, size, json);
+        free(data);
+        return rc;
+    }
     mantra_pe pe;
     mantra_md *md = NULL;
     mantra_r2r r;
@@ -122,7 +195,7 @@ int cmd_image(int argc, char **argv) {
     mantra_ecma_error err = {0, ""};
     int st = mantra_pe_parse(data, size, &pe, &err), rc = TOOL_BAD_INPUT;
     if (st != MANTRA_OK) {
-        fprintf(stderr, "mantra image: %s: offset %" PRIu64 ": %s (not a ReadyToRun PE file)\n", path, err.offset,
+        fprintf(stderr, "mantra image: %s: offset %" PRIu64 ": %s (neither a mantra image nor a ReadyToRun PE file)\n", path, err.offset,
                 err.message);
         free(data);
         return TOOL_BAD_INPUT;

@@ -12,9 +12,10 @@ static const char usage[] =
     "  dump [--json] [--sorted] [--manifest FILE]... TRACE   print every event of a trace\n"
     "  stats [--json] [--manifest FILE]... TRACE            counts of a trace (events, metadata, stacks, ...)\n"
     "  emit [--threads N] [--events M] [--trace FILE] ...   write Mantra-Demo events through sessions\n"
-    "  run PROGRAM [--trace FILE] [--entry METHOD] [ARGS]  assemble and run an interpreter program\n"
+    "  run PROGRAM|IMAGE [--trace FILE] [--entry METHOD]   assemble and run an interpreter program (or image)\n"
     "  pgo INPUT... -o PROFILE [--format text|json|mibc]   traces' and profiles' PGO data -> profile\n"
-    "  image [--json] FILE                                 a ReadyToRun image's methods: hot and cold parts\n"
+    "  precompile PROGRAM --profile PROFILE -o IMAGE       a program laid out hot/cold from its profile\n"
+    "  image [--json] FILE                                 a precompiled image's methods: hot and cold parts\n"
     "  symbolize TRACE [--json] [ADDRESS@TIME...]          addresses -> methods, as loaded at that time\n"
     "  report TRACE [--top N] [--weight samples|time]      the methods the samples were in\n"
     "  export TRACE --format speedscope|chrome -o FILE     the samples as a flame graph\n"
@@ -54,6 +55,8 @@ int main(int argc, char **argv) {
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "pgo") == 0)
         return cmd_pgo(argc - 1, argv + 1);
+    if (strcmp(cmd, "precompile") == 0)
+        return cmd_precompile(argc - 1, argv + 1);
     if (strcmp(cmd, "image") == 0)
         return cmd_image(argc - 1, argv + 1);
     if (strcmp(cmd, "symbolize") == 0)

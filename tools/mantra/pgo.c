@@ -175,6 +175,14 @@ static input_kind kind_of(const char *path) {
     return INPUT_TRACE;
 }
 
+int pgo_read_input(pgo_profile *p, pgo_assemblies *asms, const char *path) {
+    input_kind k = kind_of(path);
+    return k == INPUT_TEXT   ? pgo_read_text(p, path)
+           : k == INPUT_JSON ? pgo_read_json(p, path)
+           : k == INPUT_MIBC ? pgo_read_mibc(p, asms, path)
+                             : pgo_collect_trace(p, path);
+}
+
 static void summary(const pgo_profile *p) {
     const pgo_counts *c = &p->counts;
     char profiles[48] = "";
@@ -286,11 +294,7 @@ int cmd_pgo(int argc, char **argv) {
     }
     for (size_t i = 0; i < a.ninputs && status != -2; i++) {
         const char *in = a.inputs[i];
-        input_kind k = kind_of(in);
-        int r = k == INPUT_TEXT   ? pgo_read_text(&p, in)
-                : k == INPUT_JSON ? pgo_read_json(&p, in)
-                : k == INPUT_MIBC ? pgo_read_mibc(&p, &asms, in)
-                                  : pgo_collect_trace(&p, in);
+        int r = pgo_read_input(&p, &asms, in);
         if (r == -2) {
             status = -2;
         } else if (r < 0) {

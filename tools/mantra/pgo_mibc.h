@@ -110,6 +110,9 @@ int pgo_read_image(pgo_profile *p, const char *path, const mantra_pe *pe, const 
  * trace's; s resolves method tokens and PDB signatures where an assembly is found (else a method
  * keeps its names only). 0, -1 (the reason printed as `mantra pgo: PATH: offset N: MESSAGE`) or -2. */
 int pgo_read_mibc(pgo_profile *p, pgo_assemblies *s, const char *path);
+/* Any input of mantra pgo, told apart by its first bytes (pgo.c): a text or JSON profile, a .mibc
+ * (or a ReadyToRun image's embedded data), else a trace. 0, 1 (a truncated trace), -1 or -2. */
+int pgo_read_input(pgo_profile *p, pgo_assemblies *asms, const char *path);
 /* The same from bytes in memory (path names them in messages and gives the ZIP entry's name). */
 int pgo_read_mibc_bytes(pgo_profile *p, pgo_assemblies *s, const char *path, const uint8_t *file, size_t n);
 
@@ -125,7 +128,5 @@ int pgo_zip_one(const char *entry, const uint8_t *data, size_t size, uint8_t **o
  * CRC-32 checked, into a new buffer: 0, -1 (*why, *at: the archive offset) or -2. */
 int pgo_zip_find(const uint8_t *zip, size_t size, const char *want, uint8_t **out, size_t *out_size, size_t *at,
                  const char **why);
-/* The CRC-32 of ZIP (polynomial 0xEDB88320, reflected, initial and final XOR 0xFFFFFFFF). */
-uint32_t pgo_crc32(const uint8_t *data, size_t size);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mantra/image.h"
 #include "mantra/interp.h"
 #include "mantra/pump.h"
 #include "mantra/session.h"
@@ -23,20 +24,30 @@
 #endif
 
 static const char run_usage[] =
-    "Usage: mantra run PROGRAM [--trace FILE] [--providers SPEC] [--entry METHOD] [--probes]\n"
-    "                  [--pgo-collect FILE[:SECONDS]] [--pgo-deltas] [ARGS...]\n"
+    "Usage: mantra run PROGRAM|IMAGE [--trace FILE] [--providers SPEC] [--entry METHOD] [--probes]\n"
+    "                  [--pgo-collect FILE[:SECONDS]] [--pgo-deltas] [--reload IMAGE2] [ARGS...]\n"
     "\n"
     "Assembles PROGRAM (interpreter assembly, docs/interp.md; '-' reads standard input) and runs\n"
     "its entry method with ARGS (int64 or double, as its signature says). The program's output goes\n"
     "to stdout; assembler errors are printed as FILE:LINE:COL: error: MESSAGE.\n"
     "\n"
+    "An IMAGE (mantra precompile's output, told from a program by its magic) is checked, mapped\n"
+    "read-only and executed in place; a damaged or foreign file is refused with the check that failed\n"
+    "and its offset. Loading it writes AssemblyLoad, ModuleLoad and DomainModuleLoad, each method's\n"
+    "first call R2RGetEntryPointStart, R2RGetEntryPoint (version 1, with the size) and R2RMethodLoad\n"
+    "(hot and cold parts), unloading MethodUnloadVerbose and ModuleUnload (docs/image-format.md).\n"
+    "\n"
+    "  --reload IMAGE2   (images) after the run, unload the image, load IMAGE2 at the same address\n"
+    "                    when it is free, and run the entry again (stderr says which address)\n"
     "  --entry METHOD    the method to run: Namespace.Name or a unique Name (default main)\n"
     "  --trace FILE      record a trace of the run in FILE (a session started before the program\n"
     "                    is loaded and stopped after it returns)\n"
     "  --providers SPEC  that session's providers, dotnet-trace syntax (default\n"
     "                    Microsoft-Windows-DotNETRuntime:0x10000000018:5, the JitInstrumentationData\n"
     "                    keyword under which PGO data is written, with Loader and Jit for the\n"
-    "                    module and method events that identify it)\n"
+    "                    module and method events that identify it); an entry for\n"
+    "                    Microsoft-Windows-DotNETRuntimeRundown:KEYWORDS sets the session's rundown\n"
+    "                    keywords (Loader 0x8, Jit 0x10, NGen 0x20, Start 0x40 also at start, End 0x100)\n"
     "  --probes          after the run, print every probe on stderr:\n"
     "                    probe METHOD TOKEN IL_OFFSET COUNT (IL offsets in hex, counts in decimal)\n"
     "  --pgo-collect FILE[:SECONDS]\n"
@@ -68,15 +79,6 @@ static const char run_usage[] =
     "2 usage error.\n";
 
 #define RUN_DEFAULT_PROVIDERS "Microsoft-Windows-DotNETRuntime:0x10000000018:5"
-
-/* Reads the whole file (or stdin for "-"); NULL after reporting. */
-static char *read_all(const char *path, size_t *size) {
-    errno = 0;
-    char *text = tool_read_file(path, size);
-    if (text == NULL)
-        fprintf(stderr, "mantra run: %s: %s\n", path, errno ? strerror(errno) : "out of memory");
-    return text;
-}
 
 static int parse_arg(const char *s, int is_double, mantra_interp_value *v) {
     char *end;
@@ -131,9 +133,68 @@ static int start_collect(const char *spec, unsigned flags) {
 }
 #endif
 
+/* 1 when path starts with an image's magic (docs/image-format.md). */
+static int is_image(const char *path) {
+    if (strcmp(path, "-") == 0)
+        return 0;
+    FILE *f = fopen(path, "rb");
+    char head[8] = {0};
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return n == sizeof head && memcmp(head, "MANTRAIM", 8) == 0;
+}
+
+static int open_image(const char *path, const void *hint, mantra_image **out) {
+    mantra_image_error err = {0, ""};
+    int rc = mantra_image_open(path, hint, out, &err);
+    if (rc == MANTRA_EFORMAT)
+        fprintf(stderr, "mantra run: %s: offset %" PRIu64 ": %s\n", path, err.offset, err.message);
+    else if (rc == MANTRA_EIO)
+        fprintf(stderr, "mantra run: %s: %s\n", path, err.message);
+    else if (rc != 0)
+        fprintf(stderr, "mantra run: %s: %s\n", path, mantra_strerror(rc));
+    return rc;
+}
+
+/* A --providers entry for the rundown provider sets the session's rundown keywords (its keyword
+ * mask; StartRundown 0x40 in it asks for a start rundown too). 1 when the spec names it. */
+static int rundown_from_spec(const char *spec, uint64_t *keywords) {
+    const char *p = strstr(spec, MANTRA_RUNDOWN_PROVIDER);
+    if (p == NULL)
+        return 0;
+    p += strlen(MANTRA_RUNDOWN_PROVIDER);
+    *keywords = *p == ':' ? strtoull(p + 1, NULL, 0) : MANTRA_DEFAULT_RUNDOWN_KEYWORDS;
+    if (*keywords == 0)
+        *keywords = MANTRA_DEFAULT_RUNDOWN_KEYWORDS;
+    return 1;
+}
+
+/* Runs entry on a new thread of prog; 0, or an exit status after reporting. */
+static int run_entry(const mantra_interp_program *prog, const char *program, const char *entry,
+                     const mantra_interp_value *values, size_t nargs, int probes) {
+    mantra_interp_thread *thr = NULL;
+    int rc = mantra_interp_thread_create(prog, NULL, &thr);
+    if (rc != 0) {
+        fprintf(stderr, "mantra run: %s\n", mantra_strerror(rc));
+        return TOOL_BAD_INPUT;
+    }
+    int status = TOOL_OK;
+    rc = mantra_interp_thread_run(thr, entry, values, nargs, NULL);
+    fflush(stdout);
+    if (rc != 0) {
+        fprintf(stderr, "mantra run: %s: %s\n", program, mantra_interp_thread_last_error(thr));
+        status = TOOL_BAD_INPUT;
+    }
+    if (probes)
+        print_probes(prog);
+    mantra_interp_thread_free(thr);
+    return status;
+}
+
 int cmd_run(int argc, char **argv) {
     const char *program = NULL, *trace = NULL, *providers = RUN_DEFAULT_PROVIDERS, *entry = "main";
-    const char *collect = NULL;
+    const char *collect = NULL, *reload = NULL;
     int probes = 0, dashdash = 0, deltas = 0;
     const char **args = calloc((size_t)argc, sizeof *args);
     size_t nargs = 0;
@@ -155,7 +216,7 @@ int cmd_run(int argc, char **argv) {
             } else if (strcmp(a, "--pgo-deltas") == 0) {
                 deltas = 1;
             } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--providers") == 0 || strcmp(a, "--entry") == 0 ||
-                       strcmp(a, "--pgo-collect") == 0) {
+                       strcmp(a, "--pgo-collect") == 0 || strcmp(a, "--reload") == 0) {
                 if (i + 1 >= argc) {
                     free(args);
                     return tool_usage_error("run", "%s needs a value", a);
@@ -167,6 +228,8 @@ int cmd_run(int argc, char **argv) {
                     trace = v;
                 else if (a[2] == 'p')
                     providers = v;
+                else if (a[2] == 'r')
+                    reload = v;
                 else
                     entry = v;
             } else {
@@ -187,26 +250,31 @@ int cmd_run(int argc, char **argv) {
         free(args);
         return tool_usage_error("run", "%s", "no PROGRAM given");
     }
+    int image = is_image(program);
+    if (reload != NULL && !image) {
+        free(args);
+        return tool_usage_error("run", "%s", "--reload needs an IMAGE to run");
+    }
 
-    size_t size = 0;
-    char *text = read_all(program, &size);
-    if (text == NULL) {
-        free(args);
-        return TOOL_BAD_INPUT;
-    }
+    /* the program assembled, or the image checked (opened and closed again: it is loaded for the
+     * run once the sessions are up, so that its load events are in them) */
     mantra_interp_module *mod = NULL;
-    mantra_interp_diag diag;
-    int rc = mantra_interp_assemble(text, size, strcmp(program, "-") == 0 ? "<stdin>" : program, &mod, &diag);
-    free(text);
-    if (rc != 0) {
-        if (rc == MANTRA_EFORMAT)
-            fprintf(stderr, "%s\n", diag.text);
-        else
-            fprintf(stderr, "mantra run: %s: %s\n", program, mantra_strerror(rc));
-        free(args);
-        return TOOL_BAD_INPUT;
+    mantra_image *im = NULL;
+    const mantra_interp_module *m = NULL;
+    if (image) {
+        if (open_image(program, NULL, &im) != 0) {
+            free(args);
+            return TOOL_BAD_INPUT;
+        }
+        m = mantra_image_module(im);
+    } else {
+        if (tool_assemble("run", program, &mod) != 0) {
+            free(args);
+            return TOOL_BAD_INPUT;
+        }
+        m = mod;
     }
-    int64_t mi = mantra_interp_module_find(mod, entry);
+    int64_t mi = mantra_interp_module_find(m, entry);
     int status = TOOL_OK;
     mantra_interp_value *values = calloc(nargs + 1, sizeof *values);
     if (mi < 0) {
@@ -215,14 +283,14 @@ int cmd_run(int argc, char **argv) {
     } else if (values == NULL) {
         fprintf(stderr, "mantra run: out of memory\n");
         status = TOOL_BAD_INPUT;
-    } else if ((size_t)mantra_interp_module_arg_count(mod, (size_t)mi) != nargs) {
+    } else if ((size_t)mantra_interp_module_arg_count(m, (size_t)mi) != nargs) {
         fprintf(stderr, "mantra run: %s: '%s' takes %d argument%s, %zu given\n", program, entry,
-                mantra_interp_module_arg_count(mod, (size_t)mi), mantra_interp_module_arg_count(mod, (size_t)mi) == 1 ? "" : "s",
+                mantra_interp_module_arg_count(m, (size_t)mi), mantra_interp_module_arg_count(m, (size_t)mi) == 1 ? "" : "s",
                 nargs);
         status = TOOL_BAD_INPUT;
     } else {
         for (size_t k = 0; k < nargs; k++) {
-            int dbl = mantra_interp_module_arg_is_double(mod, (size_t)mi, k);
+            int dbl = mantra_interp_module_arg_is_double(m, (size_t)mi, k);
             if (parse_arg(args[k], dbl, &values[k]) != 0) {
                 fprintf(stderr, "mantra run: argument %zu '%s' is not %s\n", k + 1, args[k],
                         dbl ? "a number" : "an int64");
@@ -232,6 +300,8 @@ int cmd_run(int argc, char **argv) {
         }
     }
     free(args);
+    mantra_image_close(im);
+    im = NULL;
     if (status != TOOL_OK) {
         free(values);
         mantra_interp_module_free(mod);
@@ -256,6 +326,7 @@ int cmd_run(int argc, char **argv) {
     /* ThreadSample of the interpreter's threads and the method rundown (docs/interp.md "Sampling");
      * the threadless build has no sampler thread */
     (void)mantra_dotnet_stacks_init(0);
+    (void)mantra_dotnet_images_init(); /* images' load, first-call and unload events */
     if (collect != NULL && start_collect(collect, pgo_flags) < 0) {
         free(values);
         mantra_interp_module_free(mod);
@@ -276,8 +347,13 @@ int cmd_run(int argc, char **argv) {
         c.providers = providers;
         c.output = MANTRA_SESSION_OUTPUT_FILE;
         c.path = trace;
-        if (strstr(providers, "Microsoft-DotNETCore-SampleProfiler") != NULL)
+        uint64_t kw = 0;
+        if (rundown_from_spec(providers, &kw)) {
+            c.rundown_keywords = kw;
+            c.start_rundown = (kw & MANTRA_START_RUNDOWN_KEYWORD) != 0;
+        } else if (strstr(providers, "Microsoft-DotNETCore-SampleProfiler") != NULL) {
             c.rundown_keywords = MANTRA_DEFAULT_RUNDOWN_KEYWORDS; /* method names for the samples */
+        }
         if (mantra_session_start(&sid, &c) < 0) {
             const char *e = mantra_session_last_error();
             fprintf(stderr, "mantra run: %s\n", e[0] ? e : "cannot start the session");
@@ -296,23 +372,42 @@ int cmd_run(int argc, char **argv) {
     }
 #endif
     mantra_interp_program *prog = NULL;
-    mantra_interp_thread *thr = NULL;
-    rc = mantra_interp_load(mod, NULL, &prog);
-    if (rc == MANTRA_EINVAL) {
-        fprintf(stderr, "mantra run: MANTRA_InterpPgo must be 0, 1 or 2\n");
-        status = TOOL_BAD_INPUT;
-    } else if (rc != 0 || (rc = mantra_interp_thread_create(prog, NULL, &thr)) != 0) {
-        fprintf(stderr, "mantra run: %s\n", mantra_strerror(rc));
-        status = TOOL_BAD_INPUT;
-    } else {
-        rc = mantra_interp_thread_run(thr, entry, values, nargs, NULL);
-        fflush(stdout);
-        if (rc != 0) {
-            fprintf(stderr, "mantra run: %s: %s\n", program, mantra_interp_thread_last_error(thr));
+    if (image) {
+        if (open_image(program, NULL, &im) != 0)
             status = TOOL_BAD_INPUT;
+        else
+            status = run_entry(mantra_image_program(im), program, entry, values, nargs, probes);
+        if (status == TOOL_OK && reload != NULL) {
+            /* unload, load reload at the same address where it is free, run again */
+            const void *base = mantra_image_base(im);
+            mantra_image_close(im);
+            im = NULL;
+            if (open_image(reload, base, &im) != 0) {
+                status = TOOL_BAD_INPUT;
+            } else {
+                fprintf(stderr, "mantra run: %s reloaded at %s address\n", reload,
+                        mantra_image_base(im) == base ? "the same" : "another");
+                const mantra_interp_module *m2 = mantra_image_module(im);
+                int64_t k = mantra_interp_module_find(m2, entry);
+                if (k < 0 || (size_t)mantra_interp_module_arg_count(m2, (size_t)k) != nargs) {
+                    fprintf(stderr, "mantra run: %s: no method '%s' taking %zu arguments\n", reload, entry, nargs);
+                    status = TOOL_BAD_INPUT;
+                } else {
+                    status = run_entry(mantra_image_program(im), reload, entry, values, nargs, probes);
+                }
+            }
         }
-        if (probes)
-            print_probes(prog);
+    } else {
+        int rc = mantra_interp_load(mod, NULL, &prog);
+        if (rc == MANTRA_EINVAL) {
+            fprintf(stderr, "mantra run: MANTRA_InterpPgo must be 0, 1 or 2\n");
+            status = TOOL_BAD_INPUT;
+        } else if (rc != 0) {
+            fprintf(stderr, "mantra run: %s\n", mantra_strerror(rc));
+            status = TOOL_BAD_INPUT;
+        } else {
+            status = run_entry(prog, program, entry, values, nargs, probes);
+        }
     }
 #ifdef MANTRA_TOOL_HAVE_DOTNET_PGO
     mantra_interp_sampler_stop(); /* no more samples; the rundown stays for the stops below */
@@ -329,7 +424,7 @@ int cmd_run(int argc, char **argv) {
     mantra_shutdown();
     if (mantra_threadless())
         mantra_pump();
-    mantra_interp_thread_free(thr);
+    mantra_image_close(im);
     mantra_interp_program_free(prog);
     mantra_interp_module_free(mod);
     free(values);

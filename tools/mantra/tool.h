@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mantra/interp.h"
 #include "mantra/manifest.h"
 #include "mantra/reader.h"
 
@@ -20,6 +21,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_run(int argc, char **argv); /* run.c */
 int cmd_pgo(int argc, char **argv); /* pgo.c */
 int cmd_image(int argc, char **argv); /* image.c */
+int cmd_precompile(int argc, char **argv); /* precompile.c */
 int cmd_symbolize(int argc, char **argv); /* symbolize.c */
 int cmd_report(int argc, char **argv);    /* report.c */
 int cmd_export(int argc, char **argv);    /* export.c */
@@ -64,6 +66,9 @@ int tool_usage_error(const char *cmd, const char *fmt, const char *arg);
 /* The whole of a file (standard input for "-"), NUL-terminated after its *size bytes (read_file.c);
  * NULL when it cannot be opened or read (errno says why) or memory ran out. */
 char *tool_read_file(const char *path, size_t *size);
+/* Reads and assembles the program at path ("-": standard input) into *out (assemble.c): 0, or -1
+ * after printing the assembler's located error (or why the file cannot be read). */
+int tool_assemble(const char *cmd, const char *path, mantra_interp_module **out);
 /* Makes the array *p (*cap elements of elem bytes) hold at least need: doubling from first. 0, or
  * -2 when out of memory (*p and *cap unchanged). */
 int tool_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);

@@ -7,25 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mantra/image.h"
 #include "pgo_mibc.h"
-
-uint32_t pgo_crc32(const uint8_t *data, size_t size) {
-    static uint32_t table[256];
-    static int ready;
-    if (!ready) {
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; k++)
-                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-            table[i] = c;
-        }
-        ready = 1;
-    }
-    uint32_t c = 0xFFFFFFFFu;
-    for (size_t i = 0; i < size; i++)
-        c = table[(c ^ data[i]) & 0xFF] ^ (c >> 8);
-    return c ^ 0xFFFFFFFFu;
-}
 
 static uint8_t *u16(uint8_t *p, uint16_t v) {
     p[0] = (uint8_t)v;
@@ -57,7 +40,7 @@ int pgo_zip_one(const char *entry, const uint8_t *data, size_t size, uint8_t **o
     size_t name = strlen(entry);
     if (size > 0xFFFFFFFEu || name > 0xFFFF)
         return -2;
-    uint32_t crc = pgo_crc32(data, size);
+    uint32_t crc = mantra_crc32(0, data, size);
     size_t total = 30 + name + size + 46 + name + 22;
     uint8_t *z = malloc(total), *p = z;
     if (z == NULL)
@@ -194,7 +177,7 @@ int pgo_zip_find(const uint8_t *zip, size_t size, const char *want, uint8_t **ou
             return -1;
         }
     }
-    if (pgo_crc32(o, usize) != crc) {
+    if (mantra_crc32(0, o, usize) != crc) {
         free(o);
         *at = found + 16;
         snprintf(msg, sizeof msg, "the entry's CRC-32 does not match its data");

@@ -257,6 +257,9 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
         }
         CASE(CALL) {
             const ip_lmethod *callee = &methods[READ_U32(ip + 1)];
+            /* precompiled code: the callee's first call is its load step (events, perf map) */
+            if (atomic_load_explicit(&callee->first_call_pending, memory_order_relaxed))
+                ip_first_call(prog, callee);
             if (depth >= t->max_frames)
                 return FAULT(t, m, ip, "stack overflow (call depth)");
             ip_value *cargs = sp - callee->nargs;

@@ -3,6 +3,7 @@
 #ifndef MANTRA_INTERP_INTERNAL_H
 #define MANTRA_INTERP_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -178,6 +179,8 @@ struct mantra_interp_module {
     char **strings;       /* print.s literals */
     uint32_t *string_lens;
     size_t nstrings;
+    int precompiled;      /* 1: read from an image (src/images): no IL (il NULL), never loaded by
+                           * mantra_interp_load */
 };
 
 /* ---- the loaded program ----------------------------------------------------------------------- */
@@ -196,7 +199,24 @@ typedef struct ip_lmethod {
     uint32_t *counters;       /* from the allocator, or the PGO store's shared cells */
     mantra_pgo_method *pgo;   /* the PGO store's method (NULL with an allocator) */
     uint32_t *pgo_slots;      /* per probe: its per-thread slot in the PGO store (NULL with an allocator) */
+    /* precompiled code (ip_load_precompiled): the entry part is code/code_size, the split-off
+     * cold part below; map: nmap (code offset, IL offset) pairs, 8 bytes each, little-endian,
+     * in the image, where code offsets count the entry part's bytes and then the cold part's */
+    const uint8_t *cold_code;
+    uint32_t cold_size;
+    const uint8_t *map;
+    uint32_t nmap;
+    /* 1 until the method's first call (precompiled code only): the call's slow path runs the
+     * program's first_call hook once (the per-method load step, where events are written) */
+    _Atomic uint8_t first_call_pending;
 } ip_lmethod;
+
+/* A code range of a precompiled program, for IP -> method (sorted by start). */
+typedef struct ip_range {
+    uintptr_t start, end;
+    uint32_t method;
+    uint8_t cold; /* 1: the method's split-off cold part */
+} ip_range;
 
 struct mantra_interp_program {
     const mantra_interp_module *module;
@@ -211,7 +231,30 @@ struct mantra_interp_program {
     mantra_interp_counter_allocator allocator;
     int pgo_store;            /* 1: counters from the PGO store (no allocator) */
     struct mantra_interp_program *next_live; /* sample.c: the registry of programs (its lock) */
+    /* precompiled programs (ip_load_precompiled): code lives in the image, not in code above */
+    ip_range *ranges;
+    size_t nranges;
+    void (*first_call)(void *ctx, const struct mantra_interp_program *p, size_t method);
+    void *first_call_ctx;
+    const struct mantra_image *image; /* the image it runs from (src/images), NULL from source */
 };
+
+/* precompiled.c: a program over code precompiled in an image (src/images), executed in place.
+ * The caller has verified the code (every part ends in br or ret, branch targets on instructions
+ * of the method's parts, operands in range, stack depths). m must be precompiled and outlive the
+ * program; pm[m->nmethods] gives each method's parts and IL map. No probes. 0, MANTRA_ENOMEM. */
+typedef struct ip_precompiled_method {
+    const uint8_t *code; uint32_t code_size; /* the entry part */
+    const uint8_t *cold; uint32_t cold_size; /* the split-off part (NULL, 0: none) */
+    const uint8_t *map; uint32_t nmap;
+} ip_precompiled_method;
+int ip_load_precompiled(const mantra_interp_module *m, const ip_precompiled_method *pm,
+                        void (*first_call)(void *ctx, const mantra_interp_program *p, size_t method), void *ctx,
+                        mantra_interp_program **out);
+/* The IP -> (method, IL offset) lookup of a precompiled program. 0 or MANTRA_EINVAL. */
+int ip_locate_precompiled(const mantra_interp_program *p, uintptr_t a, size_t *method, uint32_t *il_offset, int *cold);
+/* The first call of a method whose first_call_pending is set: clears it and runs the hook once. */
+void ip_first_call(const mantra_interp_program *p, const ip_lmethod *m);
 
 /* pgo_store.c: registers lm's method in the PGO store and takes its counters and slots from it.
  * 0, MANTRA_ENOMEM, MANTRA_ESTATE (the method is instrumented with other probes). */
@@ -220,6 +263,12 @@ int ip_store_counters(const mantra_interp_module *m, ip_lmethod *lm);
 /* sample.c: the registry of live programs the rundown walks (mantra_interp_foreach_program). */
 void ip_registry_add_program(mantra_interp_program *p);
 void ip_registry_remove_program(mantra_interp_program *p); /* a no-op when p is not in it */
+
+/* load.c: a loaded method's fields from its module method x (index: its index in the module). */
+void ip_lmethod_init(ip_lmethod *lm, const ip_method *x, uint32_t index);
+/* load.c: marks the basic blocks of m in mark[m->il_size] (1 at each block's first IL offset: the
+ * probes of MANTRA_InterpPgo=2); returns their number. */
+uint32_t ip_block_starts(const ip_method *m, uint8_t *mark);
 
 /* glob.c */
 int ip_glob_one(const char *pat, size_t plen, const char *s);

@@ -72,6 +72,19 @@ static uint32_t place_probes(const ip_method *m, int mode, uint8_t *mark) {
     return count;
 }
 
+void ip_lmethod_init(ip_lmethod *lm, const ip_method *x, uint32_t index) {
+    lm->src = x;
+    lm->index = index;
+    lm->nargs = x->nargs;
+    lm->nlocals = x->nlocals;
+    lm->max_stack = x->max_stack;
+    lm->returns = x->ret_type != IP_TYPE_VOID;
+}
+
+uint32_t ip_block_starts(const ip_method *m, uint8_t *mark) {
+    return place_probes(m, 2, mark);
+}
+
 static int method_selected(const ip_method *m, const char *filter) {
     if (filter == NULL || filter[0] == '\0')
         return 1;
@@ -96,6 +109,7 @@ void mantra_interp_program_free(mantra_interp_program *p) {
     free(p->methods);
     free(p->code);
     free(p->probe_counter);
+    free(p->ranges);
     free(p);
 }
 
@@ -186,7 +200,7 @@ static void rewrite(const ip_method *m, const uint32_t *probe_at, int atomic, ui
 
 int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_options *o,
                        mantra_interp_program **out) {
-    if (m == NULL || out == NULL)
+    if (m == NULL || out == NULL || m->precompiled) /* an image's module runs from its image */
         return MANTRA_EINVAL;
     *out = NULL;
     mantra_interp_load_options def;
@@ -240,12 +254,7 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
     for (size_t i = 0; rc == 0 && i < m->nmethods; i++) {
         const ip_method *x = &m->methods[i];
         ip_lmethod *lm = &p->methods[i];
-        lm->src = x;
-        lm->index = (uint32_t)i;
-        lm->nargs = x->nargs;
-        lm->nlocals = x->nlocals;
-        lm->max_stack = x->max_stack;
-        lm->returns = x->ret_type != IP_TYPE_VOID;
+        ip_lmethod_init(lm, x, (uint32_t)i);
         lm->code_size = x->il_size;
         if (mode != 0 && method_selected(x, filter)) {
             lm->nprobes = place_probes(x, mode, mark);
@@ -361,6 +370,8 @@ int mantra_interp_program_locate(const mantra_interp_program *p, const void *ip,
                                  uint32_t *il_offset) {
     if (p == NULL || ip == NULL || p->nmethods == 0)
         return MANTRA_EINVAL;
+    if (p->ranges != NULL)
+        return ip_locate_precompiled(p, (uintptr_t)ip, method, il_offset, NULL);
     uintptr_t a = (uintptr_t)ip, base = (uintptr_t)p->code;
     if (a < base || a >= base + p->code_size)
         return MANTRA_EINVAL;

@@ -138,6 +138,8 @@ int mantra_interp_thread_run(mantra_interp_thread *t, const char *entry, const m
     atomic_store_explicit(&t->pub.ips[0], (uintptr_t)m->code, memory_order_release);
     atomic_store_explicit(&t->pub.depth, 0, memory_order_release);
     ip_pub_end(&t->pub);
+    if (atomic_load_explicit(&m->first_call_pending, memory_order_relaxed))
+        ip_first_call(p, m);
     int rc = ip_execute(t, m, result);
     ip_pub_depth(&t->pub, -1);
     ip_out_flush(t);

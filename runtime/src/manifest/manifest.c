@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/str-internal.h"
 #include "common/le-internal.h"
 #include "common/sha1-internal.h"
 #include "common/utf-internal.h"
@@ -13,11 +14,7 @@
 mantra_manifest_error mf_error_oom = {1, 1, (char *)"<manifest>", (char *)"out of memory", NULL};
 
 static char *dup_string(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p != NULL)
-        memcpy(p, s, n);
-    return p;
+    return cm_strdup(s);
 }
 
 mantra_manifest_error *mf_error_new(const char *file, unsigned line, unsigned column, const char *message,

@@ -205,6 +205,10 @@ int mantra_pal_file_trim(int fd, uint64_t size, char *err, size_t errlen);
  * address, or NULL when the host cannot or the offset is not 0 (then read with mantra_pal_read;
  * always NULL under WASI). The descriptor's offset is left alone. */
 const void *mantra_pal_map_file(int fd, size_t size);
+/* Maps all size bytes of fd read-only for random access (precompiled images: executed in place),
+ * at hint when that range is free (hint NULL: anywhere; a busy hint: elsewhere). NULL when the host
+ * cannot map (always under WASI: read the file instead). Unmap with mantra_pal_unmap_file. */
+const void *mantra_pal_map_file_at(int fd, size_t size, const void *hint);
 /* Tells the host that bytes p[0..size) of a mapping will not be read again (their pages may leave
  * the process's resident memory; reading them again still works). p is page-aligned. */
 void mantra_pal_map_done(const void *p, size_t size);

@@ -163,6 +163,19 @@ const void *mantra_pal_map_file(int fd, size_t size) {
 #endif
     return p;
 }
+const void *mantra_pal_map_file_at(int fd, size_t size, const void *hint) {
+    if (size == 0)
+        return NULL;
+    int flags = MAP_PRIVATE;
+#if defined(MAP_FIXED_NOREPLACE)
+    if (hint != NULL)
+        flags |= MAP_FIXED_NOREPLACE; /* Linux 4.17: the hint or failure, never a replaced mapping */
+#endif
+    void *p = mmap((void *)(uintptr_t)hint, size, PROT_READ, flags, fd, 0);
+    if (p == MAP_FAILED && hint != NULL) /* busy (or an older kernel refusing the flag): anywhere */
+        p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
 void mantra_pal_map_done(const void *p, size_t size) {
 #if defined(MADV_DONTNEED)
     if (size)

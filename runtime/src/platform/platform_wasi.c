@@ -71,6 +71,12 @@ const void *mantra_pal_map_file(int fd, size_t size) {
     (void)size;
     return NULL;
 }
+const void *mantra_pal_map_file_at(int fd, size_t size, const void *hint) {
+    (void)fd;
+    (void)size;
+    (void)hint;
+    return NULL;
+}
 void mantra_pal_map_done(const void *p, size_t size) {
     (void)p;
     (void)size;
