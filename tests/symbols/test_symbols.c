@@ -191,6 +191,36 @@ static int64_t il_at(const mantra_symbols *s, uint64_t address, int ret) {
     return r.il_mapped ? r.il_offset : -100;
 }
 
+/* mantra's R2RMethodLoad after an R2RGetEntryPoint (same MethodID): module, token and cold part
+ * completed on that fact only; an id no fact has is refused and kept nowhere. */
+START_TEST(r2r_method_completes_last_fact) {
+    mantra_symbols *s;
+    ck_assert_int_eq(mantra_symbols_new(&s), MANTRA_OK);
+    ck_assert_int_eq(mantra_symbols_module_load(s, 0, MANTRA_SYM_LOAD, 7, "/app/a.img"), MANTRA_OK);
+    mantra_sym_method m = method(0, 0, "Run", 0x4000, 0x30); /* R2RGetEntryPoint: no module, no token */
+    m.method_id = 0x4000;
+    ck_assert_int_eq(mantra_symbols_method_load(s, 10, MANTRA_SYM_LOAD, &m), MANTRA_OK);
+    ck_assert_int_eq(mantra_symbols_method_r2r(s, 0x4000, 7, 0x06000002, 0x8000, 0x12), MANTRA_OK);
+    ck_assert_int_eq(mantra_symbols_method_r2r(s, 0x5000, 7, 0x06000003, 0x8100, 0x4), MANTRA_ENOENT);
+    ck_assert_int_eq(mantra_symbols_method_r2r(s, 0, 7, 0x06000003, 0x8100, 0x4), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_symbols_finish(s), MANTRA_OK);
+    mantra_sym_result r;
+    ck_assert_int_eq(mantra_symbols_resolve(s, 0x8011, 20, 0, &r), MANTRA_OK);
+    ck_assert_int_eq(r.part, MANTRA_SYM_COLD);
+    ck_assert_uint_eq(r.offset, 0x11);
+    ck_assert_str_eq(r.method->name, "Run");
+    ck_assert_uint_eq(r.method->token, 0x06000002);
+    ck_assert_str_eq(r.module_path, "/app/a.img");
+    ck_assert_int_eq(mantra_symbols_resolve(s, 0x8012, 20, 0, &r), MANTRA_OK);
+    ck_assert_int_eq(r.part, MANTRA_SYM_NONE);
+    ck_assert_int_eq(mantra_symbols_resolve(s, 0x8104, 20, 1, &r), MANTRA_OK);
+    ck_assert_int_eq(r.part, MANTRA_SYM_NONE);
+    ck_assert_int_eq(mantra_symbols_resolve(s, 0x8005, 5, 0, &r), MANTRA_OK); /* before the load */
+    ck_assert_int_eq(r.part, MANTRA_SYM_NONE);
+    mantra_symbols_free(s);
+}
+END_TEST
+
 START_TEST(il_offsets) {
     mantra_symbols *s;
     ck_assert_int_eq(mantra_symbols_new(&s), MANTRA_OK);
@@ -248,6 +278,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, image_methods);
     tcase_add_test(tc, il_offsets);
+    tcase_add_test(tc, r2r_method_completes_last_fact);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -214,6 +214,23 @@ int pgo_read_r2r_entry(const mantra_trace_event *ev, unsigned pointer_size, pgo_
     return mem < 0 ? -2 : 0;
 }
 
+#define R2R_METHOD_FILL                                                                                    \
+    (out->method_id = f.MethodID, out->module_id = f.ModuleID, out->hot_start = f.HotStartAddress,           \
+     out->hot_size = f.HotSize, out->cold_start = f.ColdStartAddress, out->cold_size = f.ColdSize,           \
+     out->token = f.MethodToken, out->flags = f.MethodFlags)
+
+int pgo_read_r2r_method(const mantra_trace_event *ev, unsigned pointer_size, int which, pgo_r2r_method_event *out,
+                        const char **why) {
+    memset(out, 0, sizeof *out);
+    if (which == 0)
+        READ_ONE(DotNETRuntime_R2RMethodLoad, R2R_METHOD_FILL);
+    else if (which == 1)
+        READ_ONE(DotNETRuntimeRundown_R2RMethodDCStart, R2R_METHOD_FILL);
+    else
+        READ_ONE(DotNETRuntimeRundown_R2RMethodDCEnd, R2R_METHOD_FILL);
+    return 0;
+}
+
 void pgo_method_event_free(pgo_method_event *e) { free_names(&e->name_space, &e->name, &e->signature); }
 
 /* AssemblyLoad and the rundown's AssemblyDCStart/End (the built-in runtime data only). */

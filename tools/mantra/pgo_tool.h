@@ -112,6 +112,14 @@ int pgo_read_il_map(const mantra_trace_event *ev, unsigned pointer_size, int run
 /* R2RGetEntryPoint (159): method_id, names, start = EntryPoint; size = MethodSize of version 1
  * (mantra's, manifest/dotnet.yaml), 0 for version 0 (the .NET runtime's: no size). */
 int pgo_read_r2r_entry(const mantra_trace_event *ev, unsigned pointer_size, pgo_method_event *out, const char **why);
+/* mantra's R2RMethodLoad (runtime provider, 1000) and its rundown R2RMethodDCStart/End (1001, 1000;
+ * manifest/dotnet.yaml): a precompiled method's hot and cold parts. which: 0 load, 1 DCStart, 2 DCEnd. */
+typedef struct pgo_r2r_method_event {
+    uint64_t method_id, module_id, hot_start, cold_start;
+    uint32_t hot_size, cold_size, token, flags;
+} pgo_r2r_method_event;
+int pgo_read_r2r_method(const mantra_trace_event *ev, unsigned pointer_size, int which, pgo_r2r_method_event *out,
+                        const char **why);
 
 /* AssemblyLoad (154) / the rundown's AssemblyDCStart/End (155/156): an assembly's full name. */
 typedef struct pgo_assembly_event {

@@ -4,7 +4,8 @@
  * mantra's version 1 carries the size; the .NET runtime's version 0 does not, so its methods are
  * known from the rundown only); Microsoft-Windows-DotNETRuntimeRundown ModuleDCStart/End (153, 154)
  * and MethodDCStart/EndVerbose (143, 144); the IL-to-native maps MethodILToNativeMap (190) and the
- * rundown's MethodDCStart/EndILToNativeMap (149, 150). Event ids: ClrEtwAll.man, ../shared/reference/
+ * rundown's MethodDCStart/EndILToNativeMap (149, 150); mantra's R2RMethodLoad (1000) and its rundown
+ * R2RMethodDCStart/End (1001, 1000) with cold parts. Event ids: ClrEtwAll.man, ../shared/reference/
  * clr-events.md. The rundown's methods take the meaning TraceLog gives them (mantra/symbols.h). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -142,6 +143,25 @@ static int add_il_map(sym_trace *st, const mantra_trace_event *ev, int rundown) 
     return rc;
 }
 
+/* mantra's R2RMethodLoad / R2RMethodDCStart/End complete the method fact just before them with the
+ * same MethodID (its R2RGetEntryPoint or MethodDCStart/EndVerbose): module, token, cold part. */
+static int add_cold(sym_trace *st, const mantra_trace_event *ev, int which) {
+    pgo_r2r_method_event e;
+    const char *why = NULL;
+    if (pgo_read_r2r_method(ev, st->pointer_size, which, &e, &why) < 0) {
+        st->bad++;
+        return 0;
+    }
+    st->r2r_methods++;
+    int rc = mantra_symbols_method_r2r(st->map, e.method_id, e.module_id, e.token, e.cold_start, e.cold_size);
+    if (rc == MANTRA_ENOENT) {
+        st->cold_without_method++;
+        return 0;
+    }
+    st->cold_parts += rc == MANTRA_OK && e.cold_size != 0;
+    return rc == MANTRA_ENOMEM ? -2 : 0;
+}
+
 static int on_event(sym_trace *st, const mantra_trace_event *ev) {
     const char *prov = ev->metadata->provider;
     uint32_t id = ev->metadata->event_id;
@@ -153,6 +173,7 @@ static int on_event(sym_trace *st, const mantra_trace_event *ev) {
         case 144: return add_method(st, ev, MANTRA_SYM_LOAD, 1);
         case 159: return add_method(st, ev, MANTRA_SYM_LOAD, 2);
         case 190: return add_il_map(st, ev, 0);
+        case 1000: return add_cold(st, ev, 0);
         default: return 0;
         }
     }
@@ -163,6 +184,8 @@ static int on_event(sym_trace *st, const mantra_trace_event *ev) {
         case 143: return add_method(st, ev, MANTRA_SYM_START_RUNDOWN, 0);
         case 144: return add_method(st, ev, MANTRA_SYM_END_RUNDOWN, 0);
         case 149: case 150: return add_il_map(st, ev, 1);
+        case 1001: return add_cold(st, ev, 1);
+        case 1000: return add_cold(st, ev, 2);
         default: return 0;
         }
     }

@@ -29,6 +29,9 @@ typedef struct sym_trace {
     unsigned pointer_size;
     uint64_t events, modules, module_unloads, methods, method_unloads, rundown_methods, r2r_entries;
     uint64_t r2r_without_size; /* R2RGetEntryPoint version 0: no size, so no range */
+    uint64_t r2r_methods;      /* mantra's R2RMethodLoad and R2RMethodDCStart/End read */
+    uint64_t cold_parts;       /* ... of which gave a cold part to a method fact */
+    uint64_t cold_without_method; /* ... whose MethodID no fact before had (kept nowhere) */
     uint64_t il_maps;          /* IL-to-native maps read */
     uint64_t bad;              /* events of those kinds that did not decode (counted, skipped) */
     int truncated;             /* the trace ended early: what came before was read */

@@ -75,6 +75,13 @@ int mantra_symbols_module_unload(mantra_symbols *s, int64_t time, uint64_t modul
 /* A method's code. A method already known at the same start in the same module (a rundown
  * repeating a load) is kept once. MANTRA_EINVAL (a hot size of 0), MANTRA_ENOMEM. */
 int mantra_symbols_method_load(mantra_symbols *s, int64_t time, int origin, const mantra_sym_method *m);
+/* Completes method_id's last fact (a load or rundown fact given before: mantra's R2RMethodLoad
+ * follows its R2RGetEntryPoint, R2RMethodDCStart/End their MethodDCStart/EndVerbose, with the same
+ * MethodID): its module and token where it has none (R2RGetEntryPoint carries neither), and its
+ * cold part when cold_size is not 0. MANTRA_OK, MANTRA_ENOENT (no fact has that id: nothing kept),
+ * MANTRA_EINVAL. */
+int mantra_symbols_method_r2r(mantra_symbols *s, uint64_t method_id, uint64_t module_id, uint32_t token,
+                              uint64_t cold_start, uint32_t cold_size);
 /* The method whose hot part starts at hot_start is unloaded at time (MethodUnloadVerbose). */
 int mantra_symbols_method_unload(mantra_symbols *s, int64_t time, uint64_t hot_start);
 

@@ -227,6 +227,27 @@ int mantra_symbols_il_map(mantra_symbols *s, uint64_t method_id, int rundown, co
     return MANTRA_OK;
 }
 
+int mantra_symbols_method_r2r(mantra_symbols *s, uint64_t method_id, uint64_t module_id, uint32_t token,
+                              uint64_t cold_start, uint32_t cold_size) {
+    if (s == NULL || method_id == 0)
+        return MANTRA_EINVAL;
+    if (s->finished)
+        return MANTRA_ESTATE;
+    uint64_t *last = cm_map_get(&s->last_of_id, method_id);
+    if (last == NULL || *last == 0)
+        return MANTRA_ENOENT;
+    sy_method *d = &s->methods[*last - 1];
+    if (d->m.module_id == 0)
+        d->m.module_id = module_id;
+    if (d->m.token == 0)
+        d->m.token = token;
+    if (cold_size != 0) {
+        d->m.cold_start = cold_start;
+        d->m.cold_size = cold_size;
+    }
+    return MANTRA_OK;
+}
+
 int mantra_symbols_method_unload(mantra_symbols *s, int64_t time, uint64_t hot_start) {
     if (s == NULL)
         return MANTRA_EINVAL;
