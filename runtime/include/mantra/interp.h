@@ -199,9 +199,10 @@ int mantra_interp_module_arg_is_double(const mantra_interp_module *m, size_t met
  * "Sampling"), as pseudo instruction pointers: addresses inside the program's code
  * (mantra_interp_program_code), so that a method's code range [code, code + size) is what a
  * MethodLoad/MethodDCEnd event describes and a profiler resolves them to method names. The leaf
- * frame is the running method's entry address, or the call instruction it last returned to (the
- * dispatch loop publishes nothing per instruction, only at calls and returns); each caller's frame
- * is the address of its call instruction. */
+ * frame is where the running method last branched to (or fell through a branch to), else its entry
+ * or the call instruction it last returned to (the dispatch loop publishes at branches, calls and
+ * returns, not per instruction); each caller's frame is the address of its call instruction. In a
+ * precompiled image these are addresses of the mapped image, in the hot or the cold section. */
 #define MANTRA_INTERP_SAMPLE_FRAMES 100u /* leaf-most frames a sample keeps (EventPipe's 100) */
 
 typedef struct mantra_interp_sample {

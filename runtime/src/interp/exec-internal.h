@@ -22,7 +22,8 @@ typedef struct ip_frame {
 
 /* The call stack a thread publishes for the sampler (sample.c; docs/interp.md "Sampling"): pub[0..depth]
  * are pseudo instruction pointers, addresses in the program's code: pub[k] for k < depth the call
- * instruction of frame k, pub[depth] the entry of the running method. A seqlock: the interpreter
+ * instruction of frame k, pub[depth] the running method's entry or last branch target (stored
+ * relaxed by the branches, outside the seqlock: a reader may see a newer leaf). A seqlock: the interpreter
  * thread (the only writer) makes seq odd, stores with release, makes it even again (release); the
  * sampler reads seq (acquire), the entries and depth (acquire), seq again, and retries when it
  * changed. Atomics only, so no data race under TSan; on x86-64 every one of them is a plain mov. */

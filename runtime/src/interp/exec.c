@@ -132,9 +132,14 @@ static int fault(mantra_interp_thread *t, const ip_lmethod *m, const uint8_t *ip
     } while (0)
 /* A fault ends the run: the instructions dispatched up to it count too. */
 #define FAULT(...) (ip_add_insns(t, ninsns), ninsns = 0, fault(__VA_ARGS__))
+/* At every branch and call the running method's position is published as the sampler's leaf
+ * frame (one relaxed store: a plain mov), so that a sample taken in a loop shows where the loop is
+ * (the hot or the cold part of precompiled code, an IL offset), not only the method's entry. */
+#define PUB_LEAF() atomic_store_explicit(&pub->ips[depth], (uintptr_t)ip, memory_order_relaxed)
 #define NEXT_FLUSH()                                                                                 \
     do {                                                                                             \
         FLUSH_INSNS();                                                                               \
+        PUB_LEAF();                                                                                  \
         NEXT();                                                                                      \
     } while (0)
 
