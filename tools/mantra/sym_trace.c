@@ -286,8 +286,14 @@ void sym_frame_text(const mantra_sym_result *r, uint64_t address, int cold_mark,
     for (const char *p = path; *p; p++)
         if (*p == '/' || *p == '\\')
             base = p + 1;
-    const char *dot = strrchr(base, '.');
-    int mlen = (int)(dot && dot != base ? (size_t)(dot - base) : strlen(base));
+    /* TraceLog's short name: the file name without a .dll or .exe extension (others stay, as it
+     * shows them: "a.img", "lib.so") */
+    size_t blen = strlen(base);
+    char ext[5] = "";
+    for (size_t i = 0; blen > 4 && i < 4; i++)
+        ext[i] = (char)(base[blen - 4 + i] | (i ? 0x20 : 0)); /* ASCII lower case */
+    int exe = strcmp(ext, ".dll") == 0 || strcmp(ext, ".exe") == 0;
+    int mlen = (int)(exe ? blen - 4 : blen);
     const char *params = strchr(r->method->signature, '(');
     /* a method whose module no event names: TraceLog's name for it */
     snprintf(buf, size, "%.*s!%s%s%s%s%s", mlen ? mlen : 13, mlen ? base : "ManagedModule", r->method->name_space,
