@@ -11,6 +11,14 @@
                                addresses before the unload are the first image's, after it the second's
     images_cli.py refuse       damaged and foreign files are refused by run and image with the check
                                and offset, nothing executed
+    images_cli.py perfmap      MANTRA_PerfMapEnabled 0-3: perf-PID.map and jit-PID.dump read back with the
+                               published formats (jit-interface.txt, jitdump-specification.txt): one
+                               entry per part of each called method, cold parts named [cold], the
+                               jitdump's code bytes those of the image
+    images_cli.py attach       `mantra collect -p PID` of a process already running an image, asking for a
+                               start rundown (Rundown:0x40): the trace has no load event of the image's
+                               methods, the start rundown (before every sample) has them with both
+                               parts, and every sample resolves
     images_cli.py interop      TraceEvent (MANTRA_TE_DUMP) decodes every event of the checked and reload
                                traces as `mantra dump` does, and TraceLog resolves the samples of an
                                image's hot code as `mantra symbolize --stacks` does
@@ -299,6 +307,144 @@ def refuse():
     print(f"refuse: {len(cases)} damaged or foreign files refused with the check and offset, nothing run")
 
 
+def read_perf_map(p):
+    """perf-PID.map: "START SIZE name" per line, START and SIZE hex without 0x."""
+    out = []
+    for line in open(p).read().splitlines():
+        start, size, name = line.split(" ", 2)
+        check(not start.startswith("0x") and not size.startswith("0x"), f"perf map line {line!r}: a 0x prefix")
+        out.append((int(start, 16), int(size, 16), name))
+    return out
+
+
+def read_jitdump(p):
+    """jit-PID.dump: the header, then records; JIT_CODE_LOAD (0) records as (addr, size, name, code)."""
+    import struct
+    b = open(p, "rb").read()
+    magic, version, hsize, mach, _pad, pid, _ts, flags = struct.unpack_from("<IIIIIIQQ", b, 0)
+    check(magic == 0x4A695444 and version == 1 and hsize == 40 and flags == 0, f"jitdump header {magic:#x} {version} {hsize}")
+    check(mach in (62, 183, 3, 40, 243), f"jitdump e_machine {mach}")
+    out, at, index = [], hsize, 0
+    while at < len(b):
+        rid, total, _ts = struct.unpack_from("<IIQ", b, at)
+        check(total >= 16 and at + total <= len(b), f"jitdump record at {at}: size {total}")
+        if rid == 0:
+            rpid, _tid, vma, addr, size, code_index = struct.unpack_from("<IIQQQQ", b, at + 16)
+            check(rpid == pid and vma == addr and code_index == index, f"JIT_CODE_LOAD at {at}")
+            end = b.index(b"\0", at + 56)
+            name = b[at + 56:end].decode()
+            code = b[end + 1:at + total]
+            check(len(code) == size, f"{name}: {len(code)} code bytes, size {size}")
+            out.append((addr, size, name, code))
+            index += 1
+        at += total
+    return pid, out
+
+
+def perfmap():
+    img = checked_image()
+    t = table(img)
+    data = open(img, "rb").read()
+    for mode, files in (("1", {"map", "dump"}), ("2", {"dump"}), ("3", {"map"}), ("0", set())):
+        d = path(f"perf{mode}")
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(d):
+            os.remove(os.path.join(d, f))
+        trace = path(f"perf{mode}.nettrace")
+        mantra("run", img, "--entry", "check", "5", "--trace", trace, "--providers", LOAD_PROVIDERS,
+               env={"MANTRA_PerfMapEnabled": mode, "MANTRA_PerfMapJitDumpPath": d})
+        names = os.listdir(d)
+        got = {("map" if n.startswith("perf-") else "dump") for n in names}
+        check(got == files, f"mode {mode}: files {names}")
+        # what each method's first call loaded: R2RMethodLoad, image-relative through its hot part
+        want = []
+        for e in named(dump(trace), RUNTIME, "R2RMethodLoad"):
+            f = e["fields"]
+            m = [x for x in t.values() if int(x["token"], 16) == f["MethodToken"]][0]
+            base = f["HotStartAddress"] - m["hot"]["rva"]
+            want.append((f["HotStartAddress"], f["HotSize"], m["name"], base, m["hot"]["rva"]))
+            if f["ColdSize"]:
+                want.append((f["ColdStartAddress"], f["ColdSize"], m["name"] + "[cold]", base, m["cold"]["rva"]))
+        for n in names:
+            if n.startswith("perf-"):
+                entries = read_perf_map(os.path.join(d, n))
+                check([e[:3] for e in entries] == [w[:3] for w in want], f"perf map {entries} != {want}")
+            else:
+                pid, entries = read_jitdump(os.path.join(d, n))
+                check(n == f"jit-{pid}.dump", f"jitdump file {n}, pid {pid}")
+                check([e[:3] for e in entries] == [w[:3] for w in want], f"jitdump {[e[:3] for e in entries]} != {want}")
+                for (addr, size, name, code), w in zip(entries, want):
+                    check(code == data[w[4]:w[4] + size], f"jitdump {name}: code bytes differ from the image's")
+        if mode == "1":
+            check(any(w[2].endswith("[cold]") for w in want), "no cold part loaded")
+    print(f"perfmap: modes 0-3 write the files they name; {len(want)} entries (cold included) read back, "
+          "jitdump code equal to the image's")
+
+
+SPIN = """.module Spin 2a3b4c5d-6e7f-4081-9213-a4b5c6d7e8f9
+.method Spin.run int64(int64) token 0x06000001
+.locals 1
+again:  ldloc 0
+        ldc.i8 1
+        add
+        dup
+        stloc 0
+        ldarg 0
+        blt again
+        ldloc 0
+        ret
+.end
+"""
+
+
+def attach():
+    import tempfile
+    import time
+    src = path("spin.masm")
+    with open(src, "w") as f:
+        f.write(SPIN)
+    img = precompile(src, entry="run", args=("1000",))
+    tmp = tempfile.mkdtemp(prefix="mantra-img-")  # the diagnostics socket (sun_path: short paths)
+    env = dict(os.environ, TMPDIR=tmp)
+    env.pop("MANTRA_InterpPgo", None)
+    proc = subprocess.Popen([MANTRA, "run", img, "--entry", "run", "100000000000"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(100):
+            if any(f.startswith(f"dotnet-diagnostic-{proc.pid}-") for f in os.listdir(tmp)):
+                break
+            time.sleep(0.05)
+        time.sleep(0.3)  # the image is loaded and Spin.run called well before the session starts
+        trace = path("attach.nettrace")
+        r = subprocess.run([MANTRA, "collect", "-p", str(proc.pid), "--providers",
+                            f"{SAMPLES},{LOAD_PROVIDERS},{RUNDOWN}:0x68", "--duration", "1", "-o", trace],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        check(r.returncode == 0, f"collect: {r.stderr}")
+    finally:
+        proc.kill()
+        proc.wait()
+        for f in os.listdir(tmp):
+            os.remove(os.path.join(tmp, f))
+        os.rmdir(tmp)
+    ev = dump(trace)
+    check(not named(ev, RUNTIME, "R2RMethodLoad") and not named(ev, RUNTIME, "ModuleLoad"),
+          "load events in a trace begun after the load")
+    start = named(ev, RUNDOWN, "R2RMethodDCStart")
+    check(len(start) == 1 and len(named(ev, RUNDOWN, "MethodDCStartVerbose")) == 1, f"start rundown: {len(start)}")
+    check(named(ev, RUNDOWN, "ModuleDCStart")[0]["fields"]["ModuleILPath"] == img, "ModuleDCStart path")
+    first_sample = min(e["timestamp"] for e in named(ev, "Microsoft-DotNETCore-SampleProfiler", "ThreadSample"))
+    check(start[0]["timestamp"] < first_sample, "the start rundown comes after a sample")
+    sm = json.loads(mantra("symbolize", trace, "--json").stdout)
+    check(sm["samples"] > 50 and sm["resolved"] == sm["frames"] and sm["unresolved"] == 0, f"samples {sm}")
+    stacks = [json.loads(x) for x in mantra("symbolize", trace, "--stacks", "--json").stdout.splitlines()]
+    leaves = {x["frames"][0] for x in stacks if x["name"] == "ThreadSample"}
+    check(leaves == {"spin-m2.img!Spin.run(int64)"}, f"leaves {leaves}")
+    f = start[0]["fields"]
+    check(f["HotSize"] > 0 and f["MethodToken"] == 0x06000001, f"R2RMethodDCStart {f}")
+    print(f"attach: {sm['samples']} samples of an image loaded before the session, all resolved; its start "
+          "rundown came first")
+
+
 def te(*args, out=None):
     cmd = os.environ["MANTRA_TE_DUMP"].split() + [str(a) for a in args]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -343,7 +489,7 @@ def main():
     SCRATCH = os.path.join(SCRATCH, what or "none")  # one folder per check: they run in parallel
     os.makedirs(SCRATCH, exist_ok=True)
     fn = {"examples": examples, "checked": checked, "events": events, "reload": reload, "refuse": refuse,
-          "interop": interop}.get(what)
+          "interop": interop, "perfmap": perfmap, "attach": attach}.get(what)
     if fn is None:
         print(__doc__)
         return 2

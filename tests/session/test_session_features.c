@@ -255,6 +255,28 @@ START_TEST(rundown_only_where_asked) {
 }
 END_TEST
 
+/* A providers entry for the rundown provider with StartRundown (0x40) asks for a start rundown with
+ * its keywords (an end rundown with EndRundown 0x100); without 0x40 it asks for none. */
+START_TEST(rundown_provider_entry_asks_start_rundown) {
+    memset(g_rd_calls, 0, sizeof g_rd_calls);
+    ck_assert_int_eq(mantra_rundown_register(rundown, NULL), 0);
+    mantra_session_config c;
+    st_config_file(&c, DEMO_TICKS ",Microsoft-Windows-DotNETRuntimeRundown:0x168", st_path("rundown-c.nettrace"), 0);
+    mantra_session_id a = st_start(&c);
+    ck_assert_int_eq(g_rd_calls[MANTRA_RUNDOWN_AT_START], 1);
+    ck_assert_uint_eq(g_rd_kw[MANTRA_RUNDOWN_AT_START], 0x168);
+    ck_assert_int_eq(mantra_session_stop(a), 0);
+    ck_assert_int_eq(g_rd_calls[MANTRA_RUNDOWN_AT_STOP], 1);
+    ck_assert_uint_eq(g_rd_kw[MANTRA_RUNDOWN_AT_STOP], 0x168);
+    st_config_file(&c, DEMO_TICKS ",Microsoft-Windows-DotNETRuntimeRundown:0x128", st_path("rundown-d.nettrace"), 0);
+    a = st_start(&c);
+    ck_assert_int_eq(g_rd_calls[MANTRA_RUNDOWN_AT_START], 1); /* no StartRundown: none */
+    ck_assert_int_eq(mantra_session_stop(a), 0);
+    ck_assert_int_eq(g_rd_calls[MANTRA_RUNDOWN_AT_STOP], 1);
+    ck_assert_int_eq(mantra_rundown_unregister(rundown, NULL), 0);
+}
+END_TEST
+
 /* ---- Block mode ---- */
 #define BLOCK_EVENTS 60000
 static atomic_int g_running;
@@ -473,6 +495,7 @@ int main(void) {
     tcase_add_test(tc, stopping_hook_writes_into_the_stopping_session_only);
     tcase_add_test(tc, callback_tables_are_bounded);
     tcase_add_test(tc, rundown_only_where_asked);
+    tcase_add_test(tc, rundown_provider_entry_asks_start_rundown);
     tcase_add_test(tc, block_mode_waits_instead_of_dropping);
     tcase_add_test(tc, rotated_path_names);
     tcase_add_test(tc, rotation_writes_complete_numbered_files);

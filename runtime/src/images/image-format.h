@@ -87,6 +87,8 @@ static inline const char *im_string(const im_layout *l, uint32_t off) {
 static inline const uint8_t *im_method_record(const im_layout *l, uint32_t i) {
     return l->bytes + l->sec[IM_SEC_METHODS].offset + (size_t)i * IM_METHOD_SIZE;
 }
+/* image_perfmap.c: method's perf map lines and jitdump records (MANTRA_PerfMapEnabled), at its first call. */
+void im_perf_method(const mantra_image *im, size_t method);
 int im_fail(mantra_image_error *err, uint64_t offset, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif /* MANTRA_IMAGE_FORMAT_H */

@@ -119,6 +119,7 @@ static void on_first_call(void *ctx, const mantra_interp_program *p, size_t meth
     (void)p;
     mantra_image *im = ctx;
     atomic_store_explicit(&im->called[method], 1, memory_order_release);
+    im_perf_method(im, method);
     mantra_image_listener l = listener();
     if (l.first_call != NULL)
         l.first_call(l.ctx, im, method);

@@ -149,6 +149,13 @@ uint32_t mantra_pal_pid(void);
 void mantra_pal_command_line(char *out, size_t size);
 void mantra_pal_os_info(char *out, size_t size);
 const char *mantra_pal_arch(void);
+/* The host's ELF e_machine (EM_X86_64 62, EM_AARCH64 183, EM_386 3, EM_ARM 40, EM_RISCV 243;
+ * 0 elsewhere), for jitdump headers. */
+uint32_t mantra_pal_elf_machine(void);
+/* Maps the first page of fd read and execute, as the marker perf's `perf inject --jit` looks for in
+ * a recording (tools/perf/Documentation/jitdump-specification.txt): the address, or NULL where the
+ * host cannot (WASI). Unmap with mantra_pal_unmap_file(p, mantra_pal_page_size()). */
+const void *mantra_pal_map_exec_marker(int fd);
 /* The value of environment variable name, or NULL when unset (the pointer is the host's). */
 const char *mantra_pal_getenv(const char *name);
 

@@ -532,6 +532,27 @@ void mantra_pal_os_info(char *out, size_t size) {
     snprintf(out, size, "%s %s", u.sysname, u.release);
 }
 
+uint32_t mantra_pal_elf_machine(void) {
+#if defined(__x86_64__)
+    return 62;
+#elif defined(__aarch64__)
+    return 183;
+#elif defined(__i386__)
+    return 3;
+#elif defined(__arm__)
+    return 40;
+#elif defined(__riscv)
+    return 243;
+#else
+    return 0;
+#endif
+}
+
+const void *mantra_pal_map_exec_marker(int fd) {
+    void *p = mmap(NULL, mantra_pal_page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 const char *mantra_pal_arch(void) {
 #if defined(__x86_64__)
     return "x64";

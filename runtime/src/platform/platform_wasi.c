@@ -71,6 +71,13 @@ const void *mantra_pal_map_file(int fd, size_t size) {
     (void)size;
     return NULL;
 }
+uint32_t mantra_pal_elf_machine(void) {
+    return 0; /* EM_NONE: no perf under WASI */
+}
+const void *mantra_pal_map_exec_marker(int fd) {
+    (void)fd;
+    return NULL;
+}
 const void *mantra_pal_map_file_at(int fd, size_t size, const void *hint) {
     (void)fd;
     (void)size;

@@ -166,8 +166,16 @@ int mantra_session_start(mantra_session_id *id, const mantra_session_config *cfg
     int rc = s->specs ? MANTRA_OK : MANTRA_ENOMEM;
     if (!rc)
         rc = mantra_provider_spec_parse(cfg->providers, s->specs, 64, &s->nspecs, NULL);
-    for (size_t i = 0; !rc && i < s->nspecs; i++)
+    for (size_t i = 0; !rc && i < s->nspecs; i++) {
         s->keywords |= s->specs[i].keywords;
+        /* an entry for the rundown provider with StartRundown (0x40) asks for a start rundown, with
+         * its keywords unless the configuration names them (an end rundown too with EndRundown) */
+        if (strcmp(s->specs[i].name, MANTRA_RUNDOWN_PROVIDER) == 0 && (s->specs[i].keywords & MANTRA_START_RUNDOWN_KEYWORD)) {
+            s->cfg.start_rundown = 1;
+            if (s->cfg.rundown_keywords == 0)
+                s->cfg.rundown_keywords = s->specs[i].keywords;
+        }
+    }
     if (!rc && mantra_pal_mutex_init(&s->lock) != 0)
         rc = MANTRA_ENOMEM;
     if (!rc && mantra_pal_mutex_init(&s->drain_lock) != 0) {
