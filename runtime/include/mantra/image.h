@@ -35,6 +35,11 @@ uint32_t mantra_crc32(uint32_t crc, const void *data, size_t size);
  * Returns their number (which may exceed cap), or MANTRA_EINVAL. */
 int64_t mantra_image_blocks(const mantra_interp_module *m, size_t method, uint32_t *il_offsets, size_t cap);
 
+/* The number of instructions of each of method's blocks (the order of mantra_image_blocks), up to
+ * cap: a block count times its instructions is what the block executed. Returns the number of
+ * blocks, or MANTRA_EINVAL. */
+int64_t mantra_image_block_insns(const mantra_interp_module *m, size_t method, uint32_t *insns, size_t cap);
+
 /* How one method is laid out. */
 typedef struct mantra_image_layout {
     uint64_t weight;          /* hot parts go in decreasing weight (ties: method order) */

@@ -318,6 +318,30 @@ int64_t mantra_image_blocks(const mantra_interp_module *m, size_t method, uint32
     return n;
 }
 
+int64_t mantra_image_block_insns(const mantra_interp_module *m, size_t method, uint32_t *insns, size_t cap) {
+    if (m == NULL || m->precompiled || method >= m->nmethods || (insns == NULL && cap > 0))
+        return MANTRA_EINVAL;
+    const ip_method *x = &m->methods[method];
+    uint8_t *mark = malloc((size_t)x->il_size + 1);
+    if (mark == NULL)
+        return MANTRA_ENOMEM;
+    uint32_t n = ip_block_starts(x, mark);
+    int64_t b = -1;
+    for (uint32_t o = 0; o < x->il_size;) {
+        if (mark[o]) {
+            b++;
+            if ((size_t)b < cap)
+                insns[b] = 0;
+        }
+        if (b >= 0 && (size_t)b < cap)
+            insns[b]++;
+        uint32_t size = ip_insn_size(x->il + o, x->il_size - o);
+        o += size ? size : 1;
+    }
+    free(mark);
+    return n;
+}
+
 int mantra_image_build(const mantra_interp_module *m, const mantra_image_layout *layout, uint8_t **out, size_t *size) {
     if (m == NULL || m->precompiled || (layout == NULL && m->nmethods > 0) || out == NULL || size == NULL)
         return MANTRA_EINVAL;

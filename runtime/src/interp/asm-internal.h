@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hashmap-internal.h"
 #include "interp/interp-internal.h"
 
 typedef struct ip_asm_loc {
@@ -58,12 +59,30 @@ typedef struct ip_asm_state {
     mantra_interp_module *mod;
     ip_asm_method *am; /* one per module method */
     size_t am_cap;
+    /* method index + 1 by the FNV-1a hash of the full name, of the short name (ASM_AMBIGUOUS: two
+     * methods share it), and by token: duplicate checks and call resolution without a scan (a
+     * hash that collides with another name's falls back to one) */
+    cm_map by_full, by_short, by_token;
     int in_method;
     int have_module;
     mantra_interp_diag *diag;
 } ip_asm_state;
 
 #define ASM_MAX_CODE (16u << 20) /* bytes of one method */
+#define ASM_AMBIGUOUS UINT64_MAX
+
+static inline uint64_t ip_asm_name_hash(const char *s) {
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* The method named name ("Ns.Name" exactly, else a unique short "Name"): its index, -1 none, -2
+ * ambiguous (asm_verify.c). */
+int64_t ip_asm_find_method(const ip_asm_state *st, const char *name);
+/* Records method mi in the name and token maps (asm_verify.c): 0 or MANTRA_ENOMEM. */
+int ip_asm_index_method(ip_asm_state *st, size_t mi);
 #define ASM_MAX_METHODS 1000000u
 
 /* asm_lex.c. Each returns 0 or MANTRA_EFORMAT/MANTRA_ENOMEM after filling the diagnostic. */

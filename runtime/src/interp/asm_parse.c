@@ -151,7 +151,8 @@ static int dir_method(ip_asm_state *st, ip_asm_loc at) {
     m->name = dot ? ip_asm_strndup(dot + 1, n - (size_t)(dot + 1 - s)) : ip_asm_strndup(s, n);
     if (m->namespace_name == NULL || m->name == NULL)
         return ip_asm_nomem(st);
-    for (size_t i = 0; i < mi; i++)
+    const uint64_t *dup = cm_map_get(&st->by_full, ip_asm_name_hash(m->full_name));
+    for (size_t i = dup ? 0 : mi; i < mi; i++) /* a scan only when the hash is known */
         if (strcmp(mod->methods[i].full_name, m->full_name) == 0)
             return ip_asm_error(st, name_at, "duplicate method '%s' (first defined on line %u)", m->full_name,
                              (unsigned)st->am[i].loc.line);
@@ -181,11 +182,15 @@ static int dir_method(ip_asm_state *st, ip_asm_loc at) {
     rc = ip_asm_expect_end(st);
     if (rc != 0)
         return rc;
-    for (size_t i = 0; i < mi; i++)
-        if (mod->methods[i].token == m->token)
-            return ip_asm_error(st, explicit_token ? tok_at : name_at,
-                             "duplicate token 0x%08x (also method '%s' on line %u)", (unsigned)m->token,
-                             mod->methods[i].full_name, (unsigned)st->am[i].loc.line);
+    const uint64_t *same = cm_map_get(&st->by_token, m->token);
+    if (same != NULL) {
+        size_t i = (size_t)(*same - 1);
+        return ip_asm_error(st, explicit_token ? tok_at : name_at,
+                         "duplicate token 0x%08x (also method '%s' on line %u)", (unsigned)m->token,
+                         mod->methods[i].full_name, (unsigned)st->am[i].loc.line);
+    }
+    if (ip_asm_index_method(st, mi) != 0)
+        return ip_asm_nomem(st);
     st->in_method = 1;
     return 0;
 }
@@ -503,6 +508,9 @@ int mantra_interp_assemble(const char *text, size_t size, const char *file, mant
     for (size_t i = 0; i < st.mod->nmethods; i++)
         ip_asm_method_free(&st.am[i]);
     free(st.am);
+    cm_map_free(&st.by_full);
+    cm_map_free(&st.by_short);
+    cm_map_free(&st.by_token);
     if (rc != 0) {
         mantra_interp_module_free(st.mod);
         return rc;

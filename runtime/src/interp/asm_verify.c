@@ -43,6 +43,21 @@ int ip_asm_finish_method_labels(ip_asm_state *st, size_t mi) {
     return 0;
 }
 
+int ip_asm_index_method(ip_asm_state *st, size_t mi) {
+    const ip_method *m = &st->mod->methods[mi];
+    uint64_t hf = ip_asm_name_hash(m->full_name), hs = ip_asm_name_hash(m->name);
+    if (cm_map_get(&st->by_full, hf) == NULL && cm_map_put(&st->by_full, hf, mi + 1) != 0)
+        return MANTRA_ENOMEM;
+    uint64_t *s = cm_map_get(&st->by_short, hs);
+    if (s == NULL) {
+        if (cm_map_put(&st->by_short, hs, mi + 1) != 0)
+            return MANTRA_ENOMEM;
+    } else if (*s != ASM_AMBIGUOUS && strcmp(st->mod->methods[*s - 1].name, m->name) == 0) {
+        *s = ASM_AMBIGUOUS;
+    }
+    return cm_map_put(&st->by_token, m->token, mi + 1) != 0 ? MANTRA_ENOMEM : 0;
+}
+
 /* "Ns.Name" exactly, else a unique short "Name"; -1 none, -2 ambiguous. */
 static int64_t find_method(const mantra_interp_module *mod, const char *name) {
     for (size_t i = 0; i < mod->nmethods; i++)
@@ -56,6 +71,21 @@ static int64_t find_method(const mantra_interp_module *mod, const char *name) {
             found = (int64_t)i;
         }
     return found;
+}
+
+int64_t ip_asm_find_method(const ip_asm_state *st, const char *name) {
+    const mantra_interp_module *mod = st->mod;
+    const uint64_t *f = cm_map_get(&st->by_full, ip_asm_name_hash(name));
+    if (f != NULL && strcmp(mod->methods[*f - 1].full_name, name) == 0)
+        return (int64_t)(*f - 1);
+    const uint64_t *s = cm_map_get(&st->by_short, ip_asm_name_hash(name));
+    if (f == NULL && s != NULL && *s != ASM_AMBIGUOUS && strcmp(mod->methods[*s - 1].name, name) == 0) {
+        /* a unique short name, unless a full name equals it (only a scan can tell then) */
+        return (int64_t)(*s - 1);
+    }
+    if (f == NULL && s == NULL)
+        return -1;
+    return find_method(mod, name); /* a collision, an ambiguous short name: the scan decides */
 }
 
 int64_t mantra_interp_module_find(const mantra_interp_module *m, const char *name) {
@@ -183,7 +213,7 @@ int ip_asm_finish_module(ip_asm_state *st) {
         ip_asm_method *am = &st->am[mi];
         for (size_t i = 0; i < am->ncalls; i++) {
             const ip_asm_fix *f = &am->calls[i];
-            int64_t k = find_method(mod, f->name);
+            int64_t k = ip_asm_find_method(st, f->name);
             if (k == -1)
                 return ip_asm_error(st, f->loc, "undefined method '%s'", f->name);
             if (k == -2)
