@@ -18,6 +18,10 @@ MANTRA_REQUIRE_INTEROP=1 makes a missing node or mantra.wasm a failure instead o
   block-refused   Block mode needs a drain thread: a clear error, exit status 1
   startup-env     MANTRA_EnableEventPipe=1 through the WASI environment starts a session whose
                   trace is complete
+  image-interop   `mantra.wasm precompile` writes the same image bytes as the native mantra from the
+                  same profile; `mantra.wasm run IMAGE` (read into memory: WASI maps nothing) prints
+                  the program's output and writes the image's load and first-call events, which
+                  TraceEvent reads as mantra does
 """
 import json
 import os
@@ -213,6 +217,46 @@ def check_startup_env():
     print(f"ok: startup session from the WASI environment, {st['events']} events")
 
 
+def check_image_interop():
+    progs = os.path.join(SRC, "examples", "programs")
+    prog = os.path.join(progs, "checked.masm")
+    trace, prof = os.path.join(SCRATCH, "img-profile.nettrace"), os.path.join(SCRATCH, "checked.prof")
+    for cmd in (["run", prog, "--trace", trace], ["pgo", trace, "-o", prof]):
+        r = subprocess.run([NATIVE] + cmd, capture_output=True, text=True, timeout=600,
+                           env=dict(os.environ, MANTRA_InterpPgo="2"))
+        if r.returncode != 0:
+            fail(f"mantra {' '.join(cmd)}: {r.stderr}")
+    ours, theirs = os.path.join(SCRATCH, "checked-wasm.img"), os.path.join(SCRATCH, "checked-native.img")
+    r = wasi(["precompile", prog, "--profile", prof, "-o", ours], dirs=[progs])
+    if r.returncode != 0:
+        fail(f"mantra.wasm precompile: exit {r.returncode}: {r.stderr}")
+    r = native(["precompile", prog, "--profile", prof, "-o", theirs])
+    if r.returncode != 0:
+        fail(f"mantra precompile: {r.stderr}")
+    with open(ours, "rb") as a, open(theirs, "rb") as b:
+        if a.read() != b.read():
+            fail("the WASI build's image differs from the native one's")
+    run_trace = os.path.join(SCRATCH, "img-run.nettrace")
+    r = wasi(["run", ours, "--entry", "check", "5", "--trace", run_trace, "--providers",
+              "Microsoft-Windows-DotNETRuntime:0x2000000028:5,Microsoft-Windows-DotNETRuntimeRundown:0x128"])
+    if r.returncode != 0:
+        fail(f"mantra.wasm run IMAGE: exit {r.returncode}: {r.stderr}")
+    st = stats(run_trace)
+    want = {"Microsoft-Windows-DotNETRuntime/1000/v0": 2, "Microsoft-Windows-DotNETRuntime/159/v1": 2,
+            "Microsoft-Windows-DotNETRuntime/152/v2": 1, "Microsoft-Windows-DotNETRuntimeRundown/1000/v0": 3}
+    for k, v in want.items():
+        if st["by_event"].get(k) != v:
+            fail(f"{k}: {st['by_event'].get(k)} events, expected {v} ({st['by_event']})")
+    r = wasi(["run", ours])
+    with open(os.path.join(progs, "checked.expected"), encoding="utf-8") as f:
+        if r.returncode != 0 or r.stdout != f.read():
+            fail(f"mantra.wasm run IMAGE printed {r.stdout!r} (exit {r.returncode})")
+    te = te_compare(run_trace)
+    if te["events"] != st["events"]:
+        fail(f"TraceEvent stats {te} against ours {st}")
+    print(f"ok: the same image bytes under WASI, its output, {st['events']} events, TraceEvent agrees")
+
+
 CHECKS = {
     "emit-interop": check_emit_interop,
     "run-interop": check_run_interop,
@@ -220,6 +264,7 @@ CHECKS = {
     "no-pump": check_no_pump,
     "block-refused": check_block_refused,
     "startup-env": check_startup_env,
+    "image-interop": check_image_interop,
 }
 
 
