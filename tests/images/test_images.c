@@ -89,6 +89,14 @@ START_TEST(test_split_and_table) {
     ck_assert_int_eq(mantra_image_blocks(m, 0, starts, 3), 3);
     ck_assert_uint_eq(starts[0], 0);
     ck_assert_uint_eq(starts[1], 17); /* after ldarg (3 bytes), ldc.i8 (9), bge (5) */
+    ck_assert_uint_eq(starts[2], 33); /* ok: after print.s, newline, ldc.i8, ret */
+    uint32_t insns[3] = {0, 0, 0};
+    ck_assert_int_eq(mantra_image_block_insns(m, 0, insns, 3), 3);
+    ck_assert_uint_eq(insns[0], 3);
+    ck_assert_uint_eq(insns[1], 4);
+    ck_assert_uint_eq(insns[2], 4);
+    ck_assert_int_eq(mantra_image_block_insns(m, 9, insns, 3), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_image_blocks(m, 0, NULL, 3), MANTRA_EINVAL);
     static const uint8_t half_hot[3] = {1, 0, 1}, main_hot[1] = {1};
     const uint8_t *hot[3] = {half_hot, main_hot, NULL};
     int whole[3] = {1, 1, 0};

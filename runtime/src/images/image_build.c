@@ -302,44 +302,45 @@ static int write_image(const mantra_interp_module *m, mbuild *mbs, size_t hot_si
     return rc;
 }
 
-int64_t mantra_image_blocks(const mantra_interp_module *m, size_t method, uint32_t *il_offsets, size_t cap) {
-    if (m == NULL || m->precompiled || method >= m->nmethods || (il_offsets == NULL && cap > 0))
+/* Method's blocks: their first IL offsets (starts) and instruction counts (insns), either NULL,
+ * up to cap of them; returns their number. */
+static int64_t block_walk(const mantra_interp_module *m, size_t method, uint32_t *starts, uint32_t *insns,
+                          size_t cap) {
+    if (m == NULL || m->precompiled || method >= m->nmethods || ((starts == NULL && insns == NULL) && cap > 0))
         return MANTRA_EINVAL;
     const ip_method *x = &m->methods[method];
     uint8_t *mark = malloc((size_t)x->il_size + 1);
     if (mark == NULL)
         return MANTRA_ENOMEM;
     uint32_t n = ip_block_starts(x, mark);
-    size_t k = 0;
-    for (uint32_t o = 0; o < x->il_size; o++)
-        if (mark[o] && k < cap)
-            il_offsets[k++] = o;
-    free(mark);
-    return n;
-}
-
-int64_t mantra_image_block_insns(const mantra_interp_module *m, size_t method, uint32_t *insns, size_t cap) {
-    if (m == NULL || m->precompiled || method >= m->nmethods || (insns == NULL && cap > 0))
-        return MANTRA_EINVAL;
-    const ip_method *x = &m->methods[method];
-    uint8_t *mark = malloc((size_t)x->il_size + 1);
-    if (mark == NULL)
-        return MANTRA_ENOMEM;
-    uint32_t n = ip_block_starts(x, mark);
-    int64_t b = -1;
+    size_t b = SIZE_MAX;
     for (uint32_t o = 0; o < x->il_size;) {
         if (mark[o]) {
             b++;
-            if ((size_t)b < cap)
+            if (b < cap && starts != NULL)
+                starts[b] = o;
+            if (b < cap && insns != NULL)
                 insns[b] = 0;
         }
-        if (b >= 0 && (size_t)b < cap)
+        if (b < cap && insns != NULL)
             insns[b]++;
         uint32_t size = ip_insn_size(x->il + o, x->il_size - o);
         o += size ? size : 1;
     }
     free(mark);
     return n;
+}
+
+int64_t mantra_image_blocks(const mantra_interp_module *m, size_t method, uint32_t *il_offsets, size_t cap) {
+    if (il_offsets == NULL && cap > 0)
+        return MANTRA_EINVAL;
+    return block_walk(m, method, il_offsets, NULL, cap);
+}
+
+int64_t mantra_image_block_insns(const mantra_interp_module *m, size_t method, uint32_t *insns, size_t cap) {
+    if (insns == NULL && cap > 0)
+        return MANTRA_EINVAL;
+    return block_walk(m, method, NULL, insns, cap);
 }
 
 int mantra_image_build(const mantra_interp_module *m, const mantra_image_layout *layout, uint8_t **out, size_t *size) {
