@@ -98,6 +98,11 @@ def examples():
         img = precompile(program)
         got = mantra("run", img).stdout
         check(got == want, f"{f}: the image printed {got!r}, the program {want!r}")
+    # probes asked of an image: said, not silently ignored; the output is the same
+    r = mantra("run", path("loop-m2.img"), "--probes", env={"MANTRA_InterpPgo": "2"})
+    check(r.stdout == open(os.path.join(PROGRAMS, "loop.expected")).read(), "loop image with MANTRA_InterpPgo=2")
+    check("precompiled code has no probes (MANTRA_InterpPgo=2 not used)" in r.stderr and
+          "--probes prints none" in r.stderr, f"no note on probes: {r.stderr!r}")
     # mode 1 (entry and loop-head counts): whole methods, no split; every method main calls is hot
     img = precompile(os.path.join(PROGRAMS, "checked.masm"), mode=1)
     t = table(img)

@@ -267,6 +267,12 @@ int cmd_run(int argc, char **argv) {
             return TOOL_BAD_INPUT;
         }
         m = mantra_image_module(im);
+        const char *pgo = getenv("MANTRA_InterpPgo");
+        if (pgo != NULL && pgo[0] != '\0' && strcmp(pgo, "0") != 0)
+            fprintf(stderr, "mantra run: %s: precompiled code has no probes (MANTRA_InterpPgo=%s not used)\n", program,
+                    pgo);
+        if (probes)
+            fprintf(stderr, "mantra run: %s: precompiled code has no probes (--probes prints none)\n", program);
     } else {
         if (tool_assemble("run", program, &mod) != 0) {
             free(args);
