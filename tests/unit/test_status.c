@@ -28,11 +28,15 @@ START_TEST(every_code_named) {
     ck_assert_str_eq(mantra_strerror(MANTRA_ENOENT), "not found");
     ck_assert_str_eq(mantra_status_name(MANTRA_ETIMEDOUT), "MANTRA_ETIMEDOUT");
     ck_assert_str_eq(mantra_strerror(MANTRA_ETIMEDOUT), "timed out");
+    ck_assert_str_eq(mantra_status_name(MANTRA_EDATAINCOMPLETE), "MANTRA_EDATAINCOMPLETE");
+    ck_assert_str_eq(mantra_strerror(MANTRA_EDATAINCOMPLETE), "data incomplete (not there at this point)");
+    ck_assert_str_eq(mantra_status_name(MANTRA_EFLAGS), "MANTRA_EFLAGS");
+    ck_assert_str_eq(mantra_strerror(MANTRA_EFLAGS), "not enabled by the flags chosen at start");
 }
 END_TEST
 
 START_TEST(unknown_codes) {
-    const int bad[] = {1, 7, -13, -100, INT_MIN, INT_MAX};
+    const int bad[] = {1, 7, -15, -100, INT_MIN, INT_MAX};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_str_eq(mantra_status_name(bad[i]), "?");
         ck_assert_str_eq(mantra_strerror(bad[i]), "unknown status");

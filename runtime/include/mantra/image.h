@@ -90,6 +90,7 @@ size_t mantra_image_size(const mantra_image *im);
 const char *mantra_image_path(const mantra_image *im);
 
 #define MANTRA_IMAGE_PLACED_COLD 1u /* the whole method sits in the cold section (never ran) */
+#define MANTRA_IMAGE_ASYNC 2u       /* an async method (docs/interp.md "Async methods") */
 
 /* One method of the method table. RVAs are offsets from the image's base. cold_size 0: no cold
  * part. */
@@ -97,7 +98,7 @@ typedef struct mantra_image_method_info {
     mantra_interp_method_identity id;
     uint32_t hot_rva, hot_size;   /* the part that holds the entry */
     uint32_t cold_rva, cold_size; /* the split-off part that never ran */
-    uint32_t flags;               /* MANTRA_IMAGE_PLACED_COLD */
+    uint32_t flags;               /* MANTRA_IMAGE_PLACED_COLD, MANTRA_IMAGE_ASYNC */
 } mantra_image_method_info;
 
 size_t mantra_image_method_count(const mantra_image *im);

@@ -40,7 +40,14 @@ enum mantra_status {
     MANTRA_ETRUNCATED = -9,   /* the input ends before the end-of-stream marker */
     MANTRA_EUNSUPPORTED = -10, /* not available in this build, or a format version not read (NetPerf V3) */
     MANTRA_ENOENT = -11,       /* no such process, file or endpoint */
-    MANTRA_ETIMEDOUT = -12     /* nothing came within the time allowed */
+    MANTRA_ETIMEDOUT = -12,    /* nothing came within the time allowed */
+    /* the data is not there at this point: a profiler's Enter of a resumption has no arguments, a
+     * Leave at a suspension no return value (mirrors CoreCLR's CORPROF_E_DATAINCOMPLETE,
+     * 0x80131351, mantra/profiler.h) */
+    MANTRA_EDATAINCOMPLETE = -13,
+    /* asked for what the flags chosen at start did not enable (mirrors CORPROF_E_INCONSISTENT_WITH_FLAGS,
+     * 0x80131374: arguments without MANTRA_PROF_ENABLE_ARGS, ...) */
+    MANTRA_EFLAGS = -14
 };
 
 /* The constant's name ("MANTRA_EIO"); "MANTRA_OK" for 0; "?" for anything else. */

@@ -18,6 +18,8 @@ static const struct {
     /* -10 */ {"MANTRA_EUNSUPPORTED", "not supported"},
     /* -11 */ {"MANTRA_ENOENT", "not found"},
     /* -12 */ {"MANTRA_ETIMEDOUT", "timed out"},
+    /* -13 */ {"MANTRA_EDATAINCOMPLETE", "data incomplete (not there at this point)"},
+    /* -14 */ {"MANTRA_EFLAGS", "not enabled by the flags chosen at start"},
 };
 #define STATUS_COUNT (sizeof STATUS / sizeof STATUS[0])
 

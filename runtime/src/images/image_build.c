@@ -226,7 +226,7 @@ static int write_image(const mantra_interp_module *m, mbuild *mbs, size_t hot_si
         cm_store_u32(r + IM_M_COLD_SIZE, (uint32_t)mb->part[1].len);
         cm_store_u32(r + IM_M_MAP_FIRST, map_first);
         cm_store_u32(r + IM_M_MAP_COUNT, (uint32_t)mb->nmap);
-        cm_store_u32(r + IM_M_FLAGS, mb->placed_cold ? MANTRA_IMAGE_PLACED_COLD : 0);
+        cm_store_u32(r + IM_M_FLAGS, (mb->placed_cold ? MANTRA_IMAGE_PLACED_COLD : 0u) | (x->is_async ? MANTRA_IMAGE_ASYNC : 0u));
         if (rc == 0)
             rc = buf_put(&meth, r, sizeof r);
         /* entry part first, then the cold part: virtual offsets in that order */

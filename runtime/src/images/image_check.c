@@ -133,7 +133,7 @@ static int check_method(const im_layout *l, uint32_t i, mantra_image_error *err)
                            i, k, t);
     }
     uint32_t flags = mantra_load_u32(r + IM_M_FLAGS);
-    if ((flags & ~MANTRA_IMAGE_PLACED_COLD) != 0 || mantra_load_u32(r + IM_M_RESERVED) != 0)
+    if ((flags & ~(MANTRA_IMAGE_PLACED_COLD | MANTRA_IMAGE_ASYNC)) != 0 || mantra_load_u32(r + IM_M_RESERVED) != 0)
         return im_fail(err, at + IM_M_FLAGS, "method %u: unknown flags 0x%08x", i, flags);
     uint32_t hot = mantra_load_u32(r + IM_M_HOT_RVA), hsz = mantra_load_u32(r + IM_M_HOT_SIZE);
     uint32_t cold = mantra_load_u32(r + IM_M_COLD_RVA), csz = mantra_load_u32(r + IM_M_COLD_SIZE);

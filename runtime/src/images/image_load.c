@@ -89,6 +89,7 @@ static int make_module(const im_layout *l, mantra_interp_module **out) {
         snprintf(x->full_name, fl, "%s%s%s", ns, ns[0] ? "." : "", name);
         x->token = mantra_load_u32(r + IM_M_TOKEN);
         x->ret_type = r[IM_M_RET_TYPE];
+        x->is_async = (mantra_load_u32(r + IM_M_FLAGS) & MANTRA_IMAGE_ASYNC) != 0;
         x->nargs = r[IM_M_NARGS];
         memcpy(x->arg_types, l->bytes + l->sec[IM_SEC_STRINGS].offset + mantra_load_u32(r + IM_M_ARG_TYPES), x->nargs);
         x->nlocals = mantra_load_u16(r + IM_M_NLOCALS);

@@ -15,7 +15,7 @@ typedef struct vm_method {
     uint32_t index;
     uint64_t record_at;
     uint32_t hot, hsz, cold, csz; /* rvas and sizes */
-    uint32_t nargs, nslots, max_stack, returns;
+    uint32_t nargs, nslots, max_stack, returns, is_async;
     uint8_t *start; /* per virtual offset: 1 at an instruction's first byte */
 } vm_method;
 
@@ -113,7 +113,10 @@ static int depths(vm_method *m, mantra_image_error *err) {
         if (c[0] == IP_OP_CALL) {
             const uint8_t *callee = im_method_record(m->l, ip_load_u32(c + 1));
             pops = callee[IM_M_NARGS];
-            pushes = callee[IM_M_RET_TYPE] != IP_TYPE_VOID;
+            pushes = callee[IM_M_RET_TYPE] != IP_TYPE_VOID || (mantra_load_u32(callee + IM_M_FLAGS) & MANTRA_IMAGE_ASYNC);
+        } else if ((c[0] == IP_OP_AWAIT || c[0] == IP_OP_YIELD || c[0] == IP_OP_DELAY) && !m->is_async) {
+            rc = im_fail(err, rva, "method %u: '%s' in a method that is not async", m->index, info->name);
+            break;
         } else if (c[0] == IP_OP_RET) {
             if (d != (int64_t)m->returns)
                 rc = im_fail(err, rva, "method %u: ret with %lld values on the stack (needs %u)", m->index, (long long)d,
@@ -200,6 +203,7 @@ int im_verify_method(const im_layout *l, uint32_t i, mantra_image_error *err) {
     m.nslots = m.nargs + mantra_load_u16(r + IM_M_NLOCALS);
     m.max_stack = mantra_load_u32(r + IM_M_MAX_STACK);
     m.returns = r[IM_M_RET_TYPE] != IP_TYPE_VOID;
+    m.is_async = (mantra_load_u32(r + IM_M_FLAGS) & MANTRA_IMAGE_ASYNC) != 0;
     m.start = calloc((size_t)m.hsz + m.csz, 1);
     if (m.start == NULL)
         return MANTRA_ENOMEM;

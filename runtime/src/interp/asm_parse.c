@@ -50,6 +50,11 @@ static int parse_signature(ip_asm_state *st, ip_method *m) {
     const char *s;
     size_t n;
     ip_asm_ident(st, &s, &n);
+    if (n == 5 && memcmp(s, "async", 5) == 0) { /* `async TYPE(...)`: a task of TYPE */
+        m->is_async = 1;
+        ip_asm_skip_blanks(st);
+        ip_asm_ident(st, &s, &n);
+    }
     int rt = parse_type(s, n, 1);
     if (rt < 0)
         return ip_asm_error(st, ip_asm_here(st), "expected a return type (int64, double or void)");

@@ -136,7 +136,11 @@ static int verify(ip_asm_state *st, size_t mi) {
         if (c[0] == IP_OP_CALL) {
             const ip_method *callee = &mod->methods[ip_load_u32(c + 1)];
             pops = callee->nargs;
-            pushes = callee->ret_type != IP_TYPE_VOID;
+            pushes = callee->is_async || callee->ret_type != IP_TYPE_VOID; /* async: its task */
+        } else if ((c[0] == IP_OP_AWAIT || c[0] == IP_OP_YIELD || c[0] == IP_OP_DELAY) && !m->is_async) {
+            rc = ip_asm_error(st, in->loc, "'%s' outside an async method (declare it `.method %s async %s(...)`)",
+                              info->name, m->full_name, m->ret_type == IP_TYPE_VOID ? "void" : m->ret_type == IP_TYPE_F64 ? "double" : "int64");
+            break;
         } else if (c[0] == IP_OP_RET) {
             int64_t want = m->ret_type != IP_TYPE_VOID;
             if (d != want) {

@@ -18,6 +18,7 @@ typedef struct ip_frame {
     const ip_lmethod *method;
     const uint8_t *ret_ip;
     ip_value *args; /* the caller's arguments (its locals follow them) */
+    uint64_t task;  /* the caller's task (async), 0 */
 } ip_frame;
 
 /* The call stack a thread publishes for the sampler (sample.c; docs/interp.md "Sampling"): pub[0..depth]
@@ -93,8 +94,25 @@ static inline void ip_add_insns(mantra_interp_thread *t, uint64_t n) {
     atomic_store_explicit(&t->insns, atomic_load_explicit(&t->insns, memory_order_relaxed) + n, memory_order_relaxed);
 }
 
-/* exec.c: runs entry (its arguments already at t->stack[0..nargs)). 0 or MANTRA_ESTATE. */
-int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_value *result);
+/* Where a run starts: a method entered (its arguments and zeroed locals at args, sp after them) or
+ * resumed (its saved slots at args, ip after the instruction that suspended), as frame base. */
+typedef struct ip_start {
+    const ip_lmethod *m;
+    const uint8_t *ip;
+    ip_value *args, *sp;
+    uint32_t base;  /* the run's frame index: it returns when that frame leaves */
+    uint64_t task;  /* the method's task when it is async, else 0 */
+    int resume;     /* 1: a continuation (the profiler's Enter is a RESUME) */
+} ip_start;
+
+/* exec.c: runs from s until its base frame returns or suspends: 0 (*result: the value returned, a
+ * task handle for an async method) or MANTRA_ESTATE. */
+int ip_execute(mantra_interp_thread *t, const ip_start *s, mantra_interp_value *result);
+/* exec.c: runs the program's continuations on t (value stack from sp, frames from depth) until task
+ * h is done: 0 and its result in *v, or MANTRA_ESTATE (a fault, an invalid task, nothing left to
+ * run while it is pending: then *why says so and t->err is left for the caller to locate; a
+ * continuation's fault has its own location in t->err, *why NULL). */
+int ip_wait_task(mantra_interp_thread *t, uint64_t h, ip_value *sp, uint32_t depth, ip_value *v, const char **why);
 void ip_out_flush(mantra_interp_thread *t);
 
 /* sample.c: the registries of live threads and programs the sampler and the rundown walk. */

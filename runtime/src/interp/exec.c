@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "interp/exec-internal.h"
+#include "interp/async-internal.h"
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(MANTRA_INTERP_SWITCH)
 #define IP_COMPUTED_GOTO 1
@@ -75,6 +75,17 @@ static int fault(mantra_interp_thread *t, const ip_lmethod *m, const uint8_t *ip
     return MANTRA_ESTATE;
 }
 
+/* The profiler's unwind hook for every frame of a run that a fault ends, innermost first. */
+static int unwind_run(const mantra_interp_program *prog, const ip_lmethod *m, const ip_frame *frames, uint32_t depth,
+                      uint32_t base, const uint8_t *ip) {
+    ip_prof_event(prog, m, MANTRA_PROF_UNWIND, NULL, 0, depth, ip);
+    while (depth > base) {
+        depth--;
+        ip_prof_event(prog, frames[depth].method, MANTRA_PROF_UNWIND, NULL, 0, depth, frames[depth].ret_ip - 5);
+    }
+    return 0;
+}
+
 #define READ_I32(p) ip_load_i32(p)
 #define READ_U32(p) ip_load_u32(p)
 #define READ_U16(p) ip_load_u16(p)
@@ -130,8 +141,11 @@ static int fault(mantra_interp_thread *t, const ip_lmethod *m, const uint8_t *ip
         ip_add_insns(t, ninsns);                                                                     \
         ninsns = 0;                                                                                  \
     } while (0)
-/* A fault ends the run: the instructions dispatched up to it count too. */
-#define FAULT(...) (ip_add_insns(t, ninsns), ninsns = 0, fault(__VA_ARGS__))
+/* A fault ends the run: the instructions dispatched up to it count too, and the profiler's unwind
+ * hook sees every frame the run leaves. */
+#define FAULT(...) (ip_add_insns(t, ninsns), ninsns = 0, fault(__VA_ARGS__), UNWIND_RUN())
+#define UNWIND_RUN() (PROF_ON() ? unwind_run(prog, m, frames, depth, base, ip) : 0, MANTRA_ESTATE)
+#define PROF_ON() (atomic_load_explicit(&ip_prof_active, memory_order_relaxed) != NULL)
 /* At every branch and call the running method's position is published as the sampler's leaf
  * frame (one relaxed store: a plain mov), so that a sample taken in a loop shows where the loop is
  * (the hot or the cold part of precompiled code, an IL offset), not only the method's entry. */
@@ -143,26 +157,27 @@ static int fault(mantra_interp_thread *t, const ip_lmethod *m, const uint8_t *ip
         NEXT();                                                                                      \
     } while (0)
 
-int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_value *result) {
+int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_value *result) {
     const mantra_interp_program *prog = t->prog;
     const ip_lmethod *methods = prog->methods;
+    ip_sched *sched = prog->sched;
     /* PER_THREAD: the probes go through the thread's own table */
     uint32_t *const *probe_counter = t->local_table ? t->local_table : prog->probe_counter;
     ip_value *stack_end = t->stack + t->stack_slots;
-    const ip_lmethod *m = entry;
-    /* the entry's arguments are already at t->stack[0 .. nargs) */
-    ip_value *args = t->stack;
-    ip_value *sp = args + m->nargs; /* the locals, then the evaluation stack */
-    if ((size_t)(stack_end - sp) < (size_t)m->nlocals + m->max_stack)
-        return fault(t, m, m->code, "stack overflow");
-    for (uint32_t i = 0; i < m->nlocals; i++)
-        (sp++)->i = 0;
-    const uint8_t *ip = m->code;
+    const ip_lmethod *m = start->m;
+    ip_value *args = start->args; /* the locals follow the arguments, then the evaluation stack */
+    ip_value *sp = start->sp;
+    const uint8_t *ip = start->ip;
     ip_frame *frames = t->frames;
-    uint32_t depth = 0;
+    const uint32_t base = start->base;
+    uint32_t depth = base;
+    uint64_t task = start->task; /* the running method's task (async), 0 */
     ip_pub *pub = &t->pub; /* the stack the sampler reads (exec-internal.h) */
-    ip_count_call(t); /* the entry run is a call too */
     uint64_t ninsns = 0; /* dispatched since the last FLUSH_INSNS */
+    ip_value leave_v;    /* leave_frame: what the leaving frame gives its caller */
+    int leave_push;
+    if (PROF_ON())
+        ip_prof_event(prog, m, start->resume ? MANTRA_PROF_RESUME : MANTRA_PROF_CALL, args, 0, depth, ip);
 
 #if IP_COMPUTED_GOTO
     static void *const labels[256] = {
@@ -271,30 +286,102 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
             ip_value *clocals = cargs + callee->nargs;
             if ((size_t)(stack_end - clocals) < (size_t)callee->nlocals + callee->max_stack)
                 return FAULT(t, m, ip, "stack overflow");
+            uint64_t ctask = 0;
+            if (callee->is_async && (ctask = ip_task_new(sched)) == 0)
+                return FAULT(t, m, ip, "out of memory (a task)");
             frames[depth].method = m;
             frames[depth].ret_ip = ip + 5;
             frames[depth].args = args;
+            frames[depth].task = task;
             ip_pub_call(pub, depth, ip, callee->code);
             ip_count_call(t);
             depth++;
             for (uint32_t i = 0; i < callee->nlocals; i++)
                 clocals[i].i = 0;
+            task = ctask;
             m = callee;
             args = cargs;
             sp = clocals + callee->nlocals;
             ip = callee->code;
+            if (PROF_ON())
+                ip_prof_event(prog, m, MANTRA_PROF_CALL, args, 0, depth, ip);
             NEXT_FLUSH();
         }
         CASE(RET) {
-            ip_value v = {0};
-            int returns = m->returns;
-            if (returns)
-                v = sp[-1];
+            leave_v.i = 0;
+            leave_push = m->returns;
+            if (leave_push)
+                leave_v = sp[-1];
+            if (PROF_ON())
+                ip_prof_event(prog, m, MANTRA_PROF_RETURN, NULL, leave_v.i, depth, ip);
+            if (m->is_async) { /* the task completes; the caller gets the task */
+                ip_task_complete(sched, task, leave_v);
+                leave_v.i = (int64_t)task;
+                leave_push = 1;
+            }
+            goto leave_frame;
+        }
+        /* async methods (docs/interp.md "Async methods"): a suspension saves the frame as a
+         * continuation and leaves it as a return would, giving the caller the pending task */
+        CASE(YIELD) {
+            ip_cont *c = ip_cont_new(m, ip + 1, task, args, sp);
+            if (c == NULL)
+                return FAULT(t, m, ip, "out of memory (a continuation)");
+            ip_sched_ready(sched, c);
+            goto suspend;
+        }
+        CASE(DELAY) {
+            int64_t ms = (--sp)->i;
+            ip_cont *c = ip_cont_new(m, ip + 1, task, args, sp);
+            if (c == NULL)
+                return FAULT(t, m, ip, "out of memory (a continuation)");
+            ip_sched_timer(sched, c, ms > 0 ? (uint64_t)ms : 0u);
+            goto suspend;
+        }
+        CASE(AWAIT) {
+            uint64_t h = (uint64_t)(--sp)->i;
+            ip_value v;
+            int st = ip_task_take(sched, h, &v);
+            if (st == 1) { /* complete: its result, no suspension */
+                *sp++ = v;
+                ip += 1;
+                NEXT();
+            }
+            if (st < 0)
+                return FAULT(t, m, ip, st == -1 ? "await of a value that is not a task" : "a task awaited twice");
+            ip_cont *c = ip_cont_new(m, ip + 1, task, args, sp);
+            if (c == NULL)
+                return FAULT(t, m, ip, "out of memory (a continuation)");
+            if (ip_task_wait_with(sched, h, c) != 0) {
+                free(c);
+                return FAULT(t, m, ip, "a task awaited twice");
+            }
+            goto suspend;
+        }
+        CASE(WAIT) { /* blocking: runs continuations here until the task is done */
+            uint64_t h = (uint64_t)(--sp)->i;
+            FLUSH_INSNS();
+            ip_value v;
+            const char *why = NULL;
+            if (ip_wait_task(t, h, sp, depth + 1, &v, &why) != 0)
+                return why ? FAULT(t, m, ip, why) : UNWIND_RUN(); /* a continuation's fault: located there */
+            ip_pub_depth(pub, (int32_t)depth);
+            *sp++ = v;
+            ip += 1;
+            NEXT();
+        }
+        suspend:
+            if (PROF_ON())
+                ip_prof_event(prog, m, MANTRA_PROF_SUSPEND, NULL, 0, depth, ip);
+            leave_v.i = (int64_t)task;
+            leave_push = 1;
+            goto leave_frame;
+        leave_frame:
             sp = args; /* the caller's stack without the arguments */
             FLUSH_INSNS();
-            if (depth == 0) {
+            if (depth == base) {
                 if (result != NULL)
-                    memcpy(result, &v, sizeof v);
+                    memcpy(result, &leave_v, sizeof leave_v);
                 return 0;
             }
             depth--;
@@ -302,10 +389,10 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
             m = frames[depth].method;
             ip = frames[depth].ret_ip;
             args = frames[depth].args;
-            if (returns)
-                *sp++ = v;
+            task = frames[depth].task;
+            if (leave_push)
+                *sp++ = leave_v;
             NEXT();
-        }
         CASE(PRINT_I) { out_int(t, (--sp)->i); ip += 1; NEXT(); }
         CASE(PRINT_R) { out_double(t, (--sp)->d); ip += 1; NEXT(); }
         CASE(PRINT_S) {
@@ -354,4 +441,60 @@ int ip_execute(mantra_interp_thread *t, const ip_lmethod *entry, mantra_interp_v
 #endif
     }
     return FAULT(t, m, ip, "bad opcode");
+}
+
+/* Resumes continuation c on t with its frame at sp, frame index depth (and frees c). */
+static int run_cont(mantra_interp_thread *t, ip_cont *c, ip_value *sp, uint32_t depth) {
+    const ip_lmethod *m = c->method;
+    ip_value *stack_end = t->stack + t->stack_slots;
+    if (depth >= t->max_frames || (size_t)(stack_end - sp) < (size_t)m->nargs + m->nlocals + m->max_stack + 1u) {
+        snprintf(t->err, sizeof t->err, "%s: stack overflow (resuming)", m->src->full_name);
+        free(c);
+        return MANTRA_ESTATE;
+    }
+    memcpy(sp, c->slots, c->nslots * sizeof *sp);
+    ip_start st = {m, c->ip, sp, sp + c->nslots, depth, c->task, 1};
+    if (c->awaited != 0) { /* the awaited task's result, as `await` pushes it */
+        ip_value v = {0};
+        if (ip_task_take(t->prog->sched, c->awaited, &v) != 1) {
+            snprintf(t->err, sizeof t->err, "%s: resumed before its task completed", m->src->full_name);
+            free(c);
+            return MANTRA_ESTATE;
+        }
+        *st.sp++ = v;
+    }
+    free(c);
+    ip_pub *pub = &t->pub;
+    ip_pub_begin(pub);
+    atomic_store_explicit(&pub->ips[depth], (uintptr_t)st.ip, memory_order_release);
+    atomic_store_explicit(&pub->depth, (int32_t)depth, memory_order_release);
+    ip_pub_end(pub);
+    return ip_execute(t, &st, NULL);
+}
+
+int ip_wait_task(mantra_interp_thread *t, uint64_t h, ip_value *sp, uint32_t depth, ip_value *v, const char **why) {
+    ip_sched *s = t->prog->sched;
+    *why = NULL;
+    for (;;) {
+        int st = ip_task_take(s, h, v);
+        if (st == 1)
+            return 0;
+        if (st < 0) {
+            *why = st == -1 ? "wait of a value that is not a task" : "wait of a task another continuation awaits";
+            return MANTRA_ESTATE;
+        }
+        uint64_t wait_ns = 0;
+        ip_cont *c = ip_sched_next(s, &wait_ns);
+        if (c != NULL) {
+            int rc = run_cont(t, c, sp, depth);
+            if (rc != 0)
+                return rc;
+            continue;
+        }
+        if (wait_ns == UINT64_MAX && atomic_load(&s->running) <= 1) {
+            *why = "wait of a task that can never complete (nothing ready, no timer, no other thread)";
+            return MANTRA_ESTATE;
+        }
+        ip_sched_sleep(s, wait_ns); /* a timer, or another thread's work */
+    }
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mantra/interp.h"
+#include "mantra/profiler.h"
 
 /* Operand kinds; every operand is little-endian and unaligned. */
 enum ip_operand {
@@ -83,6 +84,10 @@ enum ip_operand {
     X(PRINT_R, "print.r", IP_OPND_NONE, 1, 0)        \
     X(PRINT_S, "print.s", IP_OPND_STR, 0, 0)         \
     X(NEWLINE, "newline", IP_OPND_NONE, 0, 0)        \
+    X(YIELD, "yield", IP_OPND_NONE, 0, 0)            \
+    X(AWAIT, "await", IP_OPND_NONE, 1, 1)            \
+    X(DELAY, "delay", IP_OPND_NONE, 1, 0)            \
+    X(WAIT, "wait", IP_OPND_NONE, 1, 1)              \
     X(PROBE, "probe", IP_OPND_PROBE, 0, 0)           \
     X(PROBE_A, "probe.a", IP_OPND_PROBE, 0, 0)       \
     IP_COUNTING_BRANCHES(X)
@@ -162,7 +167,8 @@ typedef struct ip_method {
     char *full_name;      /* "Namespace.Name" or "Name" */
     char *signature;
     uint32_t token;
-    uint8_t ret_type;
+    uint8_t ret_type;     /* async: the type of its task's result */
+    uint8_t is_async;     /* 1: `call` gives a task handle; may yield, await, delay */
     uint16_t nargs;
     uint8_t arg_types[IP_MAX_ARGS];
     uint16_t nlocals;
@@ -185,6 +191,8 @@ struct mantra_interp_module {
 
 /* ---- the loaded program ----------------------------------------------------------------------- */
 
+typedef struct ip_sched ip_sched; /* async-internal.h */
+
 typedef struct ip_lmethod {
     const ip_method *src;
     const uint8_t *code;      /* in the program's code region */
@@ -193,6 +201,7 @@ typedef struct ip_lmethod {
     uint16_t nargs, nlocals;
     uint32_t max_stack;
     uint8_t returns;          /* 1 when ret pops a value */
+    uint8_t is_async;         /* its call pushes a task handle (docs/interp.md "Async methods") */
     uint32_t *code_to_il;     /* per code byte offset: IL offset (NULL: identity, no probes) */
     uint32_t nprobes;
     uint32_t *probe_il;       /* IL offsets of the probes, in IL order */
@@ -237,7 +246,40 @@ struct mantra_interp_program {
     void (*first_call)(void *ctx, const struct mantra_interp_program *p, size_t method);
     void *first_call_ctx;
     const struct mantra_image *image; /* the image it runs from (src/images), NULL from source */
+    ip_sched *sched;          /* tasks and continuations of its async methods (async.c) */
+    /* profiler hooks (prof.c): per method, the mapper's answer for the hooks of generation
+     * state >> 1 (bit 0: hooked), and its client data */
+    _Atomic uint32_t *prof_state;
+    _Atomic uintptr_t *prof_client;
 };
+
+/* ---- profiler hooks (prof.c; the API: src/profiler, mantra/profiler.h) ----------------------- */
+
+typedef struct ip_prof {
+    mantra_prof_hooks h;
+    uint32_t gen;             /* bumped at every start: the programs' mapper answers are per generation */
+} ip_prof;
+/* The active hooks, NULL when none (one relaxed load per call in the dispatch loop). */
+extern _Atomic(const ip_prof *) ip_prof_active;
+
+/* What a callback may ask (the public opaque type). */
+struct mantra_prof_info {
+    const mantra_interp_program *program;
+    size_t method;
+    int kind;                 /* enum mantra_prof_kind */
+    uint32_t flags;           /* the hooks' MANTRA_PROF_ENABLE_* */
+    const void *args;         /* CALL: the arguments (ip_value[nargs]) */
+    uint32_t nargs;
+    int64_t ret;              /* RETURN: the return value's bits */
+    uint32_t depth;
+    const uint8_t *ip;
+};
+
+/* Calls the hook of kind for method m of p, when hooks are active and the mapper hooks m. */
+void ip_prof_event(const mantra_interp_program *p, const ip_lmethod *m, int kind, const void *args, int64_t ret,
+                   uint32_t depth, const uint8_t *ip);
+/* Allocates p's per-method profiler state (load time). 0 or MANTRA_ENOMEM. */
+int ip_prof_program_init(mantra_interp_program *p);
 
 /* precompiled.c: a program over code precompiled in an image (src/images), executed in place.
  * The caller has verified the code (every part ends in br or ret, branch targets on instructions

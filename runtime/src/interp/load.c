@@ -3,7 +3,7 @@
  * branches, the code region, counters from the allocator, and IP -> (method, IL offset). */
 #include <stdlib.h>
 
-#include "interp/interp-internal.h"
+#include "interp/async-internal.h"
 #include "platform/platform-internal.h"
 
 void mantra_interp_load_options_init(mantra_interp_load_options *o) {
@@ -79,6 +79,7 @@ void ip_lmethod_init(ip_lmethod *lm, const ip_method *x, uint32_t index) {
     lm->nlocals = x->nlocals;
     lm->max_stack = x->max_stack;
     lm->returns = x->ret_type != IP_TYPE_VOID;
+    lm->is_async = x->is_async;
 }
 
 uint32_t ip_block_starts(const ip_method *m, uint8_t *mark) {
@@ -95,6 +96,10 @@ void mantra_interp_program_free(mantra_interp_program *p) {
     if (p == NULL)
         return;
     ip_registry_remove_program(p);
+    if (p->sched != NULL) {
+        ip_sched_fini(p->sched);
+        free(p->sched);
+    }
     for (size_t i = 0; i < p->nmethods; i++) {
         ip_lmethod *lm = &p->methods[i];
         if (lm->counters != NULL && lm->pgo == NULL && p->allocator.release != NULL) {
@@ -110,6 +115,8 @@ void mantra_interp_program_free(mantra_interp_program *p) {
     free(p->code);
     free(p->probe_counter);
     free(p->ranges);
+    free((void *)p->prof_state);
+    free((void *)p->prof_client);
     free(p);
 }
 
@@ -237,6 +244,7 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
     if (o->allocator != NULL)
         p->allocator = *o->allocator;
     p->methods = calloc(m->nmethods ? m->nmethods : 1, sizeof *p->methods);
+    p->sched = ip_sched_new();
     uint32_t max_il = 0;
     for (size_t i = 0; i < m->nmethods; i++)
         if (m->methods[i].il_size > max_il)
@@ -245,9 +253,11 @@ int mantra_interp_load(const mantra_interp_module *m, const mantra_interp_load_o
     uint32_t *new_of_il = malloc(((size_t)max_il + 1) * sizeof *new_of_il);
     uint32_t *probe_at = malloc(((size_t)max_il + 1) * sizeof *probe_at);
     int rc = 0;
-    if (p->methods == NULL || mark == NULL || new_of_il == NULL || probe_at == NULL)
+    if (p->methods == NULL || p->sched == NULL || mark == NULL || new_of_il == NULL || probe_at == NULL)
         rc = MANTRA_ENOMEM;
-    p->nmethods = m->nmethods;
+    p->nmethods = p->methods ? m->nmethods : 0; /* what mantra_interp_program_free walks */
+    if (rc == 0)
+        rc = ip_prof_program_init(p);
 
     /* pass 1: probe points, sizes */
     size_t total = 0;

@@ -3,7 +3,7 @@
  * IP -> (method, IL offset) lookup over both parts; the first-call hook (the per-method load step). */
 #include <stdlib.h>
 
-#include "interp/interp-internal.h"
+#include "interp/async-internal.h"
 
 static int range_cmp(const void *a, const void *b) {
     const ip_range *x = a, *y = b;
@@ -24,13 +24,12 @@ int ip_load_precompiled(const mantra_interp_module *m, const ip_precompiled_meth
     p->allocator = *mantra_interp_private_counters();
     p->methods = calloc(m->nmethods ? m->nmethods : 1, sizeof *p->methods);
     p->ranges = calloc(m->nmethods ? 2 * m->nmethods : 1, sizeof *p->ranges);
-    if (p->methods == NULL || p->ranges == NULL) {
-        free(p->methods);
-        free(p->ranges);
-        free(p);
+    p->sched = ip_sched_new();
+    p->nmethods = p->methods ? m->nmethods : 0; /* what mantra_interp_program_free walks */
+    if (p->methods == NULL || p->ranges == NULL || p->sched == NULL || ip_prof_program_init(p) != 0) {
+        mantra_interp_program_free(p);
         return MANTRA_ENOMEM;
     }
-    p->nmethods = m->nmethods;
     p->first_call = first_call;
     p->first_call_ctx = ctx;
     for (size_t i = 0; i < m->nmethods; i++) {

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "interp/exec-internal.h"
+#include "interp/async-internal.h"
 #include "platform/platform-internal.h"
 
 void mantra_interp_thread_options_init(mantra_interp_thread_options *o) {
@@ -128,8 +128,14 @@ int mantra_interp_thread_run(mantra_interp_thread *t, const char *entry, const m
         snprintf(t->err, sizeof t->err, "stack overflow");
         return MANTRA_ESTATE;
     }
+    if ((size_t)t->stack_slots - nargs < (size_t)m->nlocals + m->max_stack) {
+        snprintf(t->err, sizeof t->err, "%s+IL_0000: stack overflow", m->src->full_name);
+        return MANTRA_ESTATE;
+    }
     for (size_t i = 0; i < nargs; i++)
         memcpy(&t->stack[i], &args[i], sizeof args[i]);
+    for (size_t i = 0; i < m->nlocals; i++)
+        t->stack[nargs + i].i = 0;
     if (result != NULL)
         memset(result, 0, sizeof *result);
     /* the entry is frame 0 of the published stack until the run returns */
@@ -140,7 +146,28 @@ int mantra_interp_thread_run(mantra_interp_thread *t, const char *entry, const m
     ip_pub_end(&t->pub);
     if (atomic_load_explicit(&m->first_call_pending, memory_order_relaxed))
         ip_first_call(p, m);
-    int rc = ip_execute(t, m, result);
+    ip_count_call(t); /* the entry run is a call too */
+    ip_start st = {m, m->code, t->stack, t->stack + nargs + m->nlocals, 0, 0, 0};
+    atomic_fetch_add(&p->sched->running, 1);
+    int rc = 0;
+    if (m->is_async && (st.task = ip_task_new(p->sched)) == 0) {
+        snprintf(t->err, sizeof t->err, "out of memory (a task)");
+        rc = MANTRA_ESTATE;
+    }
+    mantra_interp_value r = {0};
+    if (rc == 0)
+        rc = ip_execute(t, &st, &r);
+    if (rc == 0 && m->is_async) { /* an async entry: its task, run to completion here */
+        ip_value v = {0};
+        const char *why = NULL;
+        rc = ip_wait_task(t, (uint64_t)r.i, t->stack, 0, &v, &why);
+        if (why != NULL)
+            snprintf(t->err, sizeof t->err, "%s: %s", m->src->full_name, why);
+        r.i = v.i;
+    }
+    atomic_fetch_sub(&p->sched->running, 1);
+    if (result != NULL)
+        *result = r;
     ip_pub_depth(&t->pub, -1);
     ip_out_flush(t);
     mantra_interp_thread_flush(t);

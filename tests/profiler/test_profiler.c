@@ -1,0 +1,305 @@
+/* test_profiler - async methods and the profiler's enter/leave hooks (mantra/profiler.h,
+ * docs/profiler.md): the case of dotnet/runtime PR #131985 (examples/programs/async_elt.masm), its
+ * 25/25, 3/3, 3/3 Enter/Leave pairs, MANTRA_EDATAINCOMPLETE exactly on resumption Enters and
+ * suspension Leaves, real arguments and return values elsewhere, the unwind of an async method that
+ * faults after two suspensions, the mapper's opt-out, the flags' errors, and async semantics
+ * (await of a pending task, delay, wait, faults of bad handles). */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "interp/interp-internal.h" /* struct mantra_prof_info, for the refusals' hand-made infos */
+#include "mantra/profiler.h"
+#include "../interp/interp_test_util.h"
+
+enum { NT = 3 };
+static const char *const TARGETS[NT] = {"Work", "WorkVoid", "WorkDouble"};
+
+typedef struct tracker {
+    const mantra_interp_module *mod;
+    int enters[NT], leaves[NT], depth[NT], failures, unwinds[NT];
+    int calls[NT], resumes[NT], returns[NT], suspends[NT];
+    int incomplete_enter[NT], incomplete_leave[NT], bad_info;
+    int64_t first_arg[NT][8];
+    int nfirst[NT];
+    int64_t ret[NT][8];
+    int nret[NT];
+    int mapped;
+} tracker;
+
+static tracker g;
+
+static uintptr_t mapper(void *ctx, const mantra_interp_program *p, size_t method, int *hook) {
+    (void)ctx;
+    mantra_interp_method_identity id;
+    mantra_interp_module_method(mantra_interp_program_module(p), method, &id);
+    g.mapped++;
+    for (int i = 0; i < NT; i++)
+        if (strcmp(id.name, TARGETS[i]) == 0)
+            return (uintptr_t)i + 1;
+    *hook = 0;
+    return 0;
+}
+
+static void enter(uintptr_t client, int kind, const mantra_prof_info *info) {
+    int i = (int)client - 1;
+    g.enters[i]++;
+    if (g.depth[i]++ != 0)
+        g.failures++;
+    mantra_interp_value args[4];
+    size_t n = 4;
+    int rc = mantra_prof_enter_info(info, args, &n);
+    if (kind == MANTRA_PROF_CALL) {
+        g.calls[i]++;
+        if (rc != MANTRA_OK || n != 1)
+            g.bad_info++;
+        else if (g.nfirst[i] < 8)
+            g.first_arg[i][g.nfirst[i]++] = args[0].i;
+    } else if (kind == MANTRA_PROF_RESUME) {
+        g.resumes[i]++;
+        g.incomplete_enter[i] += rc == MANTRA_EDATAINCOMPLETE;
+        if (rc != MANTRA_EDATAINCOMPLETE)
+            g.bad_info++;
+    } else {
+        g.bad_info++;
+    }
+}
+
+static void leave(uintptr_t client, int kind, const mantra_prof_info *info) {
+    int i = (int)client - 1;
+    g.leaves[i]++;
+    if (g.depth[i]-- != 1)
+        g.failures++;
+    mantra_interp_value v = {.i = 12345};
+    int rc = mantra_prof_leave_info(info, &v);
+    if (kind == MANTRA_PROF_RETURN) {
+        g.returns[i]++;
+        if (rc != MANTRA_OK)
+            g.bad_info++;
+        else if (g.nret[i] < 8)
+            g.ret[i][g.nret[i]++] = v.i;
+    } else if (kind == MANTRA_PROF_SUSPEND) {
+        g.suspends[i]++;
+        g.incomplete_leave[i] += rc == MANTRA_EDATAINCOMPLETE;
+        if (rc != MANTRA_EDATAINCOMPLETE || v.i != 12345)
+            g.bad_info++;
+    } else {
+        g.bad_info++;
+    }
+}
+
+static void unwind(uintptr_t client, const mantra_prof_info *info) {
+    (void)info;
+    int i = (int)client - 1;
+    g.unwinds[i]++;
+    if (g.depth[i]-- != 1)
+        g.failures++;
+}
+
+static char *read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void start(uint32_t flags) {
+    memset(&g, 0, sizeof g);
+    mantra_prof_hooks h = {enter, leave, unwind, mapper, NULL, flags};
+    ck_assert_int_eq(mantra_prof_start(&h), MANTRA_OK);
+}
+
+START_TEST(runtime_async_elt_pairs) {
+    char *src = read_file("examples/programs/async_elt.masm");
+    it_prog p = it_load(src, 0, NULL);
+    start(MANTRA_PROF_ENABLE_ARGS | MANTRA_PROF_ENABLE_RETVAL);
+    it_out out;
+    char err[256];
+    ck_assert_int_eq(it_run(&p, "main", NULL, 0, NULL, &out, err, sizeof err), 0);
+    mantra_prof_stop();
+    ck_assert_str_eq(out.buf, "total 30, double 2\n100\n");
+    static const int want[NT] = {25, 3, 3}, calls[NT] = {5, 1, 1};
+    for (int i = 0; i < NT; i++) {
+        ck_assert_int_eq(g.enters[i], want[i]);
+        ck_assert_int_eq(g.leaves[i], want[i]);
+        ck_assert_int_eq(g.depth[i], 0);
+        ck_assert_int_eq(g.calls[i], calls[i]);
+        ck_assert_int_eq(g.returns[i], calls[i]);
+        ck_assert_int_eq(g.resumes[i], want[i] - calls[i]);
+        ck_assert_int_eq(g.suspends[i], want[i] - calls[i]);
+        ck_assert_int_eq(g.incomplete_enter[i], want[i] - calls[i]);
+        ck_assert_int_eq(g.incomplete_leave[i], want[i] - calls[i]);
+        ck_assert_int_eq(g.unwinds[i], 0);
+    }
+    ck_assert_int_eq(g.failures, 0);
+    ck_assert_int_eq(g.bad_info, 0);
+    /* real arguments on first Enter, real return values on final Leave */
+    for (int k = 0; k < 5; k++) {
+        ck_assert_int_eq(g.first_arg[0][k], 4);
+        ck_assert_int_eq(g.ret[0][k], 6); /* 0 + 1 + 2 + 3 */
+    }
+    ck_assert_int_eq(g.first_arg[1][0], 2);
+    ck_assert_int_eq(g.ret[1][0], 0); /* void */
+    ck_assert_int_eq(g.first_arg[2][0], 2);
+    double d;
+    memcpy(&d, &g.ret[2][0], sizeof d);
+    ck_assert(d == 2.0); /* 0.5 + 1.5, as a double */
+    ck_assert_int_eq(g.mapped, 5); /* once per method of the program */
+    it_free(&p);
+    free(src);
+}
+END_TEST
+
+/* An async method faulting after two suspensions: unwind balances its depth, and its caller's. */
+START_TEST(fault_after_two_suspensions_unwinds) {
+    static const char src[] = ".module F 11111111-2222-4333-8444-555555555555\n"
+                              ".method T.Work async int64(int64)\n"
+                              "        yield\n"
+                              "        yield\n"
+                              "        ldc.i8 1\n"
+                              "        ldarg 0\n"
+                              "        div\n"
+                              "        ret\n"
+                              ".end\n"
+                              ".method T.WorkVoid async void()\n"
+                              "        ldc.i8 0\n"
+                              "        call Work\n"
+                              "        await\n"
+                              "        pop\n"
+                              "        ret\n"
+                              ".end\n"
+                              ".method T.main void()\n"
+                              "        call WorkVoid\n"
+                              "        wait\n"
+                              "        pop\n"
+                              "        ret\n"
+                              ".end\n";
+    it_prog p = it_load(src, 0, NULL);
+    start(0);
+    char err[256];
+    ck_assert_int_eq(it_run(&p, "main", NULL, 0, NULL, NULL, err, sizeof err), MANTRA_ESTATE);
+    mantra_prof_stop();
+    ck_assert_str_eq(err, "T.Work+IL_000e: integer division by zero");
+    /* Work: call, suspend, resume, suspend, resume, unwind; WorkVoid: call, suspend (awaiting) */
+    ck_assert_int_eq(g.enters[0], 3);
+    ck_assert_int_eq(g.leaves[0], 2);
+    ck_assert_int_eq(g.unwinds[0], 1);
+    ck_assert_int_eq(g.depth[0], 0);
+    ck_assert_int_eq(g.enters[1], 1);
+    ck_assert_int_eq(g.leaves[1], 1);
+    ck_assert_int_eq(g.depth[1], 0);
+    ck_assert_int_eq(g.failures, 0);
+    it_free(&p);
+}
+END_TEST
+
+/* Without the flags: MANTRA_EFLAGS; a second start: MANTRA_ESTATE; bad hooks: MANTRA_EINVAL. */
+START_TEST(flags_and_refusals) {
+    mantra_prof_hooks h = {enter, leave, NULL, NULL, NULL, 0};
+    mantra_prof_hooks bad = {NULL, leave, NULL, NULL, NULL, 0};
+    ck_assert_int_eq(mantra_prof_start(&bad), MANTRA_EINVAL);
+    h.flags = 0x80;
+    ck_assert_int_eq(mantra_prof_start(&h), MANTRA_EINVAL);
+    h.flags = 0;
+    ck_assert_int_eq(mantra_prof_start(&h), MANTRA_OK);
+    ck_assert_int_eq(mantra_prof_start(&h), MANTRA_ESTATE);
+    mantra_prof_stop();
+    mantra_prof_info info = {0};
+    mantra_interp_value v[2];
+    size_t n = 2;
+    info.kind = MANTRA_PROF_CALL;
+    ck_assert_int_eq(mantra_prof_enter_info(&info, v, &n), MANTRA_EFLAGS);
+    info.flags = MANTRA_PROF_ENABLE_ARGS;
+    info.nargs = 3;
+    ck_assert_int_eq(mantra_prof_enter_info(&info, v, &n), MANTRA_ERANGE);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_int_eq(mantra_prof_leave_info(&info, v), MANTRA_EINVAL); /* an Enter's info */
+    info.kind = MANTRA_PROF_RETURN;
+    ck_assert_int_eq(mantra_prof_leave_info(&info, v), MANTRA_EFLAGS);
+    mantra_prof_frame fr;
+    ck_assert_int_eq(mantra_prof_frame_info(&info, &fr), MANTRA_EFLAGS);
+}
+END_TEST
+
+/* Async semantics: an await of a task still pending (delays of 30 and 10 ms awaited in the other
+ * order), a wait of something that is not a task, await outside an async method. */
+START_TEST(async_semantics) {
+    static const char src[] = ".module A 11111111-2222-4333-8444-555555555555\n"
+                              ".method T.Sleepy async int64(int64)\n"
+                              "        ldarg 0\n"
+                              "        delay\n"
+                              "        ldarg 0\n"
+                              "        ret\n"
+                              ".end\n"
+                              ".method T.Both async int64()\n"
+                              "        ldc.i8 30\n"
+                              "        call Sleepy\n"
+                              "        ldc.i8 10\n"
+                              "        call Sleepy\n"
+                              "        await\n"
+                              "        print.i\n"
+                              "        await\n"
+                              "        print.i\n"
+                              "        ldc.i8 7\n"
+                              "        ret\n"
+                              ".end\n"
+                              ".method T.main int64()\n"
+                              "        call Both\n"
+                              "        wait\n"
+                              "        ret\n"
+                              ".end\n"
+                              ".method T.bad void()\n"
+                              "        ldc.i8 99\n"
+                              "        wait\n"
+                              "        pop\n"
+                              "        ret\n"
+                              ".end\n";
+    it_prog p = it_load(src, 0, NULL);
+    it_out out;
+    char err[256];
+    mantra_interp_value r = {0};
+    ck_assert_int_eq(it_run(&p, "main", NULL, 0, &r, &out, err, sizeof err), 0);
+    ck_assert_str_eq(out.buf, "1030");
+    ck_assert_int_eq(r.i, 7);
+    /* an async entry: run to completion, its task's result */
+    ck_assert_int_eq(it_run(&p, "Both", NULL, 0, &r, &out, err, sizeof err), 0);
+    ck_assert_int_eq(r.i, 7);
+    ck_assert_int_eq(it_run(&p, "bad", NULL, 0, NULL, NULL, err, sizeof err), MANTRA_ESTATE);
+    ck_assert_str_eq(err, "T.bad+IL_0009: wait of a value that is not a task");
+    it_free(&p);
+    mantra_interp_module *m = NULL;
+    mantra_interp_diag d;
+    static const char outside[] = ".module B 11111111-2222-4333-8444-555555555555\n"
+                                  ".method T.main void()\n"
+                                  "        ldc.i8 1\n"
+                                  "        await\n"
+                                  "        pop\n"
+                                  "        ret\n"
+                                  ".end\n";
+    ck_assert_int_eq(mantra_interp_assemble(outside, strlen(outside), "o.masm", &m, &d), MANTRA_EFORMAT);
+    ck_assert_str_eq(d.text, "o.masm:4:9: error: 'await' outside an async method (declare it `.method T.main async void(...)`)");
+}
+END_TEST
+
+static Suite *suite(void) {
+    Suite *s = suite_create("profiler");
+    TCase *tc = tcase_create("profiler");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, runtime_async_elt_pairs);
+    tcase_add_test(tc, fault_after_two_suspensions_unwinds);
+    tcase_add_test(tc, flags_and_refusals);
+    tcase_add_test(tc, async_semantics);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+MANTRA_CHECK_MAIN(suite)
