@@ -178,6 +178,11 @@ void mantra_interp_thread_free(mantra_interp_thread *t);
 int mantra_interp_thread_run(mantra_interp_thread *t, const char *entry, const mantra_interp_value *args,
                              size_t nargs, mantra_interp_value *result);
 const char *mantra_interp_thread_last_error(const mantra_interp_thread *t);
+/* The host's event loop (docs/interp.md "Async methods"): runs up to max continuations of t's
+ * program that are ready (or become ready, a delay's time passing, within timeout_ms) on t, so a
+ * continuation may resume on another interpreter thread than the one it suspended on. The number
+ * run, or MANTRA_ESTATE for a fault in one (mantra_interp_thread_last_error), MANTRA_EINVAL. */
+int mantra_interp_thread_pump(mantra_interp_thread *t, uint32_t max, uint32_t timeout_ms);
 /* PER_THREAD counting with an allocator's counters: adds the thread's counts into the program's
  * counters and zeroes its own (done by mantra_interp_thread_run before it returns, and by
  * mantra_interp_thread_free). Call from the thread that runs t, between runs. A no-op for the

@@ -61,6 +61,9 @@ void ip_sched_timer(ip_sched *s, ip_cont *c, uint64_t delay_ms);
 /* The next ready continuation (due timers first become ready), or NULL: *wait_ns is then how long
  * until the next timer (UINT64_MAX: no timer). */
 ip_cont *ip_sched_next(ip_sched *s, uint64_t *wait_ns);
+/* exec.c: resumes continuation c on t with its frame at sp, frame index depth (and frees c).
+ * 0 or MANTRA_ESTATE (a fault: t->err). */
+int ip_run_cont(mantra_interp_thread *t, ip_cont *c, ip_value *sp, uint32_t depth);
 /* Sleeps until woken (a continuation ready, a task done) or wait_ns passed. */
 void ip_sched_sleep(ip_sched *s, uint64_t wait_ns);
 

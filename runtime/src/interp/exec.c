@@ -443,8 +443,7 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
     return FAULT(t, m, ip, "bad opcode");
 }
 
-/* Resumes continuation c on t with its frame at sp, frame index depth (and frees c). */
-static int run_cont(mantra_interp_thread *t, ip_cont *c, ip_value *sp, uint32_t depth) {
+int ip_run_cont(mantra_interp_thread *t, ip_cont *c, ip_value *sp, uint32_t depth) {
     const ip_lmethod *m = c->method;
     ip_value *stack_end = t->stack + t->stack_slots;
     if (depth >= t->max_frames || (size_t)(stack_end - sp) < (size_t)m->nargs + m->nlocals + m->max_stack + 1u) {
@@ -486,7 +485,7 @@ int ip_wait_task(mantra_interp_thread *t, uint64_t h, ip_value *sp, uint32_t dep
         uint64_t wait_ns = 0;
         ip_cont *c = ip_sched_next(s, &wait_ns);
         if (c != NULL) {
-            int rc = run_cont(t, c, sp, depth);
+            int rc = ip_run_cont(t, c, sp, depth);
             if (rc != 0)
                 return rc;
             continue;

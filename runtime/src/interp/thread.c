@@ -173,3 +173,34 @@ int mantra_interp_thread_run(mantra_interp_thread *t, const char *entry, const m
     mantra_interp_thread_flush(t);
     return rc;
 }
+
+int mantra_interp_thread_pump(mantra_interp_thread *t, uint32_t max, uint32_t timeout_ms) {
+    if (t == NULL)
+        return MANTRA_EINVAL;
+    t->err[0] = '\0';
+    ip_sched *s = t->prog->sched;
+    atomic_store_explicit(&t->pub.os_tid, mantra_pal_thread_id(), memory_order_relaxed);
+    atomic_fetch_add(&s->running, 1);
+    uint64_t deadline = mantra_pal_monotonic_ns() + (uint64_t)timeout_ms * 1000000u;
+    int rc = 0;
+    uint32_t n = 0;
+    while (n < max) {
+        uint64_t wait_ns = 0;
+        ip_cont *c = ip_sched_next(s, &wait_ns);
+        if (c != NULL) {
+            if ((rc = ip_run_cont(t, c, t->stack, 0)) != 0)
+                break;
+            n++;
+            continue;
+        }
+        uint64_t now = mantra_pal_monotonic_ns();
+        if (now >= deadline)
+            break;
+        ip_sched_sleep(s, wait_ns < deadline - now ? wait_ns : deadline - now);
+    }
+    atomic_fetch_sub(&s->running, 1);
+    ip_pub_depth(&t->pub, -1);
+    ip_out_flush(t);
+    mantra_interp_thread_flush(t);
+    return rc != 0 ? rc : (int)n;
+}
