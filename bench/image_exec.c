@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_file.h"
 #include "dotnet_registry.h"
 #include "dotnet_stacks.h"
 #include "mantra/image.h"
@@ -51,26 +52,6 @@ static void drop(void *ctx, const char *data, size_t size) {
     (void)ctx;
     (void)data;
     (void)size;
-}
-
-static char *read_text(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    fclose(f);
-    if (s) {
-        s[n] = '\0';
-        *size = (size_t)n;
-    }
-    return s;
 }
 
 static mantra_interp_module *assemble(const char *text, size_t size, const char *name) {
@@ -103,7 +84,7 @@ static double run_main(const mantra_interp_program *p) {
 
 static int execution(const char *path, int reps) {
     size_t size = 0;
-    char *text = read_text(path, &size);
+    char *text = bench_read_file(path, &size);
     if (text == NULL) {
         fprintf(stderr, "image_exec: cannot read %s\n", path);
         return 1;

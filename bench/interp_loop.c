@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_file.h"
 #include "mantra/interp.h"
 
 static double now(void) {
@@ -29,23 +30,6 @@ static void discard(void *ctx, const char *data, size_t size) {
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
-}
-
-static char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
 }
 
 #define VARIANTS 6
@@ -72,7 +56,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t size;
-    char *text = read_file(file, &size);
+    char *text = bench_read_file(file, &size);
     if (text == NULL) {
         fprintf(stderr, "interp_loop: cannot read %s (run from the source root or pass -f)\n", file);
         return 1;
