@@ -220,9 +220,7 @@ static int write_image(const mantra_interp_module *m, mbuild *mbs, size_t hot_si
         cm_store_u32(r + IM_M_ARG_TYPES, types);
         cm_store_u32(r + IM_M_MAX_STACK, x->max_stack);
         cm_store_u32(r + IM_M_IL_SIZE, x->il_size);
-        cm_store_u32(r + IM_M_HOT_RVA, mb->rva[0]);
-        cm_store_u32(r + IM_M_HOT_SIZE, (uint32_t)mb->part[0].len);
-        cm_store_u32(r + IM_M_COLD_RVA, mb->part[1].len ? mb->rva[1] : 0);
+        cm_store_u32(r + IM_M_HOT_SIZE, (uint32_t)mb->part[0].len); /* rvas: once the sections are placed */
         cm_store_u32(r + IM_M_COLD_SIZE, (uint32_t)mb->part[1].len);
         cm_store_u32(r + IM_M_MAP_FIRST, map_first);
         cm_store_u32(r + IM_M_MAP_COUNT, (uint32_t)mb->nmap);
@@ -254,6 +252,18 @@ static int write_image(const mantra_interp_module *m, mbuild *mbs, size_t hot_si
     size_t o_cold = align_up(o_hot + hot_size, IM_CODE_ALIGN), total = o_cold + cold_size;
     if (rc == 0 && total > UINT32_MAX)
         rc = MANTRA_ERANGE;
+    /* the code sections' offsets are known now: section-relative rvas become file offsets (in the
+     * parts and their records), and the branches are resolved */
+    for (size_t i = 0; rc == 0 && i < m->nmethods; i++) {
+        mbuild *mb = &mbs[i];
+        mb->rva[0] += (uint32_t)(mb->placed_cold ? o_cold : o_hot);
+        if (mb->part[1].len)
+            mb->rva[1] += (uint32_t)o_cold;
+        resolve(mb);
+        uint8_t *r = meth.p + i * IM_METHOD_SIZE;
+        cm_store_u32(r + IM_M_HOT_RVA, mb->rva[0]);
+        cm_store_u32(r + IM_M_COLD_RVA, mb->part[1].len ? mb->rva[1] : 0);
+    }
     if (rc == 0) {
         out->p = calloc(total, 1);
         out->len = out->cap = total;
@@ -374,34 +384,14 @@ int mantra_image_build(const mantra_interp_module *m, const mantra_image_layout 
         if (hot_size > UINT32_MAX / 2 || cold_size > UINT32_MAX / 2)
             rc = MANTRA_ERANGE;
     }
-    /* the code sections' file offsets follow the tables' sizes (write_image lays them out the same
-     * way): rebase the section-relative rvas, resolve the branches, write */
     if (rc == 0) {
-        buf probe = {0};
-        size_t heap = 1 + strlen(m->name) + 1, maps = 0;
-        for (size_t i = 0; i < m->nmethods; i++) {
-            const ip_method *x = &m->methods[i];
-            heap += x->nargs + strlen(x->namespace_name) + strlen(x->name) + strlen(x->signature) + 3;
-            maps += mbs[i].nmap;
-        }
-        for (size_t k = 0; k < m->nstrings; k++)
-            heap += m->string_lens[k];
-        size_t o_str = align_up(IM_HEADER_SIZE + IM_SECTION_KINDS * IM_SECTION_SIZE, 8);
-        size_t o_meth = align_up(o_str + heap, 8), o_lit = align_up(o_meth + m->nmethods * IM_METHOD_SIZE, 8);
-        size_t o_map = align_up(o_lit + m->nstrings * IM_LITERAL_SIZE, 8), o_hot = align_up(o_map + maps * IM_MAP_SIZE, IM_CODE_ALIGN);
-        size_t o_cold = align_up(o_hot + hot_size, IM_CODE_ALIGN);
-        for (size_t i = 0; i < m->nmethods; i++) {
-            mbs[i].rva[0] += (uint32_t)(mbs[i].placed_cold ? o_cold : o_hot);
-            if (mbs[i].part[1].len)
-                mbs[i].rva[1] += (uint32_t)o_cold;
-            resolve(&mbs[i]);
-        }
-        rc = write_image(m, mbs, hot_size, cold_size, &probe);
+        buf file = {0};
+        rc = write_image(m, mbs, hot_size, cold_size, &file);
         if (rc == 0) {
-            *out = probe.p;
-            *size = probe.len;
+            *out = file.p;
+            *size = file.len;
         } else {
-            free(probe.p);
+            free(file.p);
         }
     }
     for (size_t i = 0; mbs != NULL && i < m->nmethods; i++) {
