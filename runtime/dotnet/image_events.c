@@ -61,9 +61,7 @@ static void first_call(void *ctx, const mantra_image *im, size_t method) {
     mantra_image_method_info mi;
     if (mantra_image_method(im, method, &mi) != 0)
         return;
-    const uint8_t *base = mantra_image_base(im);
-    uint64_t hot = (uint64_t)(uintptr_t)(base + mi.hot_rva);
-    uint64_t cold = mi.cold_size ? (uint64_t)(uintptr_t)(base + mi.cold_rva) : 0;
+    uint64_t hot = mi.hot_start, cold = mi.cold_start;
     (void)mantra_DotNETRuntime_R2RGetEntryPointStart_write(hot, 0);
     (void)mantra_DotNETRuntime_R2RGetEntryPoint_V1_write(hot, mi.id.namespace_name, mi.id.name, mi.id.signature, hot, 0,
                                                           mi.hot_size);
@@ -74,13 +72,12 @@ static void first_call(void *ctx, const mantra_image *im, size_t method) {
 static void unloading(void *ctx, const mantra_image *im) {
     (void)ctx;
     uint64_t module_id = mantra_dotnet_image_module_id(im);
-    const uint8_t *base = mantra_image_base(im);
     size_t n = mantra_image_method_count(im);
     for (size_t i = 0; i < n; i++) {
         mantra_image_method_info mi;
         if (!mantra_image_method_called(im, i) || mantra_image_method(im, i, &mi) != 0)
             continue;
-        uint64_t hot = (uint64_t)(uintptr_t)(base + mi.hot_rva);
+        uint64_t hot = mi.hot_start;
         (void)mantra_DotNETRuntime_MethodUnloadVerbose_V2_write(hot, module_id, hot, mi.hot_size, mi.id.token, 0,
                                                                 mi.id.namespace_name, mi.id.name, mi.id.signature, 0, 0);
     }

@@ -96,13 +96,11 @@ static void image_rundown(rundown_ctx *c, const mantra_image *im) {
     module_rundown(c, module_id, MANTRA_DOTNET_IMAGE_MODULE_FLAGS, mantra_image_path(im), &g);
     if (!(c->keywords & MANTRA_DOTNET_RUNDOWN_NGEN))
         return;
-    const uint8_t *base = mantra_image_base(im);
     for (size_t i = 0; i < mantra_image_method_count(im); i++) {
         mantra_image_method_info mi;
         if (mantra_image_method(im, i, &mi) != 0)
             continue;
-        uint64_t hot = (uint64_t)(uintptr_t)(base + mi.hot_rva);
-        uint64_t cold = mi.cold_size ? (uint64_t)(uintptr_t)(base + mi.cold_rva) : 0;
+        uint64_t hot = mi.hot_start, cold = mi.cold_start;
         method_rundown(c, module_id, &mi.id, hot, mi.hot_size);
         if (c->start)
             (void)mantra_DotNETRuntimeRundown_R2RMethodDCStart_write(hot, module_id, hot, mi.hot_size, cold, mi.cold_size,

@@ -98,6 +98,8 @@ typedef struct mantra_image_method_info {
     mantra_interp_method_identity id;
     uint32_t hot_rva, hot_size;   /* the part that holds the entry */
     uint32_t cold_rva, cold_size; /* the split-off part that never ran */
+    uint64_t hot_start;           /* the parts' addresses as mapped (cold_start 0: no cold part) */
+    uint64_t cold_start;
     uint32_t flags;               /* MANTRA_IMAGE_PLACED_COLD, MANTRA_IMAGE_ASYNC */
 } mantra_image_method_info;
 

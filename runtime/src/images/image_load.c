@@ -310,6 +310,8 @@ int mantra_image_method(const mantra_image *im, size_t i, mantra_image_method_in
     out->cold_rva = mantra_load_u32(r + IM_M_COLD_RVA);
     out->cold_size = mantra_load_u32(r + IM_M_COLD_SIZE);
     out->flags = mantra_load_u32(r + IM_M_FLAGS);
+    out->hot_start = (uint64_t)(uintptr_t)(im->bytes + out->hot_rva);
+    out->cold_start = out->cold_size ? (uint64_t)(uintptr_t)(im->bytes + out->cold_rva) : 0;
     return 0;
 }
 

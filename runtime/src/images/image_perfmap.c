@@ -120,8 +120,7 @@ void im_perf_method(const mantra_image *im, size_t method) {
     if (g_mode < 0)
         open_files();
     if (g_map_fd >= 0 || g_dump_fd >= 0) {
-        const uint8_t *base = mantra_image_base(im);
-        uint64_t hot = (uint64_t)(uintptr_t)(base + mi.hot_rva), cold = (uint64_t)(uintptr_t)(base + mi.cold_rva);
+        uint64_t hot = mi.hot_start, cold = mi.cold_start;
         for (int part = 0; part < 2; part++) {
             uint32_t size = part ? mi.cold_size : mi.hot_size;
             if (size == 0)
