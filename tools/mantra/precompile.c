@@ -38,26 +38,50 @@ static int is_block_count(int32_t kind) {
     return kind == MANTRA_PGO_BasicBlockIntCount || kind == MANTRA_PGO_BasicBlockLongCount;
 }
 
-/* "Namespace.Name" of a namespace and a name ("Name" without a namespace). */
-static int same_full_name(const char *ns1, const char *n1, const char *ns2, const char *n2) {
-    char *a = pgo_strf("%s%s%s", ns1, ns1[0] ? "." : "", n1), *b = pgo_strf("%s%s%s", ns2, ns2[0] ? "." : "", n2);
-    int same = a && b && strcmp(a, b) == 0;
-    free(a);
-    free(b);
-    return same;
+/* The key a method is found by in the profile: "Namespace.Name(signature)" (malloc'd). */
+static char *method_key(const char *ns, const char *name, const char *signature) {
+    return pgo_strf("%s%s%s\n%s", ns, ns[0] ? "." : "", name, signature);
+}
+
+/* Whether profile method m may be module method id: the same token and module where the profile
+ * has them (the CLR text format has neither). */
+static int fits(const pgo_method *m, const mantra_interp_method_identity *id) {
+    return (m->token == 0 || m->token == id->token) &&
+           (m->module[0] == '\0' || strncmp(m->module, "module#", 7) == 0 || strcmp(m->module, id->module_name) == 0);
+}
+
+/* The profile's methods by key (the first of each key). -2 when out of memory. */
+static int index_profile(const pgo_profile *p, pgo_strmap *by_key) {
+    for (size_t i = 0; i < p->count; i++) {
+        const pgo_method *m = &p->methods[i];
+        char *k = method_key(m->name_space, m->name, m->signature);
+        int rc = k == NULL ? -1 : pgo_strmap_get(by_key, k) == (size_t)-1 ? pgo_strmap_put(by_key, k, i) : 0;
+        free(k);
+        if (rc != 0)
+            return -2;
+    }
+    return 0;
 }
 
 /* The profile's method for module method id, or NULL: the same full name and signature, and the
- * same token and module where the profile has them (the CLR text format has neither). */
-static const pgo_method *find_method(const pgo_profile *p, const mantra_interp_method_identity *id) {
-    for (size_t i = 0; i < p->count; i++) {
-        const pgo_method *m = &p->methods[i];
-        if ((m->token == 0 || m->token == id->token) && strcmp(m->signature, id->signature) == 0 &&
-            (m->module[0] == '\0' || strncmp(m->module, "module#", 7) == 0 || strcmp(m->module, id->module_name) == 0) &&
-            same_full_name(m->name_space, m->name, id->namespace_name, id->name))
-            return m;
+ * same token and module where the profile has them. */
+static const pgo_method *find_method(const pgo_profile *p, const pgo_strmap *by_key, const mantra_interp_method_identity *id) {
+    char *k = method_key(id->namespace_name, id->name, id->signature);
+    size_t first = k ? pgo_strmap_get(by_key, k) : (size_t)-1;
+    const pgo_method *found = NULL;
+    if (first != (size_t)-1 && fits(&p->methods[first], id)) {
+        found = &p->methods[first];
+    } else if (first != (size_t)-1) { /* several methods share the name: the one that fits */
+        for (size_t i = first + 1; i < p->count && found == NULL; i++) {
+            const pgo_method *m = &p->methods[i];
+            char *mk = method_key(m->name_space, m->name, m->signature);
+            if (mk && strcmp(mk, k) == 0 && fits(m, id))
+                found = m;
+            free(mk);
+        }
     }
-    return NULL;
+    free(k);
+    return found;
 }
 
 /* The count at il_offset among m's block counts: 1 and *count when there is one. */
@@ -82,13 +106,13 @@ typedef struct tally {
 } tally;
 
 /* Lays out method i of mod from p's counts into *lay (block_hot malloc'd into *blocks). */
-static int layout_method(const mantra_interp_module *mod, size_t i, const pgo_profile *p, mantra_image_layout *lay,
-                         uint8_t **blocks, tally *t) {
+static int layout_method(const mantra_interp_module *mod, size_t i, const pgo_profile *p, const pgo_strmap *by_key,
+                         mantra_image_layout *lay, uint8_t **blocks, tally *t) {
     mantra_interp_method_identity id;
     mantra_interp_module_method(mod, i, &id);
     memset(lay, 0, sizeof *lay);
     *blocks = NULL;
-    const pgo_method *pm = find_method(p, &id);
+    const pgo_method *pm = find_method(p, by_key, &id);
     if (pm == NULL) {
         t->unknown++;
         return 0;
@@ -188,9 +212,12 @@ int cmd_precompile(int argc, char **argv) {
     mantra_image_layout *lay = calloc(n ? n : 1, sizeof *lay);
     uint8_t **blocks = calloc(n ? n : 1, sizeof *blocks);
     tally t = {0, 0, 0, 0};
-    int rc = lay && blocks ? 0 : -2;
+    pgo_strmap by_key;
+    memset(&by_key, 0, sizeof by_key);
+    int rc = lay && blocks ? index_profile(&p, &by_key) : -2;
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = layout_method(mod, i, &p, &lay[i], &blocks[i], &t);
+        rc = layout_method(mod, i, &p, &by_key, &lay[i], &blocks[i], &t);
+    pgo_strmap_free(&by_key);
     uint8_t *image = NULL;
     size_t size = 0;
     if (rc == 0)
