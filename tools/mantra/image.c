@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mantra/decode.h"
 #include "mantra/ecma.h"
 #include "mantra/image.h"
 #include "image_names.h"
@@ -43,6 +44,12 @@ static void range(FILE *out, uint32_t rva, uint32_t size) {
     fprintf(out, "{\"rva\":%" PRIu32 ",\"size\":%" PRIu32 "}", rva, size);
 }
 
+/* A GUID as text ("d3b8...-..."), the MVID of either kind of image. */
+static void guid_text(const mantra_guid *g, char out[40]) {
+    snprintf(out, 40, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g->data1, g->data2, g->data3, g->data4[0],
+             g->data4[1], g->data4[2], g->data4[3], g->data4[4], g->data4[5], g->data4[6], g->data4[7]);
+}
+
 static int print_r2r(const char *path, const mantra_md *md, const mantra_r2r *r, int json) {
     uint32_t v[MANTRA_MD_MAX_COLUMNS];
     mantra_guid g = {0, 0, 0, {0}};
@@ -52,8 +59,7 @@ static int print_r2r(const char *path, const mantra_md *md, const mantra_r2r *r,
         mantra_md_guid(md, v[2], &g);
     }
     char mvid[40];
-    snprintf(mvid, sizeof mvid, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g.data1, g.data2, g.data3, g.data4[0],
-             g.data4[1], g.data4[2], g.data4[3], g.data4[4], g.data4[5], g.data4[6], g.data4[7]);
+    guid_text(&g, mvid);
     if (json) {
         fputs("{\"format\":\"r2r\",\"module\":", stdout);
         json_string(stdout, module, strlen(module));
@@ -92,11 +98,6 @@ static int print_r2r(const char *path, const mantra_md *md, const mantra_r2r *r,
     return fflush(stdout) == 0 ? TOOL_OK : TOOL_BAD_INPUT;
 }
 
-static void guid_text(const uint8_t *b, char out[40]) {
-    snprintf(out, 40, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[3], b[2], b[1], b[0], b[5],
-             b[4], b[7], b[6], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-}
-
 /* A mantra image: opened (every check of a load), its method table printed. */
 static int print_mantra(const char *path, const uint8_t *data, size_t size, int json) {
     mantra_image *im = NULL;
@@ -113,7 +114,10 @@ static int print_mantra(const char *path, const uint8_t *data, size_t size, int 
     char mvid[40] = "";
     const char *module = "";
     if (mantra_interp_module_method(m, 0, &id0) == 0) {
-        guid_text(id0.module_guid, mvid);
+        const uint8_t *b = id0.module_guid; /* .NET layout: Data1..Data3 little-endian */
+        mantra_guid g = {mantra_load_u32(b), mantra_load_u16(b + 4), mantra_load_u16(b + 6), {0}};
+        memcpy(g.data4, b + 8, 8);
+        guid_text(&g, mvid);
         module = id0.module_name;
     }
     if (json) {

@@ -157,17 +157,27 @@ static int open_image(const char *path, const void *hint, mantra_image **out) {
     return rc;
 }
 
-/* A --providers entry for the rundown provider sets the session's rundown keywords (its keyword
- * mask; StartRundown 0x40 in it asks for a start rundown too). 1 when the spec names it. */
-static int rundown_from_spec(const char *spec, uint64_t *keywords) {
-    const char *p = strstr(spec, MANTRA_RUNDOWN_PROVIDER);
-    if (p == NULL)
-        return 0;
-    p += strlen(MANTRA_RUNDOWN_PROVIDER);
-    *keywords = *p == ':' ? strtoull(p + 1, NULL, 0) : MANTRA_DEFAULT_RUNDOWN_KEYWORDS;
-    if (*keywords == 0)
-        *keywords = MANTRA_DEFAULT_RUNDOWN_KEYWORDS;
-    return 1;
+/* The --trace session's rundown keywords from its --providers (parsed as the session parses them):
+ * an entry for the rundown provider gives its keyword mask (none or all: the .NET default set; the
+ * session layer adds a start rundown for StartRundown 0x40); else, with the SampleProfiler, the
+ * default rundown at stop, for the samples' method names; else none. */
+static uint64_t rundown_keywords(const char *spec) {
+    size_t n = 0, cap = 64;
+    mantra_provider_spec *e = calloc(cap, sizeof *e); /* 64 entries, as a session takes */
+    if (e == NULL || mantra_provider_spec_parse(spec, e, cap, &n, NULL) != MANTRA_OK)
+        n = 0; /* the session's start reports the spec's error */
+    uint64_t kw = 0;
+    int rundown = 0;
+    for (size_t i = 0; i < n && !rundown; i++) {
+        if (strcmp(e[i].name, MANTRA_RUNDOWN_PROVIDER) == 0) {
+            rundown = 1;
+            kw = e[i].keywords == 0 || e[i].keywords == UINT64_MAX ? MANTRA_DEFAULT_RUNDOWN_KEYWORDS : e[i].keywords;
+        } else if (strcmp(e[i].name, "Microsoft-DotNETCore-SampleProfiler") == 0) {
+            kw = MANTRA_DEFAULT_RUNDOWN_KEYWORDS;
+        }
+    }
+    free(e);
+    return kw;
 }
 
 /* Runs entry on a new thread of prog; 0, or an exit status after reporting. */
@@ -353,13 +363,7 @@ int cmd_run(int argc, char **argv) {
         c.providers = providers;
         c.output = MANTRA_SESSION_OUTPUT_FILE;
         c.path = trace;
-        uint64_t kw = 0;
-        if (rundown_from_spec(providers, &kw)) {
-            c.rundown_keywords = kw;
-            c.start_rundown = (kw & MANTRA_START_RUNDOWN_KEYWORD) != 0;
-        } else if (strstr(providers, "Microsoft-DotNETCore-SampleProfiler") != NULL) {
-            c.rundown_keywords = MANTRA_DEFAULT_RUNDOWN_KEYWORDS; /* method names for the samples */
-        }
+        c.rundown_keywords = rundown_keywords(providers);
         if (mantra_session_start(&sid, &c) < 0) {
             const char *e = mantra_session_last_error();
             fprintf(stderr, "mantra run: %s\n", e[0] ? e : "cannot start the session");
