@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_file.h"
 #include "dotnet_registry.h"
 #include "dotnet_writers.h"
 #include "mantra/ecma.h"
@@ -63,21 +64,12 @@ static int cmp_d(const void *a, const void *b) {
 
 /* Part 3. */
 static int index_image(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    size_t n = 0;
+    uint8_t *data = (uint8_t *)bench_read_file(path, &n);
+    if (data == NULL) {
         fprintf(stderr, "symbolize_trace: cannot read %s\n", path);
         return 1;
     }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *data = malloc(n > 0 ? (size_t)n : 1);
-    if (data == NULL || fread(data, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(data);
-        return 1;
-    }
-    fclose(f);
     double t[5];
     size_t methods = 0, held = 0;
     for (int run = 0; run < 5; run++) {
