@@ -277,8 +277,10 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
         }
         CASE(CALL) {
             const ip_lmethod *callee = &methods[READ_U32(ip + 1)];
-            /* precompiled code: the callee's first call is its load step (events, perf map) */
-            if (atomic_load_explicit(&callee->first_call_pending, memory_order_relaxed))
+            /* one load for the rare work: precompiled code's first call is its load step (events,
+             * perf map); an async callee gets a task */
+            uint8_t cflags = atomic_load_explicit(&callee->call_flags, memory_order_relaxed);
+            if (cflags & IP_CALL_FIRST)
                 ip_first_call(prog, callee);
             if (depth >= t->max_frames)
                 return FAULT(t, m, ip, "stack overflow (call depth)");
@@ -287,7 +289,7 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
             if ((size_t)(stack_end - clocals) < (size_t)callee->nlocals + callee->max_stack)
                 return FAULT(t, m, ip, "stack overflow");
             uint64_t ctask = 0;
-            if (callee->is_async && (ctask = ip_task_new(sched)) == 0)
+            if ((cflags & IP_CALL_ASYNC) && (ctask = ip_task_new(sched)) == 0)
                 return FAULT(t, m, ip, "out of memory (a task)");
             frames[depth].method = m;
             frames[depth].ret_ip = ip + 5;

@@ -215,10 +215,13 @@ typedef struct ip_lmethod {
     uint32_t cold_size;
     const uint8_t *map;
     uint32_t nmap;
-    /* 1 until the method's first call (precompiled code only): the call's slow path runs the
-     * program's first_call hook once (the per-method load step, where events are written) */
-    _Atomic uint8_t first_call_pending;
+    /* what a call of the method must do beside the call itself, one load at `call`: IP_CALL_FIRST
+     * until the first call of precompiled code (the program's first_call hook, once: the
+     * per-method load step, where events are written), IP_CALL_ASYNC for an async method (a task) */
+    _Atomic uint8_t call_flags;
 } ip_lmethod;
+
+enum { IP_CALL_FIRST = 1, IP_CALL_ASYNC = 2 };
 
 /* A code range of a precompiled program, for IP -> method (sorted by start). */
 typedef struct ip_range {
@@ -295,7 +298,7 @@ int ip_load_precompiled(const mantra_interp_module *m, const ip_precompiled_meth
                         mantra_interp_program **out);
 /* The IP -> (method, IL offset) lookup of a precompiled program. 0 or MANTRA_EINVAL. */
 int ip_locate_precompiled(const mantra_interp_program *p, uintptr_t a, size_t *method, uint32_t *il_offset, int *cold);
-/* The first call of a method whose first_call_pending is set: clears it and runs the hook once. */
+/* The first call of a method with IP_CALL_FIRST: clears it and runs the hook once. */
 void ip_first_call(const mantra_interp_program *p, const ip_lmethod *m);
 
 /* pgo_store.c: registers lm's method in the PGO store and takes its counters and slots from it.

@@ -80,6 +80,7 @@ void ip_lmethod_init(ip_lmethod *lm, const ip_method *x, uint32_t index) {
     lm->max_stack = x->max_stack;
     lm->returns = x->ret_type != IP_TYPE_VOID;
     lm->is_async = x->is_async;
+    atomic_init(&lm->call_flags, (uint8_t)(x->is_async ? IP_CALL_ASYNC : 0));
 }
 
 uint32_t ip_block_starts(const ip_method *m, uint8_t *mark) {

@@ -42,7 +42,8 @@ int ip_load_precompiled(const mantra_interp_module *m, const ip_precompiled_meth
         lm->cold_size = pm[i].cold_size;
         lm->map = pm[i].map;
         lm->nmap = pm[i].nmap;
-        atomic_init(&lm->first_call_pending, (uint8_t)(first_call != NULL));
+        if (first_call != NULL)
+            atomic_fetch_or_explicit(&lm->call_flags, (uint8_t)IP_CALL_FIRST, memory_order_relaxed);
         p->ranges[p->nranges++] = (ip_range){(uintptr_t)lm->code, (uintptr_t)lm->code + lm->code_size, (uint32_t)i, 0};
         if (lm->cold_size > 0)
             p->ranges[p->nranges++] =
@@ -92,6 +93,7 @@ int ip_locate_precompiled(const mantra_interp_program *p, uintptr_t a, size_t *m
 void ip_first_call(const mantra_interp_program *p, const ip_lmethod *m) {
     /* the flag lives in the program's heap array, never in read-only memory */
     ip_lmethod *w = (ip_lmethod *)(uintptr_t)m;
-    if (atomic_exchange_explicit(&w->first_call_pending, 0, memory_order_acq_rel) && p->first_call != NULL)
+    if ((atomic_fetch_and_explicit(&w->call_flags, (uint8_t)~IP_CALL_FIRST, memory_order_acq_rel) & IP_CALL_FIRST) &&
+        p->first_call != NULL)
         p->first_call(p->first_call_ctx, p, m->index);
 }

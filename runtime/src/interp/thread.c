@@ -144,7 +144,7 @@ int mantra_interp_thread_run(mantra_interp_thread *t, const char *entry, const m
     atomic_store_explicit(&t->pub.ips[0], (uintptr_t)m->code, memory_order_release);
     atomic_store_explicit(&t->pub.depth, 0, memory_order_release);
     ip_pub_end(&t->pub);
-    if (atomic_load_explicit(&m->first_call_pending, memory_order_relaxed))
+    if (atomic_load_explicit(&m->call_flags, memory_order_relaxed) & IP_CALL_FIRST)
         ip_first_call(p, m);
     ip_count_call(t); /* the entry run is a call too */
     ip_start st = {m, m->code, t->stack, t->stack + nargs + m->nlocals, 0, 0, 0};
