@@ -68,6 +68,16 @@ mantra_guid mantra_dotnet_module_guid(const mantra_interp_method_identity *id);
 /* The ModuleID (and AssemblyID) of an image in events. */
 uint64_t mantra_dotnet_image_module_id(const struct mantra_image *im);
 
+/* ---- method enter/leave and async logical calls (interp_events.c) ------------------------- */
+
+/* Registers the generated providers and a session start hook that installs the profiler layer's
+ * tracer (mantra_prof_trace_start) while any Mantra-Interp event is enabled: MethodEnter and
+ * MethodLeave with Kind, AsyncMethodStart/Stop/Suspend/Resume with activity ids (docs/profiler.md
+ * "In traces"). Sessions started before it (startup tracing) are seen too. Idempotent. 0 or a
+ * MANTRA_E* code (MANTRA_ESTATE: another tracer is set). */
+int mantra_dotnet_interp_events_init(void);
+void mantra_dotnet_interp_events_fini(void);
+
 #ifdef __cplusplus
 }
 #endif

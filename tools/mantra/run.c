@@ -343,6 +343,7 @@ int cmd_run(int argc, char **argv) {
      * the threadless build has no sampler thread */
     (void)mantra_dotnet_stacks_init(0);
     (void)mantra_dotnet_images_init(); /* images' load, first-call and unload events */
+    (void)mantra_dotnet_interp_events_init(); /* Mantra-Interp: enter/leave, async logical calls */
     if (collect != NULL && start_collect(collect, pgo_flags) < 0) {
         free(values);
         mantra_interp_module_free(mod);

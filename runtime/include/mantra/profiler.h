@@ -9,7 +9,8 @@
  * kind directly, as CPython's sys.monitoring events do (PY_START, PY_RESUME, PY_RETURN, PY_YIELD,
  * PY_UNWIND); the info functions also say it as CoreCLR would: MANTRA_EDATAINCOMPLETE (mirroring
  * CORPROF_E_DATAINCOMPLETE) for the arguments of a resumption and the return value of a suspension.
- * With no hooks set nothing is called and nothing is paid beyond one load and branch per call. */
+ * With no hooks set nothing is called and nothing is paid: a run chooses the hooked dispatch when it
+ * starts (an entry run, a resumption), so hooks set during a run are seen from its next run on. */
 #ifndef MANTRA_PROFILER_H
 #define MANTRA_PROFILER_H
 
@@ -56,8 +57,8 @@ typedef struct mantra_prof_hooks {
 } mantra_prof_hooks;
 
 /* Sets the process's hooks (copied). MANTRA_EINVAL (no enter or leave, unknown flags),
- * MANTRA_ESTATE (hooks are set: stop first). Set them before runs begin: a run in progress is
- * seen from its next call on. */
+ * MANTRA_ESTATE (hooks are set: stop first). Set them before runs begin: a run in progress keeps
+ * the dispatch it started with and calls them from the next run (entry run or resumption) on. */
 int mantra_prof_start(const mantra_prof_hooks *hooks);
 /* Removes the hooks (no callback after it returns on a thread that was not inside one). */
 void mantra_prof_stop(void);
@@ -81,6 +82,35 @@ typedef struct mantra_prof_frame {
     const void *ip;      /* the instruction the method is at (its entry, a resumption point, ...) */
 } mantra_prof_frame;
 int mantra_prof_frame_info(const mantra_prof_info *info, mantra_prof_frame *out);
+
+/* ---- the tracer ----------------------------------------------------------------------------
+ * A second set of hooks beside the profiler's, for a writer of trace events (the Mantra-Interp
+ * provider: runtime/dotnet/interp_events.c, docs/profiler.md "In traces"): every method, no mapper,
+ * every event of the profiler's five kinds with what a trace needs. The profiler's and the
+ * tracer's hooks are independent (either, both or neither). */
+typedef struct mantra_prof_trace_event {
+    int kind;                 /* enum mantra_prof_kind */
+    const mantra_interp_program *program;
+    size_t method;            /* index in the program's module */
+    uint64_t method_id;       /* its entry address: the MethodID of its load and rundown events */
+    uint32_t token;           /* its metadata token */
+    uint32_t depth;           /* frame depth on the thread */
+    int is_async;             /* 1: an async method (activity below) */
+    uint64_t activity;        /* async: its logical call (one per call of it, the same at every
+                               * suspension and resumption; unique in the process, never 0) */
+    uint64_t parent;          /* async CALL: the logical call of its nearest async caller on the
+                               * thread (the awaiting caller), 0 when it has none */
+    const uint64_t *stack;    /* async CALL: the thread's interpreted stack, leaf (its entry) first,
+                               * as samples give it (at most MANTRA_INTERP_SAMPLE_FRAMES); else NULL */
+    size_t stack_depth;
+} mantra_prof_trace_event;
+typedef void (*mantra_prof_trace_fn)(void *ctx, const mantra_prof_trace_event *e);
+
+/* Sets the tracer. MANTRA_OK (also when this fn and ctx are set already), MANTRA_EINVAL (fn NULL),
+ * MANTRA_ESTATE (another tracer is set). The same run rules as mantra_prof_start. */
+int mantra_prof_trace_start(mantra_prof_trace_fn fn, void *ctx);
+/* Removes the tracer when it is fn with ctx (another is left in place). */
+void mantra_prof_trace_stop(mantra_prof_trace_fn fn, void *ctx);
 
 MANTRA_END_DECLS
 

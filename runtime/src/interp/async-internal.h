@@ -24,6 +24,7 @@ typedef struct ip_task_slot {
     ip_value result;
     ip_cont *waiter;          /* the continuation awaiting it */
     uint32_t next_free;
+    uint64_t activity;        /* its logical call, unique in the process (the tracer's activity) */
 } ip_task_slot;
 
 enum { IP_TASK_FREE = 0, IP_TASK_PENDING = 1, IP_TASK_DONE = 2 };
@@ -44,6 +45,9 @@ void ip_sched_fini(ip_sched *s);
 
 /* A new pending task: its handle ((generation << 32) | (index + 1)), or 0 when out of memory. */
 uint64_t ip_task_new(ip_sched *s);
+/* The logical call of live task h (unique in the process, never 0), 0 for a handle that is not a
+ * live task. */
+uint64_t ip_task_activity(ip_sched *s, uint64_t h);
 /* Completes task h with v: its waiter, if any, becomes ready. 0, or -1 for a handle that is not a
  * pending task. */
 int ip_task_complete(ip_sched *s, uint64_t h, ip_value v);

@@ -40,7 +40,11 @@ void ip_sched_fini(ip_sched *s) {
     mantra_pal_mutex_destroy(&s->lock);
 }
 
+/* Logical calls of every program's tasks, numbered in the process. */
+static _Atomic uint64_t g_activities;
+
 uint64_t ip_task_new(ip_sched *s) {
+    uint64_t activity = atomic_fetch_add_explicit(&g_activities, 1u, memory_order_relaxed) + 1u;
     mantra_pal_mutex_lock(&s->lock);
     uint32_t i;
     if (s->free_head != 0) {
@@ -62,6 +66,7 @@ uint64_t ip_task_new(ip_sched *s) {
     t->state = IP_TASK_PENDING;
     t->waiter = NULL;
     t->result.i = 0;
+    t->activity = activity;
     uint64_t h = ((uint64_t)t->gen << 32) | (uint64_t)(i + 1);
     mantra_pal_mutex_unlock(&s->lock);
     return h;
@@ -74,6 +79,14 @@ static ip_task_slot *slot_of(ip_sched *s, uint64_t h) {
         return NULL;
     ip_task_slot *t = &s->slots[i - 1];
     return t->state != IP_TASK_FREE && t->gen == gen ? t : NULL;
+}
+
+uint64_t ip_task_activity(ip_sched *s, uint64_t h) {
+    mantra_pal_mutex_lock(&s->lock);
+    ip_task_slot *t = slot_of(s, h);
+    uint64_t a = t != NULL ? t->activity : 0;
+    mantra_pal_mutex_unlock(&s->lock);
+    return a;
 }
 
 static void release_slot(ip_sched *s, ip_task_slot *t) {

@@ -76,12 +76,14 @@ static int fault(mantra_interp_thread *t, const ip_lmethod *m, const uint8_t *ip
 }
 
 /* The profiler's unwind hook for every frame of a run that a fault ends, innermost first. */
-static int unwind_run(const mantra_interp_program *prog, const ip_lmethod *m, const ip_frame *frames, uint32_t depth,
-                      uint32_t base, const uint8_t *ip) {
-    ip_prof_event(prog, m, MANTRA_PROF_UNWIND, NULL, 0, depth, ip);
+static int unwind_run(mantra_interp_thread *t, const ip_lmethod *m, uint32_t depth, uint32_t base, const uint8_t *ip,
+                      uint64_t task) {
+    ip_prof_event(t, m, MANTRA_PROF_UNWIND, NULL, 0, depth, ip, task);
+    const ip_frame *frames = t->frames;
     while (depth > base) {
         depth--;
-        ip_prof_event(prog, frames[depth].method, MANTRA_PROF_UNWIND, NULL, 0, depth, frames[depth].ret_ip - 5);
+        ip_prof_event(t, frames[depth].method, MANTRA_PROF_UNWIND, NULL, 0, depth, frames[depth].ret_ip - 5,
+                      frames[depth].task);
     }
     return 0;
 }
@@ -122,7 +124,7 @@ static int unwind_run(const mantra_interp_program *prog, const ip_lmethod *m, co
 #define NEXT()                                                                                       \
     do {                                                                                             \
         ninsns++;                                                                                    \
-        goto *labels[*ip];                                                                           \
+        goto *tbl[*ip];                                                                              \
     } while (0)
 #define DISPATCH() NEXT();
 #else
@@ -144,8 +146,7 @@ static int unwind_run(const mantra_interp_program *prog, const ip_lmethod *m, co
 /* A fault ends the run: the instructions dispatched up to it count too, and the profiler's unwind
  * hook sees every frame the run leaves. */
 #define FAULT(...) (ip_add_insns(t, ninsns), ninsns = 0, fault(__VA_ARGS__), UNWIND_RUN())
-#define UNWIND_RUN() (PROF_ON() ? unwind_run(prog, m, frames, depth, base, ip) : 0, MANTRA_ESTATE)
-#define PROF_ON() (atomic_load_explicit(&ip_prof_active, memory_order_relaxed) != NULL)
+#define UNWIND_RUN() (hooked ? unwind_run(t, m, depth, base, ip, task) : 0, MANTRA_ESTATE)
 /* At every branch and call the running method's position is published as the sampler's leaf
  * frame (one relaxed store: a plain mov), so that a sample taken in a loop shows where the loop is
  * (the hot or the cold part of precompiled code, an IL offset), not only the method's entry. */
@@ -176,15 +177,35 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
     uint64_t ninsns = 0; /* dispatched since the last FLUSH_INSNS */
     ip_value leave_v;    /* leave_frame: what the leaving frame gives its caller */
     int leave_push;
-    if (PROF_ON())
-        ip_prof_event(prog, m, start->resume ? MANTRA_PROF_RESUME : MANTRA_PROF_CALL, args, 0, depth, ip);
+    /* Hooks (the profiler's, the tracer's) are chosen once per run: with computed goto a run with
+     * hooks dispatches through a second table whose call and return handlers call them, so a run
+     * without hooks executes exactly the instructions it would if hooks did not exist. */
+    const int hooked = ip_hooks_on();
+    if (hooked)
+        ip_prof_event(t, m, start->resume ? MANTRA_PROF_RESUME : MANTRA_PROF_CALL, args, 0, depth, ip, task);
 
 #if IP_COMPUTED_GOTO
-    static void *const labels[256] = {
 #define IP_LABEL_(e, s, k, pop, push) [IP_OP_##e] = &&L_##e,
-        IP_OPCODES(IP_LABEL_)
+    static void *const labels[256] = {IP_OPCODES(IP_LABEL_)};
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#elif defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+    /* the same handlers but call and ret, whose hooked variants follow them */
+    static void *const labels_hooked[256] = {IP_OPCODES(IP_LABEL_)[IP_OP_CALL] = &&L_CALL_H, [IP_OP_RET] = &&L_RET_H};
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#elif defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #undef IP_LABEL_
-    };
+    void *const *const tbl = hooked ? labels_hooked : labels;
+#define HOOKED_HANDLER 0 /* the plain table's handlers: never */
+#else
+#define HOOKED_HANDLER hooked /* one switch: the handlers look */
 #endif
 
     DISPATCH() {
@@ -275,54 +296,62 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
             ip = v < n ? end + READ_I32(ip + 5 + 4 * v) : end;
             NEXT_FLUSH();
         }
-        CASE(CALL) {
-            const ip_lmethod *callee = &methods[READ_U32(ip + 1)];
-            /* one load for the rare work: precompiled code's first call is its load step (events,
-             * perf map); an async callee gets a task */
-            uint8_t cflags = atomic_load_explicit(&callee->call_flags, memory_order_relaxed);
-            if (cflags & IP_CALL_FIRST)
-                ip_first_call(prog, callee);
-            if (depth >= t->max_frames)
-                return FAULT(t, m, ip, "stack overflow (call depth)");
-            ip_value *cargs = sp - callee->nargs;
-            ip_value *clocals = cargs + callee->nargs;
-            if ((size_t)(stack_end - clocals) < (size_t)callee->nlocals + callee->max_stack)
-                return FAULT(t, m, ip, "stack overflow");
-            uint64_t ctask = 0;
-            if ((cflags & IP_CALL_ASYNC) && (ctask = ip_task_new(sched)) == 0)
-                return FAULT(t, m, ip, "out of memory (a task)");
-            frames[depth].method = m;
-            frames[depth].ret_ip = ip + 5;
-            frames[depth].args = args;
-            frames[depth].task = task;
-            ip_pub_call(pub, depth, ip, callee->code);
-            ip_count_call(t);
-            depth++;
-            for (uint32_t i = 0; i < callee->nlocals; i++)
-                clocals[i].i = 0;
-            task = ctask;
-            m = callee;
-            args = cargs;
-            sp = clocals + callee->nlocals;
-            ip = callee->code;
-            if (PROF_ON())
-                ip_prof_event(prog, m, MANTRA_PROF_CALL, args, 0, depth, ip);
-            NEXT_FLUSH();
+#define IP_CALL_BODY(HOOKED) {                                                                     \
+            const ip_lmethod *callee = &methods[READ_U32(ip + 1)];                                 \
+            /* one load for the rare work: precompiled code's first call is its load step (events, \
+             * perf map); an async callee gets a task */                                           \
+            uint8_t cflags = atomic_load_explicit(&callee->call_flags, memory_order_relaxed);      \
+            if (cflags & IP_CALL_FIRST)                                                            \
+                ip_first_call(prog, callee);                                                       \
+            if (depth >= t->max_frames)                                                            \
+                return FAULT(t, m, ip, "stack overflow (call depth)");                             \
+            ip_value *cargs = sp - callee->nargs;                                                  \
+            ip_value *clocals = cargs + callee->nargs;                                             \
+            if ((size_t)(stack_end - clocals) < (size_t)callee->nlocals + callee->max_stack)       \
+                return FAULT(t, m, ip, "stack overflow");                                          \
+            uint64_t ctask = 0;                                                                    \
+            if ((cflags & IP_CALL_ASYNC) && (ctask = ip_task_new(sched)) == 0)                     \
+                return FAULT(t, m, ip, "out of memory (a task)");                                  \
+            frames[depth].method = m;                                                              \
+            frames[depth].ret_ip = ip + 5;                                                         \
+            frames[depth].args = args;                                                             \
+            frames[depth].task = task;                                                             \
+            ip_pub_call(pub, depth, ip, callee->code);                                             \
+            ip_count_call(t);                                                                      \
+            depth++;                                                                               \
+            for (uint32_t i = 0; i < callee->nlocals; i++)                                         \
+                clocals[i].i = 0;                                                                  \
+            task = ctask;                                                                          \
+            m = callee;                                                                            \
+            args = cargs;                                                                          \
+            sp = clocals + callee->nlocals;                                                        \
+            ip = callee->code;                                                                     \
+            if (HOOKED)                                                                            \
+                ip_prof_event(t, m, MANTRA_PROF_CALL, args, 0, depth, ip, task);                   \
+            NEXT_FLUSH();                                                                          \
         }
-        CASE(RET) {
-            leave_v.i = 0;
-            leave_push = m->returns;
-            if (leave_push)
-                leave_v = sp[-1];
-            if (PROF_ON())
-                ip_prof_event(prog, m, MANTRA_PROF_RETURN, NULL, leave_v.i, depth, ip);
-            if (m->is_async) { /* the task completes; the caller gets the task */
-                ip_task_complete(sched, task, leave_v);
-                leave_v.i = (int64_t)task;
-                leave_push = 1;
-            }
-            goto leave_frame;
+#define IP_RET_BODY(HOOKED) {                                                              \
+            leave_v.i = 0;                                                                 \
+            leave_push = m->returns;                                                       \
+            if (leave_push)                                                                \
+                leave_v = sp[-1];                                                          \
+            if (HOOKED)                                                                    \
+                ip_prof_event(t, m, MANTRA_PROF_RETURN, NULL, leave_v.i, depth, ip, task); \
+            if (m->is_async) { /* the task completes; the caller gets the task */          \
+                ip_task_complete(sched, task, leave_v);                                    \
+                leave_v.i = (int64_t)task;                                                 \
+                leave_push = 1;                                                            \
+            }                                                                              \
+            goto leave_frame;                                                              \
         }
+        CASE(CALL) IP_CALL_BODY(HOOKED_HANDLER)
+        CASE(RET) IP_RET_BODY(HOOKED_HANDLER)
+#if IP_COMPUTED_GOTO
+        L_CALL_H: IP_CALL_BODY(1)
+        L_RET_H: IP_RET_BODY(1)
+#endif
+#undef IP_CALL_BODY
+#undef IP_RET_BODY
         /* async methods (docs/interp.md "Async methods"): a suspension saves the frame as a
          * continuation and leaves it as a return would, giving the caller the pending task */
         CASE(YIELD) {
@@ -373,8 +402,8 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
             NEXT();
         }
         suspend:
-            if (PROF_ON())
-                ip_prof_event(prog, m, MANTRA_PROF_SUSPEND, NULL, 0, depth, ip);
+            if (hooked)
+                ip_prof_event(t, m, MANTRA_PROF_SUSPEND, NULL, 0, depth, ip, task);
             leave_v.i = (int64_t)task;
             leave_push = 1;
             goto leave_frame;

@@ -262,8 +262,23 @@ typedef struct ip_prof {
     mantra_prof_hooks h;
     uint32_t gen;             /* bumped at every start: the programs' mapper answers are per generation */
 } ip_prof;
-/* The active hooks, NULL when none (one relaxed load per call in the dispatch loop). */
+/* The active hooks, NULL when none. */
 extern _Atomic(const ip_prof *) ip_prof_active;
+
+/* The tracer: a second set of hooks beside the profiler's, every method, no mapper (the
+ * Mantra-Interp provider's writer, runtime/dotnet/interp_events.c; mantra_prof_trace_start). */
+typedef struct ip_trace {
+    mantra_prof_trace_fn fn;
+    void *ctx;
+} ip_trace;
+extern _Atomic(const ip_trace *) ip_trace_active;
+
+/* Whether a run dispatches through the hooked handlers: read once when a run starts (an entry run,
+ * a resumption), so that a run without hooks pays nothing at its calls and returns. */
+static inline int ip_hooks_on(void) {
+    return atomic_load_explicit(&ip_prof_active, memory_order_relaxed) != NULL ||
+           atomic_load_explicit(&ip_trace_active, memory_order_relaxed) != NULL;
+}
 
 /* What a callback may ask (the public opaque type). */
 struct mantra_prof_info {
@@ -278,9 +293,11 @@ struct mantra_prof_info {
     const uint8_t *ip;
 };
 
-/* Calls the hook of kind for method m of p, when hooks are active and the mapper hooks m. */
-void ip_prof_event(const mantra_interp_program *p, const ip_lmethod *m, int kind, const void *args, int64_t ret,
-                   uint32_t depth, const uint8_t *ip);
+struct mantra_interp_thread;
+/* Calls the hooks of kind for method m of p (thread t, at frame depth, its task for an async
+ * method, else 0): the profiler's when it hooks m, the tracer's. */
+void ip_prof_event(struct mantra_interp_thread *t, const ip_lmethod *m, int kind, const void *args, int64_t ret,
+                   uint32_t depth, const uint8_t *ip, uint64_t task);
 /* Allocates p's per-method profiler state (load time). 0 or MANTRA_ENOMEM. */
 int ip_prof_program_init(mantra_interp_program *p);
 

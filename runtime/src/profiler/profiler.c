@@ -37,6 +37,40 @@ void mantra_prof_stop(void) {
     atomic_store_explicit(&ip_prof_active, NULL, memory_order_release);
 }
 
+/* The tracer: two copies as for the hooks; a start of the same fn and ctx is a no-op. */
+static ip_trace g_traces[2];
+static unsigned g_next_trace;
+
+int mantra_prof_trace_start(mantra_prof_trace_fn fn, void *ctx) {
+    if (fn == NULL)
+        return MANTRA_EINVAL;
+    while (atomic_flag_test_and_set_explicit(&g_lock, memory_order_acquire))
+        ;
+    int rc = MANTRA_OK;
+    const ip_trace *cur = atomic_load(&ip_trace_active);
+    if (cur != NULL) {
+        if (cur->fn != fn || cur->ctx != ctx)
+            rc = MANTRA_ESTATE;
+    } else {
+        ip_trace *set = &g_traces[g_next_trace];
+        g_next_trace ^= 1u;
+        set->fn = fn;
+        set->ctx = ctx;
+        atomic_store_explicit(&ip_trace_active, set, memory_order_release);
+    }
+    atomic_flag_clear_explicit(&g_lock, memory_order_release);
+    return rc;
+}
+
+void mantra_prof_trace_stop(mantra_prof_trace_fn fn, void *ctx) {
+    while (atomic_flag_test_and_set_explicit(&g_lock, memory_order_acquire))
+        ;
+    const ip_trace *cur = atomic_load(&ip_trace_active);
+    if (cur != NULL && cur->fn == fn && cur->ctx == ctx)
+        atomic_store_explicit(&ip_trace_active, NULL, memory_order_release);
+    atomic_flag_clear_explicit(&g_lock, memory_order_release);
+}
+
 int mantra_prof_enter_info(const mantra_prof_info *info, mantra_interp_value *args, size_t *count) {
     if (info == NULL || count == NULL || (info->kind != MANTRA_PROF_CALL && info->kind != MANTRA_PROF_RESUME))
         return MANTRA_EINVAL;
