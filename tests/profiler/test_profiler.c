@@ -202,6 +202,109 @@ START_TEST(fault_after_two_suspensions_unwinds) {
 }
 END_TEST
 
+/* ---- the tracer (mantra_prof_trace_start) ---------------------------------------------------- */
+
+typedef struct trace_rec {
+    int kind, is_async;
+    size_t method;
+    uint64_t activity, parent, method_id;
+    size_t stack_depth;
+    uint64_t leaf;
+} trace_rec;
+static trace_rec g_tr[64];
+static int g_ntr;
+
+static void tracer(void *ctx, const mantra_prof_trace_event *e) {
+    ck_assert_ptr_eq(ctx, &g_ntr);
+    if (g_ntr < 64)
+        g_tr[g_ntr] = (trace_rec){e->kind, e->is_async, e->method, e->activity, e->parent, e->method_id,
+                                  e->stack_depth, e->stack_depth ? e->stack[0] : 0};
+    g_ntr++;
+}
+static void other_tracer(void *ctx, const mantra_prof_trace_event *e) {
+    (void)ctx;
+    (void)e;
+}
+
+/* The tracer alone (no profiler hooks) on an async method that faults after two suspensions: every
+ * event of each frame in order, with its kind, its method's id (its entry address), the same
+ * activity at the call, each suspension, each resumption and the unwind; the call's parent is the
+ * awaiting caller's activity and its stack leads with the method's entry. Refusals. */
+START_TEST(tracer_events) {
+    static const char src[] = ".module F 11111111-2222-4333-8444-555555555555\n"
+                              ".method T.Work async int64(int64)\n"
+                              "        yield\n"
+                              "        yield\n"
+                              "        ldc.i8 1\n"
+                              "        ldarg 0\n"
+                              "        div\n"
+                              "        ret\n"
+                              ".end\n"
+                              ".method T.WorkVoid async void()\n"
+                              "        ldc.i8 0\n"
+                              "        call Work\n"
+                              "        await\n"
+                              "        pop\n"
+                              "        ret\n"
+                              ".end\n"
+                              ".method T.main void()\n"
+                              "        call WorkVoid\n"
+                              "        wait\n"
+                              "        pop\n"
+                              "        ret\n"
+                              ".end\n";
+    ck_assert_int_eq(mantra_prof_trace_start(NULL, NULL), MANTRA_EINVAL);
+    ck_assert_int_eq(mantra_prof_trace_start(tracer, &g_ntr), MANTRA_OK);
+    ck_assert_int_eq(mantra_prof_trace_start(tracer, &g_ntr), MANTRA_OK); /* the same: a no-op */
+    ck_assert_int_eq(mantra_prof_trace_start(other_tracer, NULL), MANTRA_ESTATE);
+    mantra_prof_trace_stop(other_tracer, NULL); /* not the one set: it stays */
+    it_prog p = it_load(src, 0, NULL);
+    g_ntr = 0;
+    char err[256];
+    ck_assert_int_eq(it_run(&p, "main", NULL, 0, NULL, NULL, err, sizeof err), MANTRA_ESTATE);
+    mantra_prof_trace_stop(tracer, &g_ntr);
+    ck_assert_str_eq(err, "T.Work+IL_000e: integer division by zero");
+    /* main call; WorkVoid call; Work call, suspend; WorkVoid suspend; Work resume, suspend, resume,
+     * unwind; main unwind (the wait's fault ends its run too) */
+    static const struct { int kind; const char *m; } want[] = {
+        {MANTRA_PROF_CALL, "main"},     {MANTRA_PROF_CALL, "WorkVoid"}, {MANTRA_PROF_CALL, "Work"},
+        {MANTRA_PROF_SUSPEND, "Work"},  {MANTRA_PROF_SUSPEND, "WorkVoid"}, {MANTRA_PROF_RESUME, "Work"},
+        {MANTRA_PROF_SUSPEND, "Work"},  {MANTRA_PROF_RESUME, "Work"},   {MANTRA_PROF_UNWIND, "Work"},
+        {MANTRA_PROF_UNWIND, "main"}};
+    int n = (int)(sizeof want / sizeof want[0]);
+    ck_assert_int_eq(g_ntr, n);
+    const mantra_interp_module *mod = mantra_interp_program_module(p.prog);
+    uint64_t act_work = g_tr[2].activity, act_void = g_tr[1].activity;
+    ck_assert_uint_ne(act_work, 0);
+    ck_assert_uint_ne(act_void, 0);
+    ck_assert_uint_ne(act_work, act_void);
+    for (int i = 0; i < n; i++) {
+        size_t m = (size_t)mantra_interp_module_find(mod, want[i].m);
+        ck_assert_msg(g_tr[i].kind == want[i].kind && g_tr[i].method == m, "event %d: kind %d method %zu", i,
+                      g_tr[i].kind, g_tr[i].method);
+        const uint8_t *code;
+        size_t size;
+        ck_assert_int_eq(mantra_interp_program_code(p.prog, m, &code, &size), 0);
+        ck_assert_uint_eq(g_tr[i].method_id, (uint64_t)(uintptr_t)code);
+        int is_main = strcmp(want[i].m, "main") == 0;
+        ck_assert_int_eq(g_tr[i].is_async, !is_main);
+        ck_assert_uint_eq(g_tr[i].activity, is_main ? 0u : strcmp(want[i].m, "Work") == 0 ? act_work : act_void);
+        /* a stack and a parent only on an async method's call */
+        int async_call = !is_main && g_tr[i].kind == MANTRA_PROF_CALL;
+        ck_assert_uint_eq(g_tr[i].stack_depth, async_call ? (size_t)(strcmp(want[i].m, "Work") == 0 ? 3 : 2) : 0u);
+        if (async_call)
+            ck_assert_uint_eq(g_tr[i].leaf, g_tr[i].method_id);
+    }
+    ck_assert_uint_eq(g_tr[1].parent, 0);        /* WorkVoid: called by main, synchronous */
+    ck_assert_uint_eq(g_tr[2].parent, act_void); /* Work: its awaiting caller */
+    /* stopped: nothing more */
+    g_ntr = 0;
+    ck_assert_int_eq(it_run(&p, "main", NULL, 0, NULL, NULL, err, sizeof err), MANTRA_ESTATE);
+    ck_assert_int_eq(g_ntr, 0);
+    it_free(&p);
+}
+END_TEST
+
 /* Without the flags: MANTRA_EFLAGS; a second start: MANTRA_ESTATE; bad hooks: MANTRA_EINVAL. */
 START_TEST(flags_and_refusals) {
     mantra_prof_hooks h = {enter, leave, NULL, NULL, NULL, 0};
@@ -297,6 +400,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, runtime_async_elt_pairs);
     tcase_add_test(tc, fault_after_two_suspensions_unwinds);
     tcase_add_test(tc, flags_and_refusals);
+    tcase_add_test(tc, tracer_events);
     tcase_add_test(tc, async_semantics);
     suite_add_tcase(s, tc);
     return s;

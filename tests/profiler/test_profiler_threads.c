@@ -202,12 +202,99 @@ START_TEST(two_threads_racing) {
 }
 END_TEST
 
+/* ---- the tracer (mantra_prof_trace_start) across threads ------------------------------------ */
+
+enum { MAX_REC = 256 };
+typedef struct rec {
+    int kind, on_b;
+    size_t method;
+    uint64_t activity, parent;
+} rec;
+static rec g_recs[MAX_REC];
+static _Atomic int g_nrecs;
+
+static void tracer(void *ctx, const mantra_prof_trace_event *e) {
+    (void)ctx;
+    int i = atomic_fetch_add(&g_nrecs, 1);
+    if (i < MAX_REC)
+        g_recs[i] = (rec){e->kind, t_is_b, e->method, e->activity, e->parent};
+}
+
+/* The same run as continuations_on_another_thread with the tracer beside the profiler's hooks:
+ * each async call's activity is the same at its call (on A or B), every suspension and every
+ * resumption (on B), whichever thread runs them; Work's calls relate to RunAsync's activity. */
+START_TEST(activities_follow_the_logical_call) {
+    it_prog p = load_program();
+    mantra_prof_hooks h = {enter, leave, NULL, mapper, NULL, 0};
+    ck_assert_int_eq(mantra_prof_start(&h), MANTRA_OK);
+    ck_assert_int_eq(mantra_prof_trace_start(tracer, NULL), MANTRA_OK);
+    reset();
+    atomic_store(&g_nrecs, 0);
+    shared s;
+    memset(&s, 0, sizeof s);
+    s.prog = p.prog;
+    mantra_interp_thread *a = new_thread(p.prog, &s.a_out);
+    mantra_interp_value task = {0};
+    ck_assert_int_eq(mantra_interp_thread_run(a, "Start", NULL, 0, &task), 0);
+    pthread_t b;
+    ck_assert_int_eq(pthread_create(&b, NULL, pumping_b, &s), 0);
+    pthread_join(b, NULL);
+    ck_assert_int_eq(mantra_interp_thread_run(a, "Finish", &task, 1, NULL), 0);
+    mantra_prof_trace_stop(tracer, NULL);
+    mantra_prof_stop();
+    check_totals(); /* the profiler's hooks saw what they see without the tracer */
+    int n = atomic_load(&g_nrecs);
+    /* Start + Finish entry runs (2 calls, 2 returns), RunAsync 8 + 8, Work 25 + 25, WorkVoid and
+     * WorkDouble 3 + 3 each */
+    ck_assert_int_eq(n, 2 * (2 + 8 + 25 + 3 + 3));
+    const mantra_interp_module *mod = mantra_interp_program_module(p.prog);
+    size_t run_async = (size_t)mantra_interp_module_find(mod, "RunAsync");
+    size_t work = (size_t)mantra_interp_module_find(mod, "Work");
+    uint64_t ra = 0;
+    int calls = 0, work_calls = 0, resumed_on_b = 0;
+    for (int i = 0; i < n; i++) {
+        rec *r = &g_recs[i];
+        if (r->method == run_async && r->kind == MANTRA_PROF_CALL)
+            ra = r->activity;
+    }
+    ck_assert_uint_ne(ra, 0);
+    for (int i = 0; i < n; i++) {
+        rec *r = &g_recs[i];
+        if (r->activity == 0)
+            continue; /* Start and Finish: synchronous */
+        if (r->kind == MANTRA_PROF_CALL) {
+            calls++;
+            /* its later events, on whichever thread: the same activity, none before its call */
+            for (int j = 0; j < i; j++)
+                ck_assert_uint_ne(g_recs[j].activity, r->activity);
+            ck_assert_uint_eq(r->parent, r->method == run_async ? 0u : ra);
+            if (r->method == work)
+                work_calls++;
+        } else {
+            int found = 0;
+            for (int j = 0; j < i; j++)
+                if (g_recs[j].kind == MANTRA_PROF_CALL && g_recs[j].activity == r->activity)
+                    found = g_recs[j].method == r->method;
+            ck_assert_msg(found, "event %d (kind %d) has an activity no call of its method had", i, r->kind);
+            if (r->kind == MANTRA_PROF_RESUME && r->on_b)
+                resumed_on_b++;
+        }
+    }
+    ck_assert_int_eq(calls, 8);
+    ck_assert_int_eq(work_calls, 5);
+    ck_assert_int_eq(resumed_on_b, 7 + 20 + 2 + 2); /* every resumption ran on B */
+    mantra_interp_thread_free(a);
+    it_free(&p);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("profiler_threads");
     TCase *tc = tcase_create("profiler_threads");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, continuations_on_another_thread);
     tcase_add_test(tc, two_threads_racing);
+    tcase_add_test(tc, activities_follow_the_logical_call);
     suite_add_tcase(s, tc);
     return s;
 }
