@@ -7,6 +7,11 @@
                                Resume and Stop carries the ActivityId of its call's AsyncMethodStart,
                                whose RelatedActivityId is the awaiting caller's; each keyword alone
                                writes only its events; no provider, no event
+    profiler_cli.py logical    examples/programs/async_logical.masm, sampled: Crunch, resumed by main's
+                               `wait`, has main as its physical caller in every sample; `report
+                               --logical` and `export --logical` give every one of those samples the
+                               logical stack Crunch <- Outer <- run (its awaiting caller, then Outer's
+                               caller), and without --logical nothing changes
     profiler_cli.py interop    TraceEvent (MANTRA_TE_DUMP) decodes every event of that trace as
                                `mantra dump` does (fields, activity ids, stacks: 0 differences), and
                                the same pairing and activity links hold on TraceEvent's own view
@@ -144,6 +149,48 @@ def trace():
     print("trace: each keyword and level writes exactly its events; none without the provider")
 
 
+def speedscope_stacks(trace, *opts):
+    doc = json.loads(mantra("export", trace, "--format", "speedscope", "-o", "-", *opts).stdout)
+    names = [f["name"] for f in doc["shared"]["frames"]]
+    stacks = collections.Counter()
+    for prof in doc["profiles"]:
+        for sample in prof["samples"]:
+            stacks[" <- ".join(names[i].split("!")[-1] for i in reversed(sample))] += 1
+    return stacks
+
+
+def logical():
+    trace = path("logical.nettrace")
+    r = mantra("run", "examples/programs/async_logical.masm", "--entry", "run", "30000000", "--trace", trace,
+               "--providers", "Microsoft-DotNETCore-SampleProfiler:0:5,Mantra-Interp:0x2:4,"
+               "Microsoft-Windows-DotNETRuntimeRundown:0x118")
+    check(r.stdout == "449999985000000\n", f"output {r.stdout!r}")
+    physical = json.loads(mantra("report", trace, "--json", "--top", "0").stdout)
+    logic = json.loads(mantra("report", trace, "--json", "--top", "0", "--logical").stdout)
+    rows = lambda rep: {m["name"].split("!")[-1]: (m["exclusive"], m["inclusive"]) for m in rep["methods"]}
+    p, q = rows(physical), rows(logic)
+    crunch = p.get("Demo.Crunch", (0, 0))[1]
+    check(crunch >= 20, f"{crunch} samples in Crunch (too few to tell): {p}")
+    # physically, Crunch's caller is the dispatcher (run's wait), never Outer, which is suspended
+    check(p.get("Demo.Outer", (0, 0))[1] < 3, f"physical: Outer in {p.get('Demo.Outer')} samples")
+    check(q["Demo.Crunch"] == p["Demo.Crunch"] and q["Demo.Outer"][1] >= crunch, f"logical: {q}, physical {p}")
+    check(logic["logical_samples"] >= crunch and "logical_samples" not in physical,
+          f"logical samples {logic.get('logical_samples')} of {crunch} in Crunch")
+    phys, log = speedscope_stacks(trace), speedscope_stacks(trace, "--logical")
+    # A sample races the segment's edges (the stack published a few instructions before Resume is
+    # written, or after Stop): at most 2 such samples may keep their physical stack; every other one
+    # has exactly the stack below.
+    in_crunch = lambda st: {k: v for k, v in st.items() if k.startswith("Demo.Crunch")}
+    want_p, want_l = "Demo.Crunch <- Demo.run", "Demo.Crunch <- Demo.Outer <- Demo.run"
+    check(in_crunch(phys).get(want_p, 0) >= crunch - 2 and sum(in_crunch(phys).values()) == crunch,
+          f"physical stacks {in_crunch(phys)}")
+    edge = {k: v for k, v in in_crunch(log).items() if k != want_l}
+    check(in_crunch(log).get(want_l, 0) >= crunch - 2 and set(edge) <= {want_p} and
+          sum(in_crunch(log).values()) == crunch, f"logical stacks {in_crunch(log)}")
+    print(f"logical: {crunch} samples in Crunch: physically under run (its dispatcher), logically "
+          "Crunch <- Outer <- run in report and export")
+
+
 def te(*args):
     cmd = os.environ["MANTRA_TE_DUMP"].split() + [str(a) for a in args]
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -172,7 +219,7 @@ def main():
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     SCRATCH = os.path.join(SCRATCH, what or "none")
     os.makedirs(SCRATCH, exist_ok=True)
-    fn = {"trace": trace, "interop": interop}.get(what)
+    fn = {"trace": trace, "logical": logical, "interop": interop}.get(what)
     if fn is None:
         print(__doc__)
         return 2

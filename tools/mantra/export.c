@@ -1,4 +1,4 @@
-/* `mantra export TRACE --format speedscope|chrome -o FILE [--image PATH]...` (docs/cli.md "mantra
+/* `mantra export TRACE --format speedscope|chrome -o FILE [--logical] [--image PATH]...` (docs/cli.md "mantra
  * export"): a trace's samples as a flame graph, frames resolved as `mantra symbolize` resolves them
  * (sym_samples.c). speedscope: its file format (https://www.speedscope.app/file-format-schema.json):
  * shared frames, one "sampled" profile per thread, stacks root first, each sample weighing the time
@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sym_logical.h"
 #include "sym_samples.h"
 #include "tool.h"
 
 static const char usage[] =
-    "Usage: mantra export TRACE --format speedscope|chrome -o FILE [--image PATH]...\n"
+    "Usage: mantra export TRACE --format speedscope|chrome -o FILE [--logical] [--image PATH]...\n"
     "\n"
     "Writes the trace's samples as a flame graph, frames resolved as `mantra symbolize` resolves them\n"
     "(Module!Namespace.Name, cold parts of ReadyToRun methods as Module!Namespace.Name[cold]):\n"
@@ -24,6 +25,8 @@ static const char usage[] =
     "  chrome      the Trace Event Format (chrome://tracing, Perfetto): stacks as complete events per\n"
     "              thread, the trace's other events as instants\n"
     "  -o FILE     the output (- for standard output)\n"
+    "  --logical   samples inside resumed async methods get their logical stacks (the chain of\n"
+    "              awaiting callers from the trace's Mantra-Interp AsyncMethod events)\n"
     "  --image PATH  a ReadyToRun image of one of the trace's modules (as for mantra symbolize)\n"
     "\n"
     "Exit status: 0 success, 1 bad input, 2 usage error.\n";
@@ -132,6 +135,7 @@ static void write_chrome_samples(const sym_samples *x, FILE *out, int *first_eve
 
 int cmd_export(int argc, char **argv) {
     const char *path = NULL, *format = NULL, *output = NULL;
+    int logical = 0;
     const char **images = calloc((size_t)argc, sizeof *images);
     size_t nimages = 0;
     if (images == NULL)
@@ -142,6 +146,8 @@ int cmd_export(int argc, char **argv) {
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
             urc = TOOL_OK;
+        } else if (strcmp(a, "--logical") == 0) {
+            logical = 1;
         } else if (strcmp(a, "--format") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--image") == 0) {
             if (i + 1 >= argc) {
                 urc = tool_usage_error("export", "%s needs a value", a);
@@ -175,7 +181,9 @@ int cmd_export(int argc, char **argv) {
     int chrome = strcmp(format, "chrome") == 0;
     sym_trace st;
     sym_samples ss;
+    sym_logical lg;
     memset(&ss, 0, sizeof ss);
+    memset(&lg, 0, sizeof lg);
     int rc = sym_trace_build(&st, "export", path, images, nimages);
     free(images);
     FILE *out = NULL;
@@ -191,7 +199,7 @@ int cmd_export(int argc, char **argv) {
         fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"exporter\":\"mantra " MANTRA_VERSION_STRING "\"},\"traceEvents\":[",
               out);
     if (rc == 0)
-        rc = sym_samples_read(&ss, &st, 1, chrome ? instant : NULL, &c);
+        rc = sym_samples_read(&ss, &st, 1, logical ? &lg : NULL, chrome ? instant : NULL, &c);
     if (rc == 0 && chrome) {
         write_chrome_samples(&ss, out, &c.first);
         fputs("\n]}\n", out);
@@ -199,8 +207,10 @@ int cmd_export(int argc, char **argv) {
         write_speedscope(&ss, path, out);
     }
     if (rc == 0)
-        fprintf(stderr, "mantra export: %s: %zu samples, %zu distinct frames, %s written to %s\n", path, ss.n, ss.nnames,
-                format, output);
+        fprintf(stderr, "mantra export: %s: %zu samples, %zu distinct frames, %s written to %s\n", path, ss.n,
+                ss.nnames, format, output);
+    if (rc == 0 && logical)
+        fprintf(stderr, "mantra export: %zu of the samples were inside async calls: logical stacks\n", lg.attributed);
     int status = rc == 0 ? TOOL_OK : TOOL_BAD_INPUT;
     if (rc == -2)
         fputs("mantra export: out of memory\n", stderr);
@@ -208,6 +218,7 @@ int cmd_export(int argc, char **argv) {
         status = TOOL_BAD_INPUT;
     else if (out == stdout && fflush(stdout) != 0)
         status = TOOL_BAD_INPUT;
+    sym_logical_free(&lg);
     sym_samples_free(&ss);
     sym_trace_free(&st);
     return status;

@@ -1,19 +1,22 @@
-/* `mantra report TRACE [--top N] [--threads] [--json] [--weight samples|time] [--image PATH]...`
+/* `mantra report TRACE [--top N] [--threads] [--json] [--weight samples|time] [--logical] [--image PATH]...`
  * (docs/cli.md "mantra report"): the methods the trace's samples were in, by exclusive samples
  * (the sample's first frame) and inclusive samples (any frame, a method counted once per sample),
  * frames resolved with the trace's time-aware symbol map (sym_samples.c). --weight time weighs
  * each sample by the time to its thread's next sample, as dotnet-trace report and its speedscope
- * conversion do (TraceEvent's SampleProfilerThreadTimeComputer); the default counts samples. */
+ * conversion do (TraceEvent's SampleProfilerThreadTimeComputer); the default counts samples.
+ * --logical attributes samples inside async calls to their logical stacks (sym_logical.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sym_logical.h"
 #include "sym_samples.h"
 #include "tool.h"
 
 static const char usage[] =
-    "Usage: mantra report TRACE [--top N] [--threads] [--json] [--weight samples|time] [--image PATH]...\n"
+    "Usage: mantra report TRACE [--top N] [--threads] [--json] [--weight samples|time] [--logical]\n"
+    "                    [--image PATH]...\n"
     "\n"
     "The methods the trace's samples (SampleProfiler) were in, frames resolved as `mantra symbolize`\n"
     "resolves them (cold parts of ReadyToRun methods included): exclusive (the sample's first frame)\n"
@@ -24,10 +27,14 @@ static const char usage[] =
     "  --weight samples each sample counts 1 (default)\n"
     "  --weight time    each sample weighs the time to its thread's next sample (dotnet-trace report's\n"
     "                   weighting); a thread's last sample weighs nothing, as there\n"
+    "  --logical        a sample inside a resumed async method counts for its logical stack: the\n"
+    "                   chain of awaiting callers (the trace's Mantra-Interp AsyncMethod events),\n"
+    "                   not the dispatcher that resumed it\n"
     "  --image PATH     a ReadyToRun image of one of the trace's modules (as for mantra symbolize)\n"
     "  --json           {\"samples\", \"weight\", \"methods\": [{\"name\", \"exclusive\", \"inclusive\",\n"
     "                   \"exclusive_share\", \"inclusive_share\"}]}; with --threads also \"threads\":\n"
-    "                   [{\"thread_id\", \"table\": {\"samples\", \"weight\", \"methods\"}}]\n"
+    "                   [{\"thread_id\", \"table\": {\"samples\", \"weight\", \"methods\"}}]; with\n"
+    "                   --logical also \"logical_samples\" (the samples given a logical stack)\n"
     "\n"
     "Exit status: 0 success, 1 bad input, 2 usage error.\n";
 
@@ -128,6 +135,7 @@ static int new_table(const sym_samples *ss, table *t) {
 int cmd_report(int argc, char **argv) {
     int json = 0, threads = 0, by_time = 0;
     size_t top = 20;
+    int logical = 0;
     const char *path = NULL;
     const char **images = calloc((size_t)argc, sizeof *images);
     size_t nimages = 0;
@@ -143,6 +151,8 @@ int cmd_report(int argc, char **argv) {
             json = 1;
         } else if (strcmp(a, "--threads") == 0) {
             threads = 1;
+        } else if (strcmp(a, "--logical") == 0) {
+            logical = 1;
         } else if (strcmp(a, "--top") == 0 || strcmp(a, "--weight") == 0 || strcmp(a, "--image") == 0) {
             if (i + 1 >= argc) {
                 usage_rc = tool_usage_error("report", "%s needs a value", a);
@@ -183,18 +193,26 @@ int cmd_report(int argc, char **argv) {
     }
     sym_trace st;
     sym_samples ss;
+    sym_logical lg;
+    memset(&lg, 0, sizeof lg);
     table all;
     memset(&ss, 0, sizeof ss);
     memset(&all, 0, sizeof all);
     int rc = sym_trace_build(&st, "report", path, images, nimages);
     free(images);
     if (rc == 0)
-        rc = sym_samples_read(&ss, &st, 0, NULL, NULL);
+        rc = sym_samples_read(&ss, &st, 0, logical ? &lg : NULL, NULL, NULL);
     if (rc == 0)
         rc = new_table(&ss, &all);
     if (rc == 0) {
         tally(&ss, &all, by_time, 0, ss.n);
         rc = print_table(&all, ss.nnames, top, json, by_time, "");
+        if (logical) {
+            if (json)
+                printf(",\"logical_samples\":%zu", lg.attributed);
+            else
+                printf("logical stacks: %zu of %zu samples were inside async calls\n", lg.attributed, ss.n);
+        }
     }
     if (rc == 0 && threads) {
         if (json)
@@ -224,6 +242,7 @@ int cmd_report(int argc, char **argv) {
     if (rc == -2)
         fputs("mantra report: out of memory\n", stderr);
     free(all.rows);
+    sym_logical_free(&lg);
     sym_samples_free(&ss);
     sym_trace_free(&st);
     return rc == 0 && fflush(stdout) == 0 ? TOOL_OK : TOOL_BAD_INPUT;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sym_logical.h"
 #include "sym_samples.h"
 #include "tool.h"
 
@@ -38,25 +39,14 @@ typedef struct reading {
     /* a method's part (or, unresolved, an address) already named: its name's index, without
      * formatting and looking the text up again (most frames are) */
     pgo_u64map known, addresses;
+    sym_logical *logical; /* NULL: physical stacks only */
+    uint32_t *names;      /* a Start event's frames' names (logical) */
+    size_t cap_names;
 } reading;
 
-static int on_event(void *ctx, const mantra_trace_event *ev, const mantra_sym_result *frames) {
-    reading *rd = ctx;
+/* The names of ev's frames (resolved as frames say) into out[0..stack_count). 0 or -2. */
+static int name_frames(reading *rd, const mantra_trace_event *ev, const mantra_sym_result *frames, uint32_t *out) {
     sym_samples *ss = rd->ss;
-    if (rd->first) {
-        ss->t0 = ev->timestamp;
-        rd->first = 0;
-    }
-    if (frames == NULL) { /* not a sample */
-        if (rd->other)
-            rd->other(rd->ctx, ev);
-        return 0;
-    }
-    if (tool_grow((void **)&ss->s, &ss->cap, ss->n + 1, sizeof *ss->s, 1024) < 0 ||
-        tool_grow((void **)&ss->frames, &ss->cap_frames, ss->nframes + ev->stack_count, sizeof *ss->frames, 4096) < 0)
-        return -2;
-    sym_sample *s = &ss->s[ss->n++];
-    *s = (sym_sample){ev->thread_id, ev->timestamp, (uint32_t)ss->nframes, 0};
     char name[1024];
     for (size_t i = 0; i < ev->stack_count; i++) {
         const mantra_sym_result *res = &frames[i];
@@ -78,22 +68,55 @@ static int on_event(void *ctx, const mantra_trace_event *ev, const mantra_sym_re
             if (intern(ss, name, &id) < 0 || pgo_u64map_put(cache, key, id) < 0)
                 return -2;
         }
-        ss->frames[ss->nframes++] = id;
-        s->count++;
+        out[i] = id;
     }
     return 0;
 }
 
-int sym_samples_read(sym_samples *ss, const sym_trace *st, int unresolved_as_address,
+static int on_event(void *ctx, const mantra_trace_event *ev, const mantra_sym_result *frames) {
+    reading *rd = ctx;
+    sym_samples *ss = rd->ss;
+    if (rd->first) {
+        ss->t0 = ev->timestamp;
+        rd->first = 0;
+    }
+    if (frames == NULL || !sym_is_sample(ev)) { /* not a sample */
+        if (rd->logical != NULL) {
+            size_t n = frames != NULL ? ev->stack_count : 0;
+            if ((n > 0 && (tool_grow((void **)&rd->names, &rd->cap_names, n, sizeof *rd->names, 64) < 0 ||
+                           name_frames(rd, ev, frames, rd->names) < 0)) ||
+                sym_logical_take(rd->logical, ev, rd->names, n) < 0)
+                return -2;
+        }
+        if (rd->other)
+            rd->other(rd->ctx, ev);
+        return 0;
+    }
+    if (tool_grow((void **)&ss->s, &ss->cap, ss->n + 1, sizeof *ss->s, 1024) < 0 ||
+        tool_grow((void **)&ss->frames, &ss->cap_frames, ss->nframes + ev->stack_count, sizeof *ss->frames, 4096) < 0)
+        return -2;
+    sym_sample *s = &ss->s[ss->n++];
+    *s = (sym_sample){ev->thread_id, ev->timestamp, (uint32_t)ss->nframes, (uint32_t)ev->stack_count};
+    if (name_frames(rd, ev, frames, ss->frames + ss->nframes) < 0)
+        return -2;
+    ss->nframes += ev->stack_count;
+    return 0;
+}
+
+int sym_samples_read(sym_samples *ss, const sym_trace *st, int unresolved_as_address, sym_logical *logical,
                      void (*other)(void *ctx, const mantra_trace_event *ev), void *ctx) {
     memset(ss, 0, sizeof *ss); /* (other reads ss's t0 and freq: set before it is first called) */
     ss->freq = st->freq;
-    reading rd = {ss, unresolved_as_address, 1, other, ctx, {0}, {0}};
-    int rc = sym_trace_walk(st, 0, on_event, &rd);
+    reading rd = {ss, unresolved_as_address, 1, other, ctx, {0}, {0}, logical, NULL, 0};
+    /* logical stacks need the AsyncMethodStart events' stacks resolved too */
+    int rc = sym_trace_walk(st, logical != NULL, on_event, &rd);
     pgo_u64map_free(&rd.known);
     pgo_u64map_free(&rd.addresses);
+    free(rd.names);
     if (rc == 0 && ss->n > 1)
         qsort(ss->s, ss->n, sizeof *ss->s, cmp_sample);
+    if (rc == 0 && logical != NULL)
+        rc = sym_logical_apply(logical, ss);
     return rc;
 }
 

@@ -26,11 +26,13 @@ typedef struct sym_samples {
     int64_t t0, freq; /* the trace's first timestamp and its ticks per second */
 } sym_samples;
 
+struct sym_logical;
 /* Every sample of the trace st was built from, its frames resolved with st's map and named; an
  * unresolved frame "?" (unresolved_as_address: "0x<address>"). Every other event is handed to
- * other (may be NULL) as it comes. Then the samples are sorted by thread and time. 0, -1 (the trace
- * cannot be read: printed), -2. */
-int sym_samples_read(sym_samples *ss, const sym_trace *st, int unresolved_as_address,
+ * other (may be NULL) as it comes. Then the samples are sorted by thread and time; with logical
+ * (sym_logical.h, zero-initialised; NULL: physical stacks), samples inside async calls get their
+ * logical stacks. 0, -1 (the trace cannot be read: printed), -2. */
+int sym_samples_read(sym_samples *ss, const sym_trace *st, int unresolved_as_address, struct sym_logical *logical,
                      void (*other)(void *ctx, const mantra_trace_event *ev), void *ctx);
 void sym_samples_free(sym_samples *ss);
 
