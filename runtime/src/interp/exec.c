@@ -180,7 +180,11 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
     /* Hooks (the profiler's, the tracer's) are chosen once per run: with computed goto a run with
      * hooks dispatches through a second table whose call and return handlers call them, so a run
      * without hooks executes exactly the instructions it would if hooks did not exist. */
+#ifdef MANTRA_INTERP_NO_HOOKS
+    const int hooked = 0; /* compiled out: the baseline of bench/prof_cost.sh */
+#else
     const int hooked = ip_hooks_on();
+#endif
     if (hooked)
         ip_prof_event(t, m, start->resume ? MANTRA_PROF_RESUME : MANTRA_PROF_CALL, args, 0, depth, ip, task);
 
