@@ -55,8 +55,8 @@ END_TEST
 
 START_TEST(dotnet_yaml) {
     mantra_manifest *m = mt_load_file(mt_source_path("manifest/dotnet.yaml"));
-    ck_assert_uint_eq(mantra_manifest_provider_count(m), 5);
-    ck_assert_uint_eq(mantra_manifest_event_count(m), 39);
+    ck_assert_uint_eq(mantra_manifest_provider_count(m), 6);
+    ck_assert_uint_eq(mantra_manifest_event_count(m), 45);
     static const struct {
         const char *name, *guid;
         unsigned derived, keywords, maps, templates, events;
@@ -66,8 +66,9 @@ START_TEST(dotnet_yaml) {
         {"Microsoft-DotNETCore-SampleProfiler", "3c530d44-97ae-513a-1e6d-783e8f8e03a9", 0, 0, 1, 1, 1},
         {"Microsoft-DotNETCore-EventPipe", "92f528a6-f5b8-5160-a7ee-b33da7739e29", 1, 0, 0, 1, 1},
         {"Mantra-Demo", "38e013e8-4f24-548f-e99c-557dba31e3b9", 1, 4, 1, 4, 4},
+        {"Mantra-Interp", "7c1ce2ec-07a8-586f-7fde-316f6d2deed7", 1, 2, 1, 2, 6},
     };
-    for (uint32_t i = 0; i < 5; i++) {
+    for (uint32_t i = 0; i < 6; i++) {
         const mantra_manifest_provider *p = mantra_manifest_provider_at(m, i);
         ck_assert_str_eq(p->name, want[i].name);
         ck_assert_str_eq(guid_text(&p->guid), want[i].guid);
@@ -79,7 +80,7 @@ START_TEST(dotnet_yaml) {
         ck_assert_ptr_eq(mantra_manifest_find_provider(m, want[i].name), p);
         ck_assert_ptr_eq(mantra_manifest_find_provider_by_guid(m, &p->guid), p);
     }
-    ck_assert_ptr_null(mantra_manifest_provider_at(m, 5));
+    ck_assert_ptr_null(mantra_manifest_provider_at(m, 6));
     ck_assert_ptr_null(mantra_manifest_find_provider(m, "Microsoft-Windows-DotNETRuntimePrivate"));
     mantra_guid zero = {0, 0, 0, {0}};
     ck_assert_ptr_null(mantra_manifest_find_provider_by_guid(m, &zero));
