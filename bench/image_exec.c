@@ -25,18 +25,13 @@
 #include <time.h>
 
 #include "bench_file.h"
+#include "bench_time.h"
 #include "dotnet_registry.h"
 #include "dotnet_stacks.h"
 #include "mantra/image.h"
 #include "mantra/interp.h"
 #include "mantra/pump.h"
 #include "mantra/session.h"
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -72,12 +67,12 @@ static double run_main(const mantra_interp_program *p) {
     mantra_interp_thread *t = NULL;
     if (mantra_interp_thread_create(p, &o, &t) != 0)
         exit(1);
-    double t0 = now();
+    double t0 = bench_now();
     if (mantra_interp_thread_run(t, "main", NULL, 0, NULL) != 0) {
         fprintf(stderr, "image_exec: main: %s\n", mantra_interp_thread_last_error(t));
         exit(1);
     }
-    double dt = now() - t0;
+    double dt = bench_now() - t0;
     mantra_interp_thread_free(t);
     return dt;
 }
@@ -240,13 +235,13 @@ static int load_step(size_t n, const char *dir) {
     for (int r = 0; r < 5; r++) {
         for (int with = 0; with < 2; with++) {
             mantra_session_id id = with ? start_file("Microsoft-Windows-DotNETRuntime:0x2000000028:5", path) : 0;
-            double t0 = now();
+            double t0 = bench_now();
             mantra_image *im = NULL;
             if (mantra_image_open_memory(img, size, "many.img", 0, &im, NULL) != 0)
                 return 1;
             run_main(mantra_image_program(im));
             mantra_image_close(im);
-            double dt = now() - t0;
+            double dt = bench_now() - t0;
             if (id)
                 mantra_session_stop(id);
             (with ? on : off)[r] = dt;
@@ -287,9 +282,9 @@ static int rundown(size_t n, const char *dir) {
     int methods = 0;
     for (int r = 0; r < 5; r++) {
         mantra_session_id id = start_file("Microsoft-Windows-DotNETRuntimeRundown:0x128:5", path);
-        double t0 = now();
+        double t0 = bench_now();
         mantra_session_run_exclusive(id, do_rundown, &methods);
-        v[r] = now() - t0;
+        v[r] = bench_now() - t0;
         mantra_session_stop(id);
     }
     double d = median(v, 5);

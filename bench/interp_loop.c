@@ -13,24 +13,8 @@
 #include <time.h>
 
 #include "bench_file.h"
+#include "bench_time.h"
 #include "mantra/interp.h"
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void discard(void *ctx, const char *data, size_t size) {
-    (void)ctx;
-    (void)data;
-    (void)size;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 #define VARIANTS 6
 #define MAX_ROUNDS 101
@@ -78,7 +62,7 @@ int main(int argc, char **argv) {
     mantra_interp_thread *t[VARIANTS];
     mantra_interp_thread_options to;
     mantra_interp_thread_options_init(&to);
-    to.write = discard;
+    to.write = bench_discard;
     for (int v = 0; v < VARIANTS; v++) {
         mantra_interp_load_options o;
         mantra_interp_load_options_init(&o);
@@ -99,18 +83,18 @@ int main(int argc, char **argv) {
     arg.i = n;
     for (int r = 0; r < rounds; r++)
         for (int v = 0; v < VARIANTS; v++) {
-            double t0 = now();
+            double t0 = bench_now();
             if (mantra_interp_thread_run(t[v], "Examples.loop", &arg, 1, NULL) != 0) {
                 fprintf(stderr, "interp_loop: %s\n", mantra_interp_thread_last_error(t[v]));
                 return 1;
             }
-            secs[v][r] = now() - t0;
+            secs[v][r] = bench_now() - t0;
         }
     printf("interp_loop: %s, loop(%lld) (%lld outer x 10 inner iterations), %d rounds interleaved, dispatch %s\n",
            file, n, n, rounds, mantra_interp_computed_goto() ? "computed goto" : "switch");
     double base = 0;
     for (int v = 0; v < VARIANTS; v++) {
-        qsort(secs[v], (size_t)rounds, sizeof(double), cmp_double);
+        qsort(secs[v], (size_t)rounds, sizeof(double), bench_cmp_double);
         double med = secs[v][rounds / 2];
         if (v == 0)
             base = med;

@@ -14,25 +14,9 @@
 #include <time.h>
 
 #include "bench_file.h"
+#include "bench_time.h"
 #include "mantra/interp.h"
 #include "mantra/profiler.h"
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void discard(void *ctx, const char *data, size_t size) {
-    (void)ctx;
-    (void)data;
-    (void)size;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static uint64_t g_enters, g_leaves, g_traced;
 
@@ -65,9 +49,9 @@ static int run(mantra_interp_thread *t, const char *entry, const mantra_interp_v
         return -1;
     if (mode == TRACER && mantra_prof_trace_start(traced, NULL) != 0)
         return -1;
-    double t0 = now();
+    double t0 = bench_now();
     int rc = mantra_interp_thread_run(t, entry, arg, nargs, NULL);
-    *secs = now() - t0;
+    *secs = bench_now() - t0;
     if (mode == PROFILER)
         mantra_prof_stop();
     if (mode == TRACER)
@@ -125,7 +109,7 @@ int main(int argc, char **argv) {
     mantra_interp_thread *t = NULL;
     mantra_interp_thread_options to;
     mantra_interp_thread_options_init(&to);
-    to.write = discard;
+    to.write = bench_discard;
     if (mantra_interp_load(m, &o, &p) != 0 || mantra_interp_thread_create(p, &to, &t) != 0) {
         fprintf(stderr, "prof_hooks: load failed\n");
         return 1;
@@ -160,7 +144,7 @@ int main(int argc, char **argv) {
            mantra_interp_computed_goto() ? "computed goto" : "switch");
     double base = 0;
     for (int k = 0; k < MODES; k++) {
-        qsort(secs[k], (size_t)rounds, sizeof(double), cmp_double);
+        qsort(secs[k], (size_t)rounds, sizeof(double), bench_cmp_double);
         double med = secs[k][rounds / 2];
         if (k == NONE)
             base = med;

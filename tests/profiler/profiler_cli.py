@@ -14,7 +14,9 @@
                                caller), and without --logical nothing changes
     profiler_cli.py interop    TraceEvent (MANTRA_TE_DUMP) decodes every event of that trace as
                                `mantra dump` does (fields, activity ids, stacks: 0 differences), and
-                               the same pairing and activity links hold on TraceEvent's own view
+                               the same pairing and activity links hold on TraceEvent's own view;
+                               TraceEvent's StartStopActivityComputer makes each logical call an
+                               activity whose creator is its awaiting caller's
 
 Environment: MANTRA_TOOL (the mantra binary), MANTRA_BINARY_DIR (scratch under tests/profiler).
 Exit 0 on success, 1 with the reason.
@@ -212,6 +214,21 @@ def interop():
     pairs, calls, resumptions = analyse(events, "TraceEvent")
     print(f"interop: TraceEvent's view: {pairs} enter/leave pairs, {calls} logical calls, {resumptions} "
           "resumptions whose ActivityID is their call's")
+    # TraceEvent's own activity computation (StartStopActivityComputer, PerfView's activity views):
+    # every logical call an activity, created by its awaiting caller's
+    r = te("startstop", t)
+    check(r.returncode == 0, f"TraceEvent startstop: {r.stderr[-1000:]}")
+    acts = lines(r.stdout)
+    method = {e["activity_id"]: TOKENS[e["fields"]["MethodToken"]] for e in events if e["event_id"] == START}
+    check(sorted(a["activity_id"] for a in acts) == sorted(method), f"StartStopActivityComputer found "
+          f"{len(acts)} activities: {[a['name'] for a in acts]}, expected the {len(method)} logical calls")
+    root = [a for a, m in method.items() if m == "RunAsync"][0]
+    for a in acts:
+        want = "" if a["activity_id"] == root else root
+        check(a["creator_id"] == want and a["task"] == "AsyncMethod" and a["duration_ms"] > 0,
+              f"{method[a['activity_id']]}: TraceEvent's activity {a}, expected creator {want or 'none'}")
+    print(f"interop: TraceEvent's StartStopActivityComputer: {len(acts)} activities ({acts[0]['name']} ...), "
+          "each a logical call, created by its awaiting caller's")
 
 
 def main():

@@ -159,31 +159,33 @@ START_TEST(runtime_async_elt_pairs) {
 }
 END_TEST
 
+/* Work faults (a division by zero) after two suspensions, awaited by WorkVoid, waited for by main. */
+static const char FAULT_SRC[] = ".module F 11111111-2222-4333-8444-555555555555\n"
+                                ".method T.Work async int64(int64)\n"
+                                "        yield\n"
+                                "        yield\n"
+                                "        ldc.i8 1\n"
+                                "        ldarg 0\n"
+                                "        div\n"
+                                "        ret\n"
+                                ".end\n"
+                                ".method T.WorkVoid async void()\n"
+                                "        ldc.i8 0\n"
+                                "        call Work\n"
+                                "        await\n"
+                                "        pop\n"
+                                "        ret\n"
+                                ".end\n"
+                                ".method T.main void()\n"
+                                "        call WorkVoid\n"
+                                "        wait\n"
+                                "        pop\n"
+                                "        ret\n"
+                                ".end\n";
+
 /* An async method faulting after two suspensions: unwind balances its depth, and its caller's. */
 START_TEST(fault_after_two_suspensions_unwinds) {
-    static const char src[] = ".module F 11111111-2222-4333-8444-555555555555\n"
-                              ".method T.Work async int64(int64)\n"
-                              "        yield\n"
-                              "        yield\n"
-                              "        ldc.i8 1\n"
-                              "        ldarg 0\n"
-                              "        div\n"
-                              "        ret\n"
-                              ".end\n"
-                              ".method T.WorkVoid async void()\n"
-                              "        ldc.i8 0\n"
-                              "        call Work\n"
-                              "        await\n"
-                              "        pop\n"
-                              "        ret\n"
-                              ".end\n"
-                              ".method T.main void()\n"
-                              "        call WorkVoid\n"
-                              "        wait\n"
-                              "        pop\n"
-                              "        ret\n"
-                              ".end\n";
-    it_prog p = it_load(src, 0, NULL);
+    it_prog p = it_load(FAULT_SRC, 0, NULL);
     start(0);
     char err[256];
     ck_assert_int_eq(it_run(&p, "main", NULL, 0, NULL, NULL, err, sizeof err), MANTRA_ESTATE);
@@ -231,34 +233,12 @@ static void other_tracer(void *ctx, const mantra_prof_trace_event *e) {
  * activity at the call, each suspension, each resumption and the unwind; the call's parent is the
  * awaiting caller's activity and its stack leads with the method's entry. Refusals. */
 START_TEST(tracer_events) {
-    static const char src[] = ".module F 11111111-2222-4333-8444-555555555555\n"
-                              ".method T.Work async int64(int64)\n"
-                              "        yield\n"
-                              "        yield\n"
-                              "        ldc.i8 1\n"
-                              "        ldarg 0\n"
-                              "        div\n"
-                              "        ret\n"
-                              ".end\n"
-                              ".method T.WorkVoid async void()\n"
-                              "        ldc.i8 0\n"
-                              "        call Work\n"
-                              "        await\n"
-                              "        pop\n"
-                              "        ret\n"
-                              ".end\n"
-                              ".method T.main void()\n"
-                              "        call WorkVoid\n"
-                              "        wait\n"
-                              "        pop\n"
-                              "        ret\n"
-                              ".end\n";
     ck_assert_int_eq(mantra_prof_trace_start(NULL, NULL), MANTRA_EINVAL);
     ck_assert_int_eq(mantra_prof_trace_start(tracer, &g_ntr), MANTRA_OK);
     ck_assert_int_eq(mantra_prof_trace_start(tracer, &g_ntr), MANTRA_OK); /* the same: a no-op */
     ck_assert_int_eq(mantra_prof_trace_start(other_tracer, NULL), MANTRA_ESTATE);
     mantra_prof_trace_stop(other_tracer, NULL); /* not the one set: it stays */
-    it_prog p = it_load(src, 0, NULL);
+    it_prog p = it_load(FAULT_SRC, 0, NULL);
     g_ntr = 0;
     char err[256];
     ck_assert_int_eq(it_run(&p, "main", NULL, 0, NULL, NULL, err, sizeof err), MANTRA_ESTATE);

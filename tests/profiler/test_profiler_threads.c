@@ -141,11 +141,14 @@ static it_prog load_program(void) {
 }
 
 /* A starts RunAsync and returns; B alone resumes every continuation (it pumps); A then waits for
- * the task, done already. Balanced on each thread. */
-START_TEST(continuations_on_another_thread) {
+ * the task, done already, under the profiler's hooks (and the tracer when given). Balanced on each
+ * thread, the totals of one thread. */
+static void start_pump_finish(mantra_prof_trace_fn tr) {
     it_prog p = load_program();
     mantra_prof_hooks h = {enter, leave, NULL, mapper, NULL, 0};
     ck_assert_int_eq(mantra_prof_start(&h), MANTRA_OK);
+    if (tr != NULL)
+        ck_assert_int_eq(mantra_prof_trace_start(tr, NULL), MANTRA_OK);
     reset();
     shared s;
     memset(&s, 0, sizeof s);
@@ -163,13 +166,19 @@ START_TEST(continuations_on_another_thread) {
     ck_assert_str_eq(s.a_out.buf, "100\n");
     check_balanced(&s);
     ck_assert_int_eq(s.bad, 0);
+    if (tr != NULL)
+        mantra_prof_trace_stop(tr, NULL);
+    mantra_prof_stop();
     check_totals();
+    mantra_interp_thread_free(a);
+    it_free(&p);
+}
+
+START_TEST(continuations_on_another_thread) {
+    start_pump_finish(NULL);
     /* every Enter but Work's first call (made by RunAsync's first segment, on A) was on B: the
      * 24 resumptions and the 6 calls RunAsync's resumed segments made */
     ck_assert_int_eq(atomic_load(&g_on_b), 31 - 1);
-    mantra_interp_thread_free(a);
-    mantra_prof_stop();
-    it_free(&p);
 }
 END_TEST
 
@@ -224,32 +233,15 @@ static void tracer(void *ctx, const mantra_prof_trace_event *e) {
  * each async call's activity is the same at its call (on A or B), every suspension and every
  * resumption (on B), whichever thread runs them; Work's calls relate to RunAsync's activity. */
 START_TEST(activities_follow_the_logical_call) {
-    it_prog p = load_program();
-    mantra_prof_hooks h = {enter, leave, NULL, mapper, NULL, 0};
-    ck_assert_int_eq(mantra_prof_start(&h), MANTRA_OK);
-    ck_assert_int_eq(mantra_prof_trace_start(tracer, NULL), MANTRA_OK);
-    reset();
     atomic_store(&g_nrecs, 0);
-    shared s;
-    memset(&s, 0, sizeof s);
-    s.prog = p.prog;
-    mantra_interp_thread *a = new_thread(p.prog, &s.a_out);
-    mantra_interp_value task = {0};
-    ck_assert_int_eq(mantra_interp_thread_run(a, "Start", NULL, 0, &task), 0);
-    pthread_t b;
-    ck_assert_int_eq(pthread_create(&b, NULL, pumping_b, &s), 0);
-    pthread_join(b, NULL);
-    ck_assert_int_eq(mantra_interp_thread_run(a, "Finish", &task, 1, NULL), 0);
-    mantra_prof_trace_stop(tracer, NULL);
-    mantra_prof_stop();
-    check_totals(); /* the profiler's hooks saw what they see without the tracer */
+    start_pump_finish(tracer); /* the profiler's hooks see what they see without the tracer */
     int n = atomic_load(&g_nrecs);
     /* Start + Finish entry runs (2 calls, 2 returns), RunAsync 8 + 8, Work 25 + 25, WorkVoid and
      * WorkDouble 3 + 3 each */
     ck_assert_int_eq(n, 2 * (2 + 8 + 25 + 3 + 3));
-    const mantra_interp_module *mod = mantra_interp_program_module(p.prog);
-    size_t run_async = (size_t)mantra_interp_module_find(mod, "RunAsync");
-    size_t work = (size_t)mantra_interp_module_find(mod, "Work");
+    it_prog p = load_program(); /* the same method indexes */
+    size_t run_async = (size_t)mantra_interp_module_find(p.mod, "RunAsync");
+    size_t work = (size_t)mantra_interp_module_find(p.mod, "Work");
     uint64_t ra = 0;
     int calls = 0, work_calls = 0, resumed_on_b = 0;
     for (int i = 0; i < n; i++) {
@@ -283,7 +275,6 @@ START_TEST(activities_follow_the_logical_call) {
     ck_assert_int_eq(calls, 8);
     ck_assert_int_eq(work_calls, 5);
     ck_assert_int_eq(resumed_on_b, 7 + 20 + 2 + 2); /* every resumption ran on B */
-    mantra_interp_thread_free(a);
     it_free(&p);
 }
 END_TEST

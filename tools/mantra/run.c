@@ -47,7 +47,10 @@ static const char run_usage[] =
     "                    keyword under which PGO data is written, with Loader and Jit for the\n"
     "                    module and method events that identify it); an entry for\n"
     "                    Microsoft-Windows-DotNETRuntimeRundown:KEYWORDS sets the session's rundown\n"
-    "                    keywords (Loader 0x8, Jit 0x10, NGen 0x20, Start 0x40 also at start, End 0x100)\n"
+    "                    keywords (Loader 0x8, Jit 0x10, NGen 0x20, Start 0x40 also at start, End 0x100);\n"
+    "                    Mantra-Interp:0x1 writes every method enter and leave with its kind,\n"
+    "                    Mantra-Interp:0x2 async calls' Start/Suspend/Resume/Stop with activity ids\n"
+    "                    (docs/profiler.md); Microsoft-DotNETCore-SampleProfiler samples the stacks\n"
     "  --probes          after the run, print every probe on stderr:\n"
     "                    probe METHOD TOKEN IL_OFFSET COUNT (IL offsets in hex, counts in decimal)\n"
     "  --pgo-collect FILE[:SECONDS]\n"
@@ -56,7 +59,10 @@ static const char run_usage[] =
     "                    10), or when the program ends; its stop writes ModuleLoad, MethodLoadVerbose\n"
     "                    and JitInstrumentationDataVerbose events for every instrumented method\n"
     "  --pgo-deltas      every PGO flush (sessions, collections) holds the counts since the previous\n"
-    "                    one: the counters restart from 0 as they are read (default: cumulative)\n"
+    "                    one: the counters restart from 0 as they are read (default: cumulative)\n";
+
+/* The rest of the help (one string literal stays under C's 4095 characters). */
+static const char run_usage_more[] =
     "\n"
     "Every session whose providers take JitInstrumentationDataVerbose (keyword 0x10000000000) gets\n"
     "the PGO data when it stops (the --trace session with its default providers too). SIGUSR2 starts\n"
@@ -219,6 +225,7 @@ int cmd_run(int argc, char **argv) {
                 dashdash = 1;
             } else if (strcmp(a, "--help") == 0) {
                 fputs(run_usage, stdout);
+                fputs(run_usage_more, stdout);
                 free(args);
                 return TOOL_OK;
             } else if (strcmp(a, "--probes") == 0) {
@@ -248,6 +255,7 @@ int cmd_run(int argc, char **argv) {
             }
         } else if (!dashdash && strcmp(a, "-h") == 0) {
             fputs(run_usage, stdout);
+            fputs(run_usage_more, stdout);
             free(args);
             return TOOL_OK;
         } else if (program == NULL) {

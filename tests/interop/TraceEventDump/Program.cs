@@ -14,6 +14,7 @@ usage: TraceEventDump dump TRACE
        TraceEventDump read TRACE [--decode]
        TraceEventDump stacks TRACE
        TraceEventDump report TRACE
+       TraceEventDump startstop TRACE
        TraceEventDump metadata ASSEMBLY
 
   dump      one JSON line per event, in the shape of docs/dump-json.md, in TraceEvent's dispatch order
@@ -29,6 +30,9 @@ usage: TraceEventDump dump TRACE
   report    what `dotnet-stack report` prints for a trace it collected: the threads' stacks through
             SampleProfilerThreadTimeComputer and a MutableTraceEventStackSource, one
             "Thread (0xID):" block per thread with the first sample's frames, leaf first
+  startstop the Start/Stop activities TraceEvent's StartStopActivityComputer (over TraceLog and an
+            ActivityComputer, as PerfView's activity views) finds: one JSON line per activity
+            {"activity_id","task","name","creator_id","start_ms","duration_ms"}, creator_id "" for none
   metadata  an assembly's PE headers and metadata rows as System.Reflection.Metadata reads them, in
             the text form of tests/ecma/md_dump.c (libmantra's reader): tests/ecma/md_compare.sh
   baseline  TraceEvent's counts per "provider/EventName" (through TraceLog, as perfview's tests make
@@ -66,6 +70,9 @@ int Run(string[] a)
         case "report":
             if (a.Length != 2) return Fail(Usage);
             return Report(trace);
+        case "startstop":
+            if (a.Length != 2) return Fail(Usage);
+            return StartStop(trace);
         case "metadata":
             if (a.Length != 2) return Fail(Usage);
             return MetadataDump.Run(trace, stdout);
@@ -251,6 +258,51 @@ int Stacks(string trace)
     }
     return 0;
 }
+
+// TraceEvent's Start/Stop activity computation (StartStopActivityComputer: EventSource Start/Stop
+// events whose ActivityIDs are activity paths, their creators found through RelatedActivityID).
+#pragma warning disable CS0618 // StartStopActivity is marked [Obsolete] as "experimental"
+int StartStop(string trace)
+{
+    string dir = Environment.GetEnvironmentVariable("MANTRA_BINARY_DIR") is { Length: > 0 } b ? b : Path.GetTempPath();
+    string etlx = Path.Combine(dir, $"te-startstop-{Environment.ProcessId}-{Path.GetFileName(trace)}.etlx");
+    try
+    {
+        TraceLog.CreateFromEventPipeDataFile(trace, etlx);
+        using var log = new TraceLog(etlx);
+        var source = log.Events.GetSource();
+        var tasks = new ActivityComputer(source, null!);
+        var computer = new StartStopActivityComputer(source, tasks, false);
+        var seen = new List<StartStopActivity>();
+        var known = new HashSet<StartStopActivity>();
+        computer.Start += (activity, data) => { if (known.Add(activity)) seen.Add(activity); };
+        source.Process();
+        var sb = new StringBuilder();
+        foreach (var a in seen)
+        {
+            sb.Clear();
+            sb.Append("{\"activity_id\":\"").Append(a.ActivityID.ToString("D")).Append('"');
+            sb.Append(",\"task\":"); Json.WriteString(sb, a.TaskName ?? "");
+            sb.Append(",\"name\":"); Json.WriteString(sb, a.Name ?? "");
+            sb.Append(",\"creator_id\":\"").Append(a.Creator == null ? "" : a.Creator.ActivityID.ToString("D")).Append('"');
+            sb.Append(",\"start_ms\":").Append(a.StartTimeRelativeMSec.ToString("R", CultureInfo.InvariantCulture));
+            sb.Append(",\"duration_ms\":").Append(a.DurationMSec.ToString("R", CultureInfo.InvariantCulture));
+            sb.Append("}\n");
+            stdout.Write(sb);
+        }
+    }
+    catch (Exception ex)
+    {
+        Console.Error.WriteLine($"TraceEventDump: {trace}: TraceLog failed: {ex.GetType().Name}: {ex.Message}");
+        return 1;
+    }
+    finally
+    {
+        try { File.Delete(etlx); } catch (IOException) { }
+    }
+    return 0;
+}
+#pragma warning restore CS0618
 
 // dotnet-stack report's view (dotnet/diagnostics, src/Tools/dotnet-stack/ReportCommand.cs): the
 // thread-time stacks of the samples, grouped by their "Thread (ID)" frame; each thread's first
