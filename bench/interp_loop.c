@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench_file.h"
+#include "bench_program.h"
 #include "bench_time.h"
 #include "mantra/interp.h"
 
@@ -39,19 +39,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "interp_loop: -r 1..%d, -n >= 1\n", MAX_ROUNDS);
         return 2;
     }
-    size_t size;
-    char *text = bench_read_file(file, &size);
-    if (text == NULL) {
-        fprintf(stderr, "interp_loop: cannot read %s (run from the source root or pass -f)\n", file);
+    mantra_interp_module *m = bench_assemble("interp_loop", file);
+    if (m == NULL)
         return 1;
-    }
-    mantra_interp_module *m = NULL;
-    mantra_interp_diag d;
-    if (mantra_interp_assemble(text, size, file, &m, &d) != 0) {
-        fprintf(stderr, "%s\n", d.text);
-        return 1;
-    }
-    free(text);
     static const char *const names[VARIANTS] = {"uninstrumented", "mode1 per-thread", "mode1 atomic",
                                                 "mode1 plain",    "mode2 per-thread", "mode2 atomic"};
     static const int modes[VARIANTS] = {0, 1, 1, 1, 2, 2};

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench_file.h"
+#include "bench_program.h"
 #include "bench_time.h"
 #include "mantra/interp.h"
 #include "mantra/profiler.h"
@@ -89,19 +89,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "prof_hooks: -r 1..%d; --only none, profiler or tracer\n", MAX_ROUNDS);
         return 2;
     }
-    size_t size;
-    char *text = bench_read_file(file, &size);
-    if (text == NULL) {
-        fprintf(stderr, "prof_hooks: cannot read %s (run from the source root or pass -f)\n", file);
+    mantra_interp_module *m = bench_assemble("prof_hooks", file);
+    if (m == NULL)
         return 1;
-    }
-    mantra_interp_module *m = NULL;
-    mantra_interp_diag d;
-    if (mantra_interp_assemble(text, size, file, &m, &d) != 0) {
-        fprintf(stderr, "%s\n", d.text);
-        return 1;
-    }
-    free(text);
     mantra_interp_load_options o;
     mantra_interp_load_options_init(&o);
     o.pgo_mode = 0;

@@ -204,12 +204,8 @@ static void AppendCounts(StringBuilder sb, string key, SortedDictionary<string, 
 // MethodLoadVerbose/MethodDCEndVerbose ranges of jitted code), what dotnet-stack report prints.
 int Stacks(string trace)
 {
-    string dir = Environment.GetEnvironmentVariable("MANTRA_BINARY_DIR") is { Length: > 0 } b ? b : Path.GetTempPath();
-    string etlx = Path.Combine(dir, $"te-stacks-{Environment.ProcessId}-{Path.GetFileName(trace)}.etlx");
-    try
+    if (WithTraceLog(trace, "stacks", log =>
     {
-        TraceLog.CreateFromEventPipeDataFile(trace, etlx);
-        using var log = new TraceLog(etlx);
         var sb = new StringBuilder();
         var ils = new List<int>();
         foreach (var data in log.Events)
@@ -246,6 +242,23 @@ int Stacks(string trace)
             sb.Append("]}\n");
             stdout.Write(sb);
         }
+    }) != 0)
+        return 1;
+    return 0;
+}
+
+// Runs body over a TraceLog of trace (an .etlx beside the build's other files, deleted after):
+// 0, or 1 when TraceLog fails (printed).
+int WithTraceLog(string trace, string what, Action<TraceLog> body)
+{
+    string dir = Environment.GetEnvironmentVariable("MANTRA_BINARY_DIR") is { Length: > 0 } b ? b : Path.GetTempPath();
+    string etlx = Path.Combine(dir, $"te-{what}-{Environment.ProcessId}-{Path.GetFileName(trace)}.etlx");
+    try
+    {
+        TraceLog.CreateFromEventPipeDataFile(trace, etlx);
+        using var log = new TraceLog(etlx);
+        body(log);
+        return 0;
     }
     catch (Exception ex)
     {
@@ -256,7 +269,6 @@ int Stacks(string trace)
     {
         try { File.Delete(etlx); } catch (IOException) { }
     }
-    return 0;
 }
 
 // TraceEvent's Start/Stop activity computation (StartStopActivityComputer: EventSource Start/Stop
@@ -264,12 +276,8 @@ int Stacks(string trace)
 #pragma warning disable CS0618 // StartStopActivity is marked [Obsolete] as "experimental"
 int StartStop(string trace)
 {
-    string dir = Environment.GetEnvironmentVariable("MANTRA_BINARY_DIR") is { Length: > 0 } b ? b : Path.GetTempPath();
-    string etlx = Path.Combine(dir, $"te-startstop-{Environment.ProcessId}-{Path.GetFileName(trace)}.etlx");
-    try
+    if (WithTraceLog(trace, "startstop", log =>
     {
-        TraceLog.CreateFromEventPipeDataFile(trace, etlx);
-        using var log = new TraceLog(etlx);
         var source = log.Events.GetSource();
         var tasks = new ActivityComputer(source, null!);
         var computer = new StartStopActivityComputer(source, tasks, false);
@@ -290,16 +298,8 @@ int StartStop(string trace)
             sb.Append("}\n");
             stdout.Write(sb);
         }
-    }
-    catch (Exception ex)
-    {
-        Console.Error.WriteLine($"TraceEventDump: {trace}: TraceLog failed: {ex.GetType().Name}: {ex.Message}");
+    }) != 0)
         return 1;
-    }
-    finally
-    {
-        try { File.Delete(etlx); } catch (IOException) { }
-    }
     return 0;
 }
 #pragma warning restore CS0618
@@ -309,12 +309,8 @@ int StartStop(string trace)
 // sample printed leaf first, up to that frame.
 int Report(string trace)
 {
-    string dir = Environment.GetEnvironmentVariable("MANTRA_BINARY_DIR") is { Length: > 0 } b ? b : Path.GetTempPath();
-    string etlx = Path.Combine(dir, $"te-report-{Environment.ProcessId}-{Path.GetFileName(trace)}.etlx");
-    try
+    if (WithTraceLog(trace, "report", log =>
     {
-        TraceLog.CreateFromEventPipeDataFile(trace, etlx);
-        using var log = new TraceLog(etlx);
         var source = new Microsoft.Diagnostics.Tracing.Stacks.MutableTraceEventStackSource(log) { OnlyManagedCodeStacks = true };
         var computer = new SampleProfilerThreadTimeComputer(log, new Microsoft.Diagnostics.Symbols.SymbolReader(TextWriter.Null));
         computer.GenerateThreadTimeStacks(source);
@@ -343,16 +339,8 @@ int Report(string trace)
                 stdout.WriteLine("  " + name);
             }
         }
-    }
-    catch (Exception ex)
-    {
-        Console.Error.WriteLine($"TraceEventDump: {trace}: TraceLog failed: {ex.GetType().Name}: {ex.Message}");
+    }) != 0)
         return 1;
-    }
-    finally
-    {
-        try { File.Delete(etlx); } catch (IOException) { }
-    }
     return 0;
 }
 
@@ -376,12 +364,8 @@ int Baseline(string trace, string baselinePath, bool samples)
     }
 
     var actual = new SortedDictionary<string, (long count, string sample)>(StringComparer.Ordinal);
-    string dir = Environment.GetEnvironmentVariable("MANTRA_BINARY_DIR") is { Length: > 0 } b ? b : Path.GetTempPath();
-    string etlx = Path.Combine(dir, $"te-baseline-{Environment.ProcessId}-{Path.GetFileName(trace)}.etlx");
-    try
+    if (WithTraceLog(trace, "baseline", log =>
     {
-        TraceLog.CreateFromEventPipeDataFile(trace, etlx);
-        using var log = new TraceLog(etlx);
         var source = log.Events.GetSource();
         source.AllEvents += data =>
         {
@@ -390,16 +374,8 @@ int Baseline(string trace, string baselinePath, bool samples)
             else actual[key] = (1, SampleText(data));
         };
         source.Process();
-    }
-    catch (Exception ex)
-    {
-        Console.Error.WriteLine($"TraceEventDump: {trace}: TraceLog failed: {ex.GetType().Name}: {ex.Message}");
+    }) != 0)
         return 1;
-    }
-    finally
-    {
-        try { File.Delete(etlx); } catch (IOException) { }
-    }
 
     // Known renames between the TraceEvent that wrote the baselines and 4.0.0 (see README.md); the
     // first-event text of a renamed type necessarily differs and is not compared.
