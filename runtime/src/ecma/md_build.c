@@ -10,12 +10,7 @@
 
 /* FNV-1a over a domain byte and the bytes: the key of the deduplication maps. */
 static uint64_t content_hash(uint8_t domain, const void *data, size_t n) {
-    const uint8_t *p = data;
-    uint64_t h = UINT64_C(1469598103934665603) ^ domain;
-    h *= UINT64_C(1099511628211);
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * UINT64_C(1099511628211);
-    return h;
+    return cm_fnv1a(cm_fnv1a(CM_FNV_BASIS, &domain, 1), data, n);
 }
 
 int ec_buf_put(mantra_md_builder *b, ec_buf *buf, const void *data, size_t n) {

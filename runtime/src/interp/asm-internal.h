@@ -71,12 +71,7 @@ typedef struct ip_asm_state {
 #define ASM_MAX_CODE (16u << 20) /* bytes of one method */
 #define ASM_AMBIGUOUS UINT64_MAX
 
-static inline uint64_t ip_asm_name_hash(const char *s) {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-    return h;
-}
+#define ip_asm_name_hash cm_fnv1a_str
 
 /* The method named name ("Ns.Name" exactly, else a unique short "Name"): its index, -1 none, -2
  * ambiguous (asm_verify.c). */

@@ -14,13 +14,6 @@ typedef struct name_entry {
     struct name_entry *next; /* same hash */
 } name_entry;
 
-static uint64_t hash_name(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 void mf_names_init(mf_loader *l, mf_names *t) {
     mf_name_map *m = mf_scratch(l, 1, sizeof *m);
     memset(&m->map, 0, sizeof m->map);
@@ -48,12 +41,12 @@ const void *mf_names_get(const mf_names *t, const char *name) {
     if (t->m == NULL)
         return NULL;
     uint64_t *slot;
-    name_entry *e = find(t, name, hash_name(name), &slot);
+    name_entry *e = find(t, name, cm_fnv1a_str(name), &slot);
     return e != NULL ? e->item : NULL;
 }
 
 const void *mf_names_add(mf_loader *l, mf_names *t, const char *name, const void *item) {
-    uint64_t h = hash_name(name);
+    uint64_t h = cm_fnv1a_str(name);
     uint64_t *slot;
     name_entry *e = find(t, name, h, &slot);
     if (e != NULL)
