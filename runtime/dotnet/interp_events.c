@@ -23,47 +23,11 @@
 #include "mantra/activity.h"
 #include "mantra/profiler.h"
 
-/* The process id, for activity ids' checksum: the session layer's new ids carry it (Data3,
- * Data4[0..1]); set before the tracer is installed. */
-static uint32_t g_pid;
-static int g_pid_set;
-
-/* A logical call's activity id, in EventSource's activity path form (System.Diagnostics.Tracing
- * ActivityTracker; TraceEvent's ActivityComputer/StartStopActivityComputer IsActivityPath and
- * ActivityPathString): the first 12 bytes a list of numbers, each a nibble 0xC + n - 1 (in a byte's
- * high half, its low half the number's high bits: 0 here) followed by its n little-endian bytes,
- * ended by a 0 nibble; the last 4 bytes the sum of the first three little-endian 32-bit words and
- * 0x599D99AD, XORed with the process id (EventSource's newer, machine-unique form). The path is
- * /CALL (the call's number; /HIGH/LOW past 2^32), which TraceEvent prints as "/#PID/CALL/".
- * TraceEvent's StartStopActivityComputer follows Start/Stop events only when their ids have this
- * form. */
-static size_t put_number(uint8_t *b, size_t at, uint32_t v) {
-    size_t n = v > 0xFFFFFFu ? 4 : v > 0xFFFFu ? 3 : v > 0xFFu ? 2 : 1;
-    b[at++] = (uint8_t)((0xCu + n - 1) << 4);
-    for (size_t i = 0; i < n; i++)
-        b[at++] = (uint8_t)(v >> (8 * i));
-    return at;
-}
-
-static uint32_t le32(const uint8_t *b) {
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
+/* A logical call's activity id: EventSource's activity path form (mantra_activity_path_id), which
+ * TraceEvent's StartStopActivityComputer follows. */
 static mantra_guid activity_guid(uint64_t activity) {
-    uint8_t b[16] = {0};
-    size_t at = 0;
-    if (activity >> 32)
-        at = put_number(b, at, (uint32_t)(activity >> 32));
-    at = put_number(b, at, (uint32_t)activity);
-    (void)at; /* at most 10 bytes, then the 0 end nibble: b[at] */
-    uint32_t sum = (le32(b) + le32(b + 4) + le32(b + 8) + 0x599D99ADu) ^ g_pid;
-    for (int i = 0; i < 4; i++)
-        b[12 + i] = (uint8_t)(sum >> (8 * i));
     mantra_guid g;
-    g.data1 = le32(b);
-    g.data2 = (uint16_t)(b[4] | b[5] << 8);
-    g.data3 = (uint16_t)(b[6] | b[7] << 8);
-    memcpy(g.data4, b + 8, 8);
+    mantra_activity_path_id(activity, &g);
     return g;
 }
 
@@ -123,33 +87,32 @@ static void retire(void) {
 
 static void on_event(void *ctx, const mantra_prof_trace_event *e) {
     (void)ctx;
-    if (!any_enabled()) {
-        retire();
-        return;
-    }
     mantra_guid act;
     if (e->activity != 0)
         act = activity_guid(e->activity);
     const mantra_guid *a = e->activity != 0 ? &act : NULL;
+    int wrote = 0; /* the flags this event needs, looked at; the others only when none was set */
     switch (e->kind) {
     case MANTRA_PROF_CALL:
     case MANTRA_PROF_RESUME:
         if (a != NULL && e->kind == MANTRA_PROF_CALL && MANTRA_Interp_AsyncMethodStart_enabled())
-            write_async(MANTRA_Interp_EVENT_AsyncMethodStart, e, a);
+            write_async(MANTRA_Interp_EVENT_AsyncMethodStart, e, a), wrote = 1;
         if (a != NULL && e->kind == MANTRA_PROF_RESUME && MANTRA_Interp_AsyncMethodResume_enabled())
-            write_async(MANTRA_Interp_EVENT_AsyncMethodResume, e, a);
+            write_async(MANTRA_Interp_EVENT_AsyncMethodResume, e, a), wrote = 1;
         if (MANTRA_Interp_MethodEnter_enabled())
-            write_enter_leave(MANTRA_Interp_EVENT_MethodEnter, e, a);
+            write_enter_leave(MANTRA_Interp_EVENT_MethodEnter, e, a), wrote = 1;
         break;
     default: /* RETURN, SUSPEND, UNWIND */
         if (MANTRA_Interp_MethodLeave_enabled())
-            write_enter_leave(MANTRA_Interp_EVENT_MethodLeave, e, a);
+            write_enter_leave(MANTRA_Interp_EVENT_MethodLeave, e, a), wrote = 1;
         if (a != NULL && e->kind == MANTRA_PROF_SUSPEND && MANTRA_Interp_AsyncMethodSuspend_enabled())
-            write_async(MANTRA_Interp_EVENT_AsyncMethodSuspend, e, a);
+            write_async(MANTRA_Interp_EVENT_AsyncMethodSuspend, e, a), wrote = 1;
         if (a != NULL && e->kind != MANTRA_PROF_SUSPEND && MANTRA_Interp_AsyncMethodStop_enabled())
-            write_async(MANTRA_Interp_EVENT_AsyncMethodStop, e, a);
+            write_async(MANTRA_Interp_EVENT_AsyncMethodStop, e, a), wrote = 1;
         break;
     }
+    if (!wrote && !any_enabled())
+        retire();
 }
 
 /* A session has started and its masks are published: install the tracer if it wants any event. */
@@ -168,12 +131,6 @@ int mantra_dotnet_interp_events_init(void) {
     int rc = mantra_dotnet_register();
     if (rc < 0)
         return rc;
-    if (!g_pid_set) {
-        mantra_guid g;
-        mantra_activity_new_id(&g);
-        g_pid = (uint32_t)g.data3 | (uint32_t)g.data4[0] << 16 | (uint32_t)g.data4[1] << 24;
-        g_pid_set = 1;
-    }
     if (!atomic_exchange(&g_registered, 1) && (rc = mantra_session_add_start_hook(on_start, NULL)) < 0) {
         atomic_store(&g_registered, 0);
         return rc;

@@ -37,6 +37,14 @@ typedef struct mantra_activity_scope {
 
 /* A new activity id, unique in the process (never all zero). */
 void mantra_activity_new_id(mantra_guid *out);
+/* The id of path /N in EventSource's activity path form (ActivityTracker; TraceEvent's
+ * IsActivityPath and ActivityPathString, which print it "/#PID/N/"): the numbers of the path
+ * nibble-coded in the first 12 bytes (a nibble 0xC + k - 1 then k little-endian bytes, a 0 nibble
+ * at the end; N past 2^32 as the two numbers N >> 32 and N's low half), the last 4 bytes the sum of
+ * the first three little-endian 32-bit words and 0x599D99AD, XORed with the process id. TraceEvent's
+ * StartStopActivityComputer follows Start/Stop events only when their ids have this form (the
+ * interpreter's async calls use it: docs/profiler.md). Never all zero. */
+void mantra_activity_path_id(uint64_t n, mantra_guid *out);
 /* Starts an activity on the calling thread: a new id becomes current, the previous current one
  * becomes the related id (the parent, as the start event's RelatedActivityID in EventSource), and
  * both previous values go into *scope. *id (may be NULL) gets the new id. MANTRA_OK, MANTRA_EINVAL

@@ -6,6 +6,7 @@
  * ActivityTracker.cs): thread-local, a start installs a new id and a stop restores the previous. */
 #include <string.h>
 
+#include "common/le-internal.h"
 #include "mantra/activity.h"
 #include "session-internal.h"
 
@@ -71,6 +72,24 @@ void mantra_activity_new_id(mantra_guid *out) {
     out->data4[1] = (uint8_t)(pid >> 24);
     for (int i = 0; i < 6; i++)
         out->data4[2 + i] = (uint8_t)((uint64_t)ms >> (8 * i));
+}
+
+/* One number of an activity path at b[at]: its length nibble (low half 0: no high bits) and bytes. */
+static size_t put_path_number(uint8_t *b, size_t at, uint32_t v) {
+    size_t k = v > 0xFFFFFFu ? 4 : v > 0xFFFFu ? 3 : v > 0xFFu ? 2 : 1;
+    b[at++] = (uint8_t)((0xCu + k - 1) << 4);
+    for (size_t i = 0; i < k; i++)
+        b[at++] = (uint8_t)(v >> (8 * i));
+    return at;
+}
+
+void mantra_activity_path_id(uint64_t n, mantra_guid *out) {
+    uint8_t b[16] = {0}; /* at most 10 bytes of numbers, then the 0 end nibble */
+    size_t at = n >> 32 ? put_path_number(b, 0, (uint32_t)(n >> 32)) : 0;
+    put_path_number(b, at, (uint32_t)n);
+    uint32_t sum = mantra_load_u32(b) + mantra_load_u32(b + 4) + mantra_load_u32(b + 8) + 0x599D99ADu;
+    cm_store_u32(b + 12, sum ^ mantra_pal_pid());
+    cm_load_guid(out, b);
 }
 
 int mantra_activity_start(mantra_activity_scope *scope, mantra_guid *id) {
