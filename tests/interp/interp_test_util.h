@@ -4,6 +4,7 @@
 #define MANTRA_TESTS_INTERP_UTIL_H
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,23 @@ static inline void it_write(void *ctx, const char *data, size_t size) {
     memcpy(o->buf + o->len, data, size);
     o->len += size;
     o->buf[o->len] = '\0';
+}
+
+/* The whole file at path (checked: read to its end), NUL-terminated; malloc'ed (free it). */
+static inline char *it_read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_msg(n >= 0, "%s", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_SET), 0);
+    char *s = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    ck_assert_int_eq(fgetc(f), EOF); /* nothing after */
+    fclose(f);
+    s[n] = '\0';
+    return s;
 }
 
 /* One assembled and loaded program. */

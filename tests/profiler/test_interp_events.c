@@ -17,16 +17,6 @@
 #include "session_test_util.h"
 #include "../interp/interp_test_util.h"
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "%s", path);
-    static char buf[16384];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
-}
-
 enum { MAXM = 8, MAXA = 16 };
 typedef struct seen {
     const mantra_interp_program *prog;
@@ -95,7 +85,9 @@ START_TEST(async_elt_in_a_trace) {
     st_init_dir("profiler_events");
     ck_assert_int_eq(mantra_dotnet_interp_events_init(), 0);
     ck_assert_ptr_null(atomic_load(&ip_trace_active)); /* no session wants the provider */
-    it_prog p = it_load(read_file("examples/programs/async_elt.masm"), 0, NULL);
+    char *src = it_read_file("examples/programs/async_elt.masm");
+    it_prog p = it_load(src, 0, NULL);
+    free(src);
     const char *path = st_path("async_elt.nettrace");
     mantra_session_id sid = st_start_file("Mantra-Interp:0x3:5", path, 0);
     ck_assert_ptr_nonnull(atomic_load(&ip_trace_active)); /* its start hook installed the tracer */

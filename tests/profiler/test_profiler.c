@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check_main.h"
-#include "interp/interp-internal.h" /* struct mantra_prof_info, for the refusals' hand-made infos */
+#include "interp/async-internal.h" /* struct mantra_prof_info (the refusals' hand-made infos); the scheduler */
 #include "mantra/profiler.h"
 #include "../interp/interp_test_util.h"
 
@@ -99,19 +100,6 @@ static void unwind(uintptr_t client, const mantra_prof_info *info) {
         g.failures++;
 }
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "%s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 static void start(uint32_t flags) {
     memset(&g, 0, sizeof g);
     mantra_prof_hooks h = {enter, leave, unwind, mapper, NULL, flags};
@@ -119,7 +107,7 @@ static void start(uint32_t flags) {
 }
 
 START_TEST(runtime_async_elt_pairs) {
-    char *src = read_file("examples/programs/async_elt.masm");
+    char *src = it_read_file("examples/programs/async_elt.masm");
     it_prog p = it_load(src, 0, NULL);
     start(MANTRA_PROF_ENABLE_ARGS | MANTRA_PROF_ENABLE_RETVAL);
     it_out out;
@@ -373,6 +361,168 @@ START_TEST(async_semantics) {
 }
 END_TEST
 
+/* ---- fixes of the second reading ------------------------------------------------------------ */
+
+static mantra_interp_thread *g_other; /* a second interpreter thread of the same program */
+static int g_pumped_at_suspend, g_suspends_seen;
+
+static void enter_nop(uintptr_t client, int kind, const mantra_prof_info *info) {
+    (void)client;
+    (void)kind;
+    (void)info;
+}
+/* At a suspension's Leave the continuation must not be published yet: another interpreter thread
+ * pumping then (here, this one, nested) finds nothing to resume. */
+static void leave_pump(uintptr_t client, int kind, const mantra_prof_info *info) {
+    (void)client;
+    (void)info;
+    if (kind != MANTRA_PROF_SUSPEND)
+        return;
+    g_suspends_seen++;
+    g_pumped_at_suspend += mantra_interp_thread_pump(g_other, 1, 0);
+}
+
+START_TEST(suspension_reported_before_its_continuation_is_ready) {
+    /* Gen yields three times; at each suspension its own continuation is the only one there is */
+    static const char src[] = ".module Y 11111111-2222-4333-8444-555555555555\n"
+                              ".method T.Gen async int64(int64)\n"
+                              ".locals 1\n"
+                              "loop:   ldloc 0\n"
+                              "        ldarg 0\n"
+                              "        bge done\n"
+                              "        yield\n"
+                              "        ldloc 0\n"
+                              "        ldc.i8 1\n"
+                              "        add\n"
+                              "        stloc 0\n"
+                              "        br loop\n"
+                              "done:   ldloc 0\n"
+                              "        ret\n"
+                              ".end\n"
+                              ".method T.main void()\n"
+                              "        ldc.i8 3\n"
+                              "        call Gen\n"
+                              "        wait\n"
+                              "        print.i\n"
+                              "        newline\n"
+                              "        ret\n"
+                              ".end\n";
+    it_prog p = it_load(src, 0, NULL);
+    mantra_interp_thread_options o;
+    mantra_interp_thread_options_init(&o);
+    ck_assert_int_eq(mantra_interp_thread_create(p.prog, &o, &g_other), 0);
+    g_pumped_at_suspend = g_suspends_seen = 0;
+    mantra_prof_hooks h = {enter_nop, leave_pump, NULL, NULL, NULL, 0};
+    ck_assert_int_eq(mantra_prof_start(&h), MANTRA_OK);
+    it_out out;
+    char err[256];
+    ck_assert_int_eq(it_run(&p, "main", NULL, 0, NULL, &out, err, sizeof err), 0);
+    mantra_prof_stop();
+    ck_assert_str_eq(out.buf, "3\n");
+    ck_assert_int_eq(g_suspends_seen, 3);
+    ck_assert_int_eq(g_pumped_at_suspend, 0);
+    mantra_interp_thread_free(g_other);
+    it_free(&p);
+}
+END_TEST
+
+/* A profiler started during a run (here from the tracer's callback at RunAsync's call, inside
+ * main's run) is called from the next run on (the resumptions), never for a frame whose Enter it
+ * did not see. */
+static int g_pdepth, g_pbad, g_penters, g_pstarted;
+static void p_enter(uintptr_t client, int kind, const mantra_prof_info *info) {
+    (void)client;
+    (void)kind;
+    (void)info;
+    g_pdepth++;
+    g_penters++;
+}
+static void p_leave(uintptr_t client, int kind, const mantra_prof_info *info) {
+    (void)client;
+    (void)kind;
+    (void)info;
+    if (--g_pdepth < 0)
+        g_pbad++;
+}
+static void tracer_starts_profiler(void *ctx, const mantra_prof_trace_event *e) {
+    (void)ctx;
+    if (!g_pstarted && e->kind == MANTRA_PROF_CALL && e->is_async) {
+        mantra_prof_hooks h = {p_enter, p_leave, NULL, NULL, NULL, 0};
+        ck_assert_int_eq(mantra_prof_start(&h), MANTRA_OK);
+        g_pstarted = 1;
+    }
+}
+
+START_TEST(profiler_started_during_a_run_sees_the_next_runs) {
+    it_prog p = it_load(it_read_file("examples/programs/async_elt.masm"), 0, NULL);
+    g_pdepth = g_pbad = g_penters = g_pstarted = 0;
+    ck_assert_int_eq(mantra_prof_trace_start(tracer_starts_profiler, NULL), MANTRA_OK);
+    it_out out;
+    char err[256];
+    ck_assert_int_eq(it_run(&p, "main", NULL, 0, NULL, &out, err, sizeof err), 0);
+    mantra_prof_trace_stop(tracer_starts_profiler, NULL);
+    mantra_prof_stop();
+    ck_assert_str_eq(out.buf, "total 30, double 2\n100\n");
+    ck_assert_int_eq(g_pstarted, 1);
+    ck_assert_int_eq(g_pbad, 0);
+    ck_assert_int_eq(g_pdepth, 0);
+    /* the 31 resumptions, and the 6 calls RunAsync's resumed segments make (Work 2-5, WorkVoid,
+     * WorkDouble); not main, RunAsync's first segment or Work's first call */
+    ck_assert_int_eq(g_penters, 31 + 6);
+    it_free(&p);
+}
+END_TEST
+
+/* `delay` of the largest int64 (milliseconds): a timer that never comes due (the deadline
+ * saturates instead of wrapping round to the past). */
+START_TEST(huge_delay_never_comes_due) {
+    static const char src[] = ".module D 11111111-2222-4333-8444-555555555555\n"
+                              ".method T.Late async void()\n"
+                              "        ldc.i8 9223372036854775807\n"
+                              "        delay\n"
+                              "        print.s \"late\"\n"
+                              "        ret\n"
+                              ".end\n"
+                              ".method T.main void()\n"
+                              "        call Late\n"
+                              "        pop\n"
+                              "        ret\n"
+                              ".end\n";
+    it_prog p = it_load(src, 0, NULL);
+    mantra_interp_thread_options o;
+    mantra_interp_thread_options_init(&o);
+    it_out out = {0};
+    o.write = it_write;
+    o.write_ctx = &out;
+    mantra_interp_thread *t = NULL;
+    ck_assert_int_eq(mantra_interp_thread_create(p.prog, &o, &t), 0);
+    ck_assert_int_eq(mantra_interp_thread_run(t, "main", NULL, 0, NULL), 0);
+    ck_assert_int_eq(mantra_interp_thread_pump(t, 1, 20), 0); /* nothing due */
+    ck_assert_str_eq(out.buf, "");
+    mantra_interp_thread_free(t);
+    it_free(&p);
+}
+END_TEST
+
+/* A sleep for the completion of a task that is done already does not sleep (a `wait` whose task
+ * another thread completed between its look and its sleep is not left waiting for a timeout). */
+START_TEST(sleep_for_a_done_task_returns_at_once) {
+    ip_sched *s = ip_sched_new();
+    ck_assert_ptr_nonnull(s);
+    uint64_t h = ip_task_new(s);
+    ip_value v = {.i = 7};
+    ck_assert_int_eq(ip_task_complete(s, h, v), 0);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    ip_sched_sleep(s, UINT64_C(5000000000), h); /* would sleep its 1 s cap if it looked no more */
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+    ck_assert_msg(secs < 0.5, "slept %.3f s", secs);
+    ip_sched_fini(s);
+    free(s);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("profiler");
     TCase *tc = tcase_create("profiler");
@@ -381,6 +531,10 @@ static Suite *suite(void) {
     tcase_add_test(tc, fault_after_two_suspensions_unwinds);
     tcase_add_test(tc, flags_and_refusals);
     tcase_add_test(tc, tracer_events);
+    tcase_add_test(tc, suspension_reported_before_its_continuation_is_ready);
+    tcase_add_test(tc, profiler_started_during_a_run_sees_the_next_runs);
+    tcase_add_test(tc, huge_delay_never_comes_due);
+    tcase_add_test(tc, sleep_for_a_done_task_returns_at_once);
     tcase_add_test(tc, async_semantics);
     suite_add_tcase(s, tc);
     return s;

@@ -126,18 +126,20 @@ static void check_totals(void) {
 /* The program with two more entries: Start (calls RunAsync, gives its task to the host) and
  * Finish (waits for that task and prints its result). */
 static it_prog load_program(void) {
-    FILE *f = fopen("examples/programs/async_elt.masm", "rb");
-    ck_assert_ptr_nonnull(f);
-    static char src[16384];
-    size_t n = fread(src, 1, sizeof src - 1, f);
-    fclose(f);
-    src[n] = '\0';
-    strncat(src,
-            ".method Tests.Start int64()\n        call RunAsync\n        ret\n.end\n"
-            ".method Tests.Finish void(int64)\n        ldarg 0\n        wait\n        print.i\n        newline\n"
-            "        ret\n.end\n",
-            sizeof src - n - 1);
-    return it_load(src, 0, NULL);
+    static const char more[] =
+        ".method Tests.Start int64()\n        call RunAsync\n        ret\n.end\n"
+        ".method Tests.Finish void(int64)\n        ldarg 0\n        wait\n        print.i\n        newline\n"
+        "        ret\n.end\n";
+    char *file = it_read_file("examples/programs/async_elt.masm");
+    size_t n = strlen(file);
+    char *src = malloc(n + sizeof more);
+    ck_assert_ptr_nonnull(src);
+    memcpy(src, file, n);
+    memcpy(src + n, more, sizeof more);
+    free(file);
+    it_prog p = it_load(src, 0, NULL);
+    free(src);
+    return p;
 }
 
 /* A starts RunAsync and returns; B alone resumes every continuation (it pumps); A then waits for

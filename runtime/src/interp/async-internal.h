@@ -68,7 +68,8 @@ ip_cont *ip_sched_next(ip_sched *s, uint64_t *wait_ns);
 /* exec.c: resumes continuation c on t with its frame at sp, frame index depth (and frees c).
  * 0 or MANTRA_ESTATE (a fault: t->err). */
 int ip_run_cont(mantra_interp_thread *t, ip_cont *c, ip_value *sp, uint32_t depth);
-/* Sleeps until woken (a continuation ready, a task done) or wait_ns passed. */
-void ip_sched_sleep(ip_sched *s, uint64_t wait_ns);
+/* Sleeps until woken (a continuation ready, a task done) or wait_ns passed; not at all when a
+ * continuation is ready or task h (0: none) is no longer pending. */
+void ip_sched_sleep(ip_sched *s, uint64_t wait_ns, uint64_t h);
 
 #endif

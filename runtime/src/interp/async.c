@@ -112,12 +112,13 @@ int ip_task_complete(ip_sched *s, uint64_t h, ip_value v) {
     if (t != NULL && t->state == IP_TASK_PENDING) {
         t->state = IP_TASK_DONE;
         t->result = v;
-        if (t->waiter != NULL) {
+        if (t->waiter != NULL) { /* ready: that wakes the sleepers */
             ip_cont *c = t->waiter;
             t->waiter = NULL;
             ready_locked(s, c);
+        } else { /* a `wait` of it may sleep */
+            mantra_pal_cond_broadcast(&s->wake);
         }
-        mantra_pal_cond_broadcast(&s->wake);
         rc = 0;
     }
     mantra_pal_mutex_unlock(&s->lock);
@@ -175,32 +176,27 @@ void ip_sched_ready(ip_sched *s, ip_cont *c) {
 }
 
 void ip_sched_timer(ip_sched *s, ip_cont *c, uint64_t delay_ms) {
-    c->deadline_ns = mantra_pal_monotonic_ns() + delay_ms * 1000000u;
+    /* saturated: a delay of more than ~292 years waits as long as the clock goes */
+    uint64_t now = mantra_pal_monotonic_ns(), d = delay_ms > UINT64_MAX / 1000000u ? UINT64_MAX : delay_ms * 1000000u;
+    c->deadline_ns = d > UINT64_MAX - now ? UINT64_MAX : now + d;
     mantra_pal_mutex_lock(&s->lock);
-    c->next = s->timers;
-    s->timers = c;
+    ip_cont **p = &s->timers; /* kept by deadline, earliest first (the same deadline: in order) */
+    while (*p != NULL && (*p)->deadline_ns <= c->deadline_ns)
+        p = &(*p)->next;
+    c->next = *p;
+    *p = c;
     mantra_pal_cond_broadcast(&s->wake);
     mantra_pal_mutex_unlock(&s->lock);
 }
 
 ip_cont *ip_sched_next(ip_sched *s, uint64_t *wait_ns) {
     mantra_pal_mutex_lock(&s->lock);
-    uint64_t now = s->timers ? mantra_pal_monotonic_ns() : 0, next = UINT64_MAX;
-    /* due timers, earliest first, join the ready queue */
-    for (;;) {
-        ip_cont **best = NULL;
-        for (ip_cont **p = &s->timers; *p != NULL; p = &(*p)->next)
-            if ((*p)->deadline_ns <= now && (best == NULL || (*p)->deadline_ns < (*best)->deadline_ns))
-                best = p;
-        if (best == NULL)
-            break;
-        ip_cont *c = *best;
-        *best = c->next;
+    uint64_t now = s->timers ? mantra_pal_monotonic_ns() : 0;
+    while (s->timers != NULL && s->timers->deadline_ns <= now) { /* due timers join the ready queue */
+        ip_cont *c = s->timers;
+        s->timers = c->next;
         ready_locked(s, c);
     }
-    for (ip_cont *c = s->timers; c != NULL; c = c->next)
-        if (c->deadline_ns - now < next)
-            next = c->deadline_ns - now;
     ip_cont *c = s->ready_head;
     if (c != NULL) {
         s->ready_head = c->next;
@@ -208,15 +204,18 @@ ip_cont *ip_sched_next(ip_sched *s, uint64_t *wait_ns) {
             s->ready_tail = NULL;
         c->next = NULL;
     }
+    *wait_ns = s->timers != NULL ? s->timers->deadline_ns - now : UINT64_MAX;
     mantra_pal_mutex_unlock(&s->lock);
-    *wait_ns = next;
     return c;
 }
 
-void ip_sched_sleep(ip_sched *s, uint64_t wait_ns) {
+void ip_sched_sleep(ip_sched *s, uint64_t wait_ns, uint64_t h) {
     uint64_t ms = wait_ns / 1000000u + 1u;
     mantra_pal_mutex_lock(&s->lock);
-    if (s->ready_head == NULL)
+    /* looked at under the lock, so that a completion or a ready continuation since the caller's
+     * last look is not slept through */
+    const ip_task_slot *t = h != 0 ? slot_of(s, h) : NULL;
+    if (s->ready_head == NULL && (h == 0 || (t != NULL && t->state == IP_TASK_PENDING)))
         mantra_pal_cond_timedwait(&s->wake, &s->lock, ms > 1000u ? 1000u : (uint32_t)ms);
     mantra_pal_mutex_unlock(&s->lock);
 }

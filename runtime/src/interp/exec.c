@@ -76,13 +76,13 @@ static int fault(mantra_interp_thread *t, const ip_lmethod *m, const uint8_t *ip
 }
 
 /* The profiler's unwind hook for every frame of a run that a fault ends, innermost first. */
-static int unwind_run(mantra_interp_thread *t, const ip_lmethod *m, uint32_t depth, uint32_t base, const uint8_t *ip,
-                      uint64_t task) {
-    ip_prof_event(t, m, MANTRA_PROF_UNWIND, NULL, 0, depth, ip, task);
+static int unwind_run(const ip_run_hooks *rh, mantra_interp_thread *t, const ip_lmethod *m, uint32_t depth,
+                      uint32_t base, const uint8_t *ip, uint64_t task) {
+    ip_prof_event(rh, t, m, MANTRA_PROF_UNWIND, NULL, 0, depth, ip, task);
     const ip_frame *frames = t->frames;
     while (depth > base) {
         depth--;
-        ip_prof_event(t, frames[depth].method, MANTRA_PROF_UNWIND, NULL, 0, depth, frames[depth].ret_ip - 5,
+        ip_prof_event(rh, t, frames[depth].method, MANTRA_PROF_UNWIND, NULL, 0, depth, frames[depth].ret_ip - 5,
                       frames[depth].task);
     }
     return 0;
@@ -146,7 +146,21 @@ static int unwind_run(mantra_interp_thread *t, const ip_lmethod *m, uint32_t dep
 /* A fault ends the run: the instructions dispatched up to it count too, and the profiler's unwind
  * hook sees every frame the run leaves. */
 #define FAULT(...) (ip_add_insns(t, ninsns), ninsns = 0, fault(__VA_ARGS__), UNWIND_RUN())
-#define UNWIND_RUN() (hooked ? unwind_run(t, m, depth, base, ip, task) : 0, MANTRA_ESTATE)
+#define UNWIND_RUN() (hooked ? unwind_run(&run_hooks, t, m, depth, base, ip, task) : 0, MANTRA_ESTATE)
+/* A fault once the running frame has left (its suspension was reported): only its callers unwind. */
+#define FAULT_LEFT(why)                                                                              \
+    (ip_add_insns(t, ninsns), ninsns = 0, fault(t, m, ip, why),                                      \
+     hooked && depth > base ? unwind_run(&run_hooks, t, frames[depth - 1].method, depth - 1, base,   \
+                                         frames[depth - 1].ret_ip - 5, frames[depth - 1].task)       \
+                            : 0,                                                                     \
+     MANTRA_ESTATE)
+/* The suspension's Leave, before the continuation is published: once it is, another thread may
+ * resume it (and the profiler would see its Enter first). */
+#define SUSPEND_HOOK()                                                                               \
+    do {                                                                                             \
+        if (hooked)                                                                                  \
+            ip_prof_event(&run_hooks, t, m, MANTRA_PROF_SUSPEND, NULL, 0, depth, ip, task);          \
+    } while (0)
 /* At every branch and call the running method's position is published as the sampler's leaf
  * frame (one relaxed store: a plain mov), so that a sample taken in a loop shows where the loop is
  * (the hot or the cold part of precompiled code, an IL offset), not only the method's entry. */
@@ -181,12 +195,15 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
      * hooks dispatches through a second table whose call and return handlers call them, so a run
      * without hooks executes exactly the instructions it would if hooks did not exist. */
 #ifdef MANTRA_INTERP_NO_HOOKS
+    const ip_run_hooks run_hooks = {NULL, NULL};
     const int hooked = 0; /* compiled out: the baseline of bench/prof_cost.sh */
 #else
-    const int hooked = ip_hooks_on();
+    const ip_run_hooks run_hooks = ip_hooks_now();
+    const int hooked = run_hooks.prof != NULL || run_hooks.trace != NULL;
 #endif
     if (hooked)
-        ip_prof_event(t, m, start->resume ? MANTRA_PROF_RESUME : MANTRA_PROF_CALL, args, 0, depth, ip, task);
+        ip_prof_event(&run_hooks, t, m, start->resume ? MANTRA_PROF_RESUME : MANTRA_PROF_CALL, args, 0, depth, ip,
+                      task);
 
 #if IP_COMPUTED_GOTO
 #define IP_LABEL_(e, s, k, pop, push) [IP_OP_##e] = &&L_##e,
@@ -331,8 +348,9 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
             sp = clocals + callee->nlocals;                                                        \
             ip = callee->code;                                                                     \
             if (HOOKED)                                                                            \
-                ip_prof_event(t, m, MANTRA_PROF_CALL, args, 0, depth, ip, task);                   \
-            NEXT_FLUSH();                                                                          \
+                ip_prof_event(&run_hooks, t, m, MANTRA_PROF_CALL, args, 0, depth, ip, task);           \
+            FLUSH_INSNS(); /* the leaf is published: ip_pub_call stored the callee's entry */      \
+            NEXT();                                                                                \
         }
 #define IP_RET_BODY(HOOKED) {                                                              \
             leave_v.i = 0;                                                                 \
@@ -340,7 +358,7 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
             if (leave_push)                                                                \
                 leave_v = sp[-1];                                                          \
             if (HOOKED)                                                                    \
-                ip_prof_event(t, m, MANTRA_PROF_RETURN, NULL, leave_v.i, depth, ip, task); \
+                ip_prof_event(&run_hooks, t, m, MANTRA_PROF_RETURN, NULL, leave_v.i, depth, ip, task); \
             if (m->is_async) { /* the task completes; the caller gets the task */          \
                 ip_task_complete(sched, task, leave_v);                                    \
                 leave_v.i = (int64_t)task;                                                 \
@@ -362,6 +380,7 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
             ip_cont *c = ip_cont_new(m, ip + 1, task, args, sp);
             if (c == NULL)
                 return FAULT(t, m, ip, "out of memory (a continuation)");
+            SUSPEND_HOOK();
             ip_sched_ready(sched, c);
             goto suspend;
         }
@@ -370,6 +389,7 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
             ip_cont *c = ip_cont_new(m, ip + 1, task, args, sp);
             if (c == NULL)
                 return FAULT(t, m, ip, "out of memory (a continuation)");
+            SUSPEND_HOOK();
             ip_sched_timer(sched, c, ms > 0 ? (uint64_t)ms : 0u);
             goto suspend;
         }
@@ -387,9 +407,10 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
             ip_cont *c = ip_cont_new(m, ip + 1, task, args, sp);
             if (c == NULL)
                 return FAULT(t, m, ip, "out of memory (a continuation)");
-            if (ip_task_wait_with(sched, h, c) != 0) {
+            SUSPEND_HOOK();
+            if (ip_task_wait_with(sched, h, c) != 0) { /* another continuation took it meanwhile */
                 free(c);
-                return FAULT(t, m, ip, "a task awaited twice");
+                return FAULT_LEFT("a task awaited twice");
             }
             goto suspend;
         }
@@ -405,9 +426,7 @@ int ip_execute(mantra_interp_thread *t, const ip_start *start, mantra_interp_val
             ip += 1;
             NEXT();
         }
-        suspend:
-            if (hooked)
-                ip_prof_event(t, m, MANTRA_PROF_SUSPEND, NULL, 0, depth, ip, task);
+        suspend: /* SUSPEND_HOOK ran before the continuation was published */
             leave_v.i = (int64_t)task;
             leave_push = 1;
             goto leave_frame;
@@ -529,6 +548,6 @@ int ip_wait_task(mantra_interp_thread *t, uint64_t h, ip_value *sp, uint32_t dep
             *why = "wait of a task that can never complete (nothing ready, no timer, no other thread)";
             return MANTRA_ESTATE;
         }
-        ip_sched_sleep(s, wait_ns); /* a timer, or another thread's work */
+        ip_sched_sleep(s, wait_ns, h); /* a timer, or another thread's work (h's completion) */
     }
 }

@@ -273,11 +273,18 @@ typedef struct ip_trace {
 } ip_trace;
 extern _Atomic(const ip_trace *) ip_trace_active;
 
-/* Whether a run dispatches through the hooked handlers: read once when a run starts (an entry run,
- * a resumption), so that a run without hooks pays nothing at its calls and returns. */
-static inline int ip_hooks_on(void) {
-    return atomic_load_explicit(&ip_prof_active, memory_order_relaxed) != NULL ||
-           atomic_load_explicit(&ip_trace_active, memory_order_relaxed) != NULL;
+/* The hooks a run dispatches with, read once when it starts (an entry run, a resumption): a run
+ * without hooks goes through the plain handlers and pays nothing at its calls and returns; a run
+ * with hooks calls only the ones it started with, while they are still set (a profiler started
+ * during a run never sees a Leave without its Enter; a stop takes effect at once). */
+typedef struct ip_run_hooks {
+    const ip_prof *prof;
+    const ip_trace *trace;
+} ip_run_hooks;
+static inline ip_run_hooks ip_hooks_now(void) {
+    ip_run_hooks h = {atomic_load_explicit(&ip_prof_active, memory_order_acquire),
+                      atomic_load_explicit(&ip_trace_active, memory_order_acquire)};
+    return h;
 }
 
 /* What a callback may ask (the public opaque type). */
@@ -294,10 +301,10 @@ struct mantra_prof_info {
 };
 
 struct mantra_interp_thread;
-/* Calls the hooks of kind for method m of p (thread t, at frame depth, its task for an async
- * method, else 0): the profiler's when it hooks m, the tracer's. */
-void ip_prof_event(struct mantra_interp_thread *t, const ip_lmethod *m, int kind, const void *args, int64_t ret,
-                   uint32_t depth, const uint8_t *ip, uint64_t task);
+/* Calls the run's hooks (rh) of kind for method m (thread t, at frame depth, its task for an async
+ * method, else 0): the profiler's when it hooks m, the tracer's; each only while still set. */
+void ip_prof_event(const ip_run_hooks *rh, struct mantra_interp_thread *t, const ip_lmethod *m, int kind,
+                   const void *args, int64_t ret, uint32_t depth, const uint8_t *ip, uint64_t task);
 /* Allocates p's per-method profiler state (load time). 0 or MANTRA_ENOMEM. */
 int ip_prof_program_init(mantra_interp_program *p);
 

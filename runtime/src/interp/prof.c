@@ -75,10 +75,14 @@ static void tracer_event(const ip_trace *tr, mantra_interp_thread *t, const ip_l
     tr->fn(tr->ctx, &e);
 }
 
-void ip_prof_event(mantra_interp_thread *t, const ip_lmethod *m, int kind, const void *args, int64_t ret,
-                   uint32_t depth, const uint8_t *ip, uint64_t task) {
-    const ip_prof *hk = atomic_load_explicit(&ip_prof_active, memory_order_acquire);
-    const ip_trace *tr = atomic_load_explicit(&ip_trace_active, memory_order_acquire);
+void ip_prof_event(const ip_run_hooks *rh, mantra_interp_thread *t, const ip_lmethod *m, int kind, const void *args,
+                   int64_t ret, uint32_t depth, const uint8_t *ip, uint64_t task) {
+    const ip_prof *hk = rh->prof;
+    const ip_trace *tr = rh->trace;
+    if (hk != NULL && hk != atomic_load_explicit(&ip_prof_active, memory_order_acquire))
+        hk = NULL; /* stopped (or stopped and started again) since the run began */
+    if (tr != NULL && tr != atomic_load_explicit(&ip_trace_active, memory_order_acquire))
+        tr = NULL;
     /* Enter: the tracer first (its Start and Resume open what the profiler's callbacks nest in);
      * Leave and Unwind: the profiler first */
     int enter = kind == MANTRA_PROF_CALL || kind == MANTRA_PROF_RESUME;

@@ -196,7 +196,7 @@ int mantra_interp_thread_pump(mantra_interp_thread *t, uint32_t max, uint32_t ti
         uint64_t now = mantra_pal_monotonic_ns();
         if (now >= deadline)
             break;
-        ip_sched_sleep(s, wait_ns < deadline - now ? wait_ns : deadline - now);
+        ip_sched_sleep(s, wait_ns < deadline - now ? wait_ns : deadline - now, 0);
     }
     atomic_fetch_sub(&s->running, 1);
     ip_pub_depth(&t->pub, -1);
