@@ -35,7 +35,8 @@ uint64_t mantra_dotnet_image_module_id(const mantra_image *im) {
     return (uint64_t)(uintptr_t)mantra_image_program(im);
 }
 
-/* The module's name and GUID (from its first method; an image has at least one). */
+/* The module's name and GUID (from its first method; an image has at least one: the checks of
+ * opening refuse one without). */
 static int identity(const mantra_image *im, mantra_interp_method_identity *id) {
     return mantra_interp_module_method(mantra_image_module(im), 0, id);
 }

@@ -11,6 +11,7 @@
 #include "mantra/decode.h"
 #include "mantra/ecma.h"
 #include "mantra/image.h"
+#include "mantra/manifest.h"
 #include "image_names.h"
 #include "pgo_mibc.h"
 #include "pgo_tool.h"
@@ -44,12 +45,6 @@ static void range(FILE *out, uint32_t rva, uint32_t size) {
     fprintf(out, "{\"rva\":%" PRIu32 ",\"size\":%" PRIu32 "}", rva, size);
 }
 
-/* A GUID as text ("d3b8...-..."), the MVID of either kind of image. */
-static void guid_text(const mantra_guid *g, char out[40]) {
-    snprintf(out, 40, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g->data1, g->data2, g->data3, g->data4[0],
-             g->data4[1], g->data4[2], g->data4[3], g->data4[4], g->data4[5], g->data4[6], g->data4[7]);
-}
-
 static int print_r2r(const char *path, const mantra_md *md, const mantra_r2r *r, int json) {
     uint32_t v[MANTRA_MD_MAX_COLUMNS];
     mantra_guid g = {0, 0, 0, {0}};
@@ -58,8 +53,8 @@ static int print_r2r(const char *path, const mantra_md *md, const mantra_r2r *r,
         module = mantra_md_string(md, v[1]);
         mantra_md_guid(md, v[2], &g);
     }
-    char mvid[40];
-    guid_text(&g, mvid);
+    char mvid[37]; /* the MVID as text, lower case */
+    mantra_manifest_guid_format(&g, mvid);
     if (json) {
         fputs("{\"format\":\"r2r\",\"module\":", stdout);
         json_string(stdout, module, strlen(module));
@@ -111,13 +106,13 @@ static int print_mantra(const char *path, const uint8_t *data, size_t size, int 
     const mantra_interp_module *m = mantra_image_module(im);
     size_t n = mantra_image_method_count(im);
     mantra_interp_method_identity id0;
-    char mvid[40] = "";
+    char mvid[37] = "";
     const char *module = "";
     if (mantra_interp_module_method(m, 0, &id0) == 0) {
         const uint8_t *b = id0.module_guid; /* .NET layout: Data1..Data3 little-endian */
         mantra_guid g = {mantra_load_u32(b), mantra_load_u16(b + 4), mantra_load_u16(b + 6), {0}};
         memcpy(g.data4, b + 8, 8);
-        guid_text(&g, mvid);
+        mantra_manifest_guid_format(&g, mvid);
         module = id0.module_name;
     }
     if (json) {
@@ -128,9 +123,14 @@ static int print_mantra(const char *path, const uint8_t *data, size_t size, int 
         printf("%s: mantra image, module %s, MVID %s, %zu methods\n", path, module, mvid, n);
         printf("%-10s %-8s %-10s %-8s %-10s %s\n", "hot RVA", "size", "cold RVA", "size", "token", "name");
     }
+    int rc = TOOL_OK;
     for (size_t i = 0; i < n; i++) {
         mantra_image_method_info mi;
-        mantra_image_method(im, i, &mi);
+        if (mantra_image_method(im, i, &mi) != MANTRA_OK) {
+            fprintf(stderr, "mantra image: %s: method %zu of %zu cannot be read\n", path, i, n);
+            rc = TOOL_BAD_INPUT;
+            break;
+        }
         char *name = pgo_strf("%s%s%s", mi.id.namespace_name, mi.id.namespace_name[0] ? "." : "", mi.id.name);
         const char *shown = name ? name : "?";
         int placed = (mi.flags & MANTRA_IMAGE_PLACED_COLD) != 0;
@@ -157,7 +157,7 @@ static int print_mantra(const char *path, const uint8_t *data, size_t size, int 
     if (json)
         fputs("\n]}\n", stdout);
     mantra_image_close(im);
-    return fflush(stdout) == 0 ? TOOL_OK : TOOL_BAD_INPUT;
+    return fflush(stdout) == 0 ? rc : TOOL_BAD_INPUT;
 }
 
 int cmd_image(int argc, char **argv) {

@@ -63,42 +63,71 @@ static int index_profile(const pgo_profile *p, pgo_strmap *by_key) {
     return 0;
 }
 
+/* Whether "ns1.name1" and "ns2.name2" (no dot after an empty namespace) are the same full name,
+ * without joining them: profiles may split a type's name between namespace and name differently. */
+static int same_full_name(const char *ns1, const char *name1, const char *ns2, const char *name2) {
+    const char *a[3] = {ns1, ns1[0] ? "." : "", name1}, *b[3] = {ns2, ns2[0] ? "." : "", name2};
+    size_t i = 0, j = 0;
+    const char *x = a[0], *y = b[0];
+    for (;;) {
+        while (*x == '\0' && i < 2)
+            x = a[++i];
+        while (*y == '\0' && j < 2)
+            y = b[++j];
+        if (*x != *y)
+            return 0;
+        if (*x == '\0')
+            return 1;
+        x++;
+        y++;
+    }
+}
+
 /* The profile's method for module method id, or NULL: the same full name and signature, and the
  * same token and module where the profile has them. */
 static const pgo_method *find_method(const pgo_profile *p, const pgo_strmap *by_key, const mantra_interp_method_identity *id) {
     char *k = method_key(id->namespace_name, id->name, id->signature);
     size_t first = k ? pgo_strmap_get(by_key, k) : (size_t)-1;
-    const pgo_method *found = NULL;
-    if (first != (size_t)-1 && fits(&p->methods[first], id)) {
-        found = &p->methods[first];
-    } else if (first != (size_t)-1) { /* several methods share the name: the one that fits */
-        for (size_t i = first + 1; i < p->count && found == NULL; i++) {
-            const pgo_method *m = &p->methods[i];
-            char *mk = method_key(m->name_space, m->name, m->signature);
-            if (mk && strcmp(mk, k) == 0 && fits(m, id))
-                found = m;
-            free(mk);
-        }
-    }
     free(k);
-    return found;
+    if (first == (size_t)-1)
+        return NULL;
+    if (fits(&p->methods[first], id))
+        return &p->methods[first];
+    for (size_t i = first + 1; i < p->count; i++) { /* several methods share the name: the one that fits */
+        const pgo_method *m = &p->methods[i];
+        if (strcmp(m->signature, id->signature) == 0 &&
+            same_full_name(m->name_space, m->name, id->namespace_name, id->name) && fits(m, id))
+            return m;
+    }
+    return NULL;
 }
 
-/* The count at il_offset among m's block counts: 1 and *count when there is one. */
-static int block_count(const pgo_method *m, uint32_t il_offset, uint64_t *count) {
+/* m's block counts by IL offset (the first record at an offset, as the profile lists them): -2 when
+ * out of memory. */
+static int block_counts(const pgo_method *m, pgo_u64map *counts) {
     size_t v = 0;
     for (size_t r = 0; r < m->data.records; r++) {
         const mantra_pgo_schema *s = &m->data.schema[r];
         if (!mantra_pgo_has_data(s->kind))
             continue;
-        if (is_block_count(s->kind) && s->count == 1 && (uint32_t)s->il_offset == il_offset) {
+        if (is_block_count(s->kind) && s->count == 1 && pgo_u64map_get(counts, (uint32_t)s->il_offset) == NULL) {
             int64_t x = m->data.values[v];
-            *count = s->kind == MANTRA_PGO_BasicBlockIntCount ? (uint64_t)(uint32_t)x : (uint64_t)x;
-            return 1;
+            uint64_t c = s->kind == MANTRA_PGO_BasicBlockIntCount ? (uint64_t)(uint32_t)x : (uint64_t)x;
+            if (pgo_u64map_put(counts, (uint32_t)s->il_offset, c) != 0)
+                return -2;
         }
         v += (size_t)s->count;
     }
     return 0;
+}
+
+/* The count at il_offset among the block counts: 1 and *count when there is one. */
+static int block_count(const pgo_u64map *counts, uint32_t il_offset, uint64_t *count) {
+    const uint64_t *c = pgo_u64map_get(counts, il_offset);
+    if (c == NULL)
+        return 0;
+    *count = *c;
+    return 1;
 }
 
 typedef struct tally {
@@ -121,16 +150,19 @@ static int layout_method(const mantra_interp_module *mod, size_t i, const pgo_pr
     int64_t nb = mantra_image_blocks(mod, i, NULL, 0);
     uint32_t *starts = malloc((size_t)(nb > 0 ? nb : 1) * sizeof *starts);
     uint8_t *hot = calloc((size_t)(nb > 0 ? nb : 1), 1);
-    if (nb < 0 || starts == NULL || hot == NULL) {
+    pgo_u64map counts;
+    memset(&counts, 0, sizeof counts);
+    if (nb < 0 || starts == NULL || hot == NULL || block_counts(pm, &counts) != 0) {
         free(starts);
         free(hot);
+        pgo_u64map_free(&counts);
         return -2;
     }
     mantra_image_blocks(mod, i, starts, (size_t)nb);
     uint64_t weight = 0, c = 0;
     int every = 1;
     for (int64_t b = 0; b < nb; b++) {
-        if (block_count(pm, starts[b], &c)) {
+        if (block_count(&counts, starts[b], &c)) {
             hot[b] = c > 0;
             weight += c;
         } else {
@@ -145,10 +177,11 @@ static int layout_method(const mantra_interp_module *mod, size_t i, const pgo_pr
     } else { /* entry and loop heads only: the whole method by its entry count */
         t->by_entry++;
         free(hot);
-        lay->whole_hot = block_count(pm, 0, &c) && c > 0;
+        lay->whole_hot = block_count(&counts, 0, &c) && c > 0;
         lay->weight = lay->whole_hot ? c : 0;
     }
     free(starts);
+    pgo_u64map_free(&counts);
     return 0;
 }
 
@@ -199,6 +232,7 @@ int cmd_precompile(int argc, char **argv) {
     memset(&p, 0, sizeof p);
     pgo_assemblies asms;
     memset(&asms, 0, sizeof asms);
+    pgo_cmd_name = "precompile"; /* the profile readers' messages name this command */
     int r = pgo_read_input(&p, &asms, profile);
     pgo_assemblies_free(&asms);
     if (r < 0) {
@@ -209,6 +243,12 @@ int cmd_precompile(int argc, char **argv) {
         return TOOL_BAD_INPUT;
     }
     size_t n = mantra_interp_module_method_count(mod);
+    if (n == 0) { /* an image holds at least one method (docs/image-format.md) */
+        fprintf(stderr, "mantra precompile: %s: no method to precompile (an image holds at least one)\n", program);
+        pgo_profile_free(&p);
+        mantra_interp_module_free(mod);
+        return TOOL_BAD_INPUT;
+    }
     mantra_image_layout *lay = calloc(n ? n : 1, sizeof *lay);
     uint8_t **blocks = calloc(n ? n : 1, sizeof *blocks);
     tally t = {0, 0, 0, 0};

@@ -98,6 +98,36 @@ static int parse_arg(const char *s, int is_double, mantra_interp_value *v) {
     return (errno != 0 || end == s || *end != '\0') ? -1 : 0;
 }
 
+/* Finds entry in m, checks that ARGS (args, nargs) are as many as its arguments and parses them by
+ * its argument types into values (nargs + 1 of them). TOOL_OK, or TOOL_BAD_INPUT after reporting
+ * (reloaded: program is the --reload image, whose missing entry or other count is reported as such). */
+static int entry_args(const mantra_interp_module *m, const char *program, const char *entry, const char *const *args,
+                      size_t nargs, int reloaded, mantra_interp_value *values) {
+    int64_t mi = mantra_interp_module_find(m, entry);
+    int count = mi < 0 ? -1 : mantra_interp_module_arg_count(m, (size_t)mi);
+    if (reloaded && (mi < 0 || (size_t)count != nargs)) {
+        fprintf(stderr, "mantra run: %s: no method '%s' taking %zu arguments\n", program, entry, nargs);
+        return TOOL_BAD_INPUT;
+    }
+    if (mi < 0) {
+        fprintf(stderr, "mantra run: %s: no method '%s' (or the short name is ambiguous)\n", program, entry);
+        return TOOL_BAD_INPUT;
+    }
+    if ((size_t)count != nargs) {
+        fprintf(stderr, "mantra run: %s: '%s' takes %d argument%s, %zu given\n", program, entry, count,
+                count == 1 ? "" : "s", nargs);
+        return TOOL_BAD_INPUT;
+    }
+    for (size_t k = 0; k < nargs; k++) {
+        int dbl = mantra_interp_module_arg_is_double(m, (size_t)mi, k);
+        if (parse_arg(args[k], dbl, &values[k]) != 0) {
+            fprintf(stderr, "mantra run: argument %zu '%s' is not %s\n", k + 1, args[k], dbl ? "a number" : "an int64");
+            return TOOL_BAD_INPUT;
+        }
+    }
+    return TOOL_OK;
+}
+
 static void print_probes(const mantra_interp_program *p) {
     const mantra_interp_module *m = mantra_interp_program_module(p);
     for (size_t i = 0; i < mantra_interp_module_method_count(m); i++) {
@@ -274,59 +304,27 @@ int cmd_run(int argc, char **argv) {
         return tool_usage_error("run", "%s", "--reload needs an IMAGE to run");
     }
 
-    /* the program assembled, or the image checked (opened and closed again: it is loaded for the
-     * run once the sessions are up, so that its load events are in them) */
+    /* the program assembled and its entry's arguments parsed; an image is opened (checked) once the
+     * sessions are up, so that its load events are in them, and its arguments parsed then */
     mantra_interp_module *mod = NULL;
     mantra_image *im = NULL;
-    const mantra_interp_module *m = NULL;
-    if (image) {
-        if (open_image(program, NULL, &im) != 0) {
-            free(args);
-            return TOOL_BAD_INPUT;
-        }
-        m = mantra_image_module(im);
-        const char *pgo = getenv("MANTRA_InterpPgo");
-        if (pgo != NULL && pgo[0] != '\0' && strcmp(pgo, "0") != 0)
-            fprintf(stderr, "mantra run: %s: precompiled code has no probes (MANTRA_InterpPgo=%s not used)\n", program,
-                    pgo);
-        if (probes)
-            fprintf(stderr, "mantra run: %s: precompiled code has no probes (--probes prints none)\n", program);
-    } else {
+    int status = TOOL_OK;
+    mantra_interp_value *values = NULL;
+    if (!image) {
         if (tool_assemble("run", program, &mod) != 0) {
             free(args);
             return TOOL_BAD_INPUT;
         }
-        m = mod;
     }
-    int64_t mi = mantra_interp_module_find(m, entry);
-    int status = TOOL_OK;
-    mantra_interp_value *values = calloc(nargs + 1, sizeof *values);
-    if (mi < 0) {
-        fprintf(stderr, "mantra run: %s: no method '%s' (or the short name is ambiguous)\n", program, entry);
-        status = TOOL_BAD_INPUT;
-    } else if (values == NULL) {
+    values = calloc(nargs + 1, sizeof *values);
+    if (values == NULL) {
         fprintf(stderr, "mantra run: out of memory\n");
         status = TOOL_BAD_INPUT;
-    } else if ((size_t)mantra_interp_module_arg_count(m, (size_t)mi) != nargs) {
-        fprintf(stderr, "mantra run: %s: '%s' takes %d argument%s, %zu given\n", program, entry,
-                mantra_interp_module_arg_count(m, (size_t)mi), mantra_interp_module_arg_count(m, (size_t)mi) == 1 ? "" : "s",
-                nargs);
-        status = TOOL_BAD_INPUT;
-    } else {
-        for (size_t k = 0; k < nargs; k++) {
-            int dbl = mantra_interp_module_arg_is_double(m, (size_t)mi, k);
-            if (parse_arg(args[k], dbl, &values[k]) != 0) {
-                fprintf(stderr, "mantra run: argument %zu '%s' is not %s\n", k + 1, args[k],
-                        dbl ? "a number" : "an int64");
-                status = TOOL_BAD_INPUT;
-                break;
-            }
-        }
+    } else if (!image) {
+        status = entry_args(mod, program, entry, args, nargs, 0, values);
     }
-    free(args);
-    mantra_image_close(im);
-    im = NULL;
     if (status != TOOL_OK) {
+        free(args);
         free(values);
         mantra_interp_module_free(mod);
         return status;
@@ -340,6 +338,7 @@ int cmd_run(int argc, char **argv) {
     if (mantra_init() < 0) {
         const char *e = mantra_session_last_error();
         fprintf(stderr, "mantra run: %s\n", e[0] ? e : "startup tracing failed");
+        free(args);
         free(values);
         mantra_interp_module_free(mod);
         return TOOL_BAD_INPUT;
@@ -353,6 +352,7 @@ int cmd_run(int argc, char **argv) {
     (void)mantra_dotnet_images_init(); /* images' load, first-call and unload events */
     (void)mantra_dotnet_interp_events_init(); /* Mantra-Interp: enter/leave, async logical calls */
     if (collect != NULL && start_collect(collect, pgo_flags) < 0) {
+        free(args);
         free(values);
         mantra_interp_module_free(mod);
         mantra_shutdown();
@@ -361,6 +361,7 @@ int cmd_run(int argc, char **argv) {
 #else
     (void)deltas;
     if (collect != NULL) {
+        free(args);
         free(values);
         mantra_interp_module_free(mod);
         return tool_usage_error("run", "%s", "--pgo-collect needs the mantra_dotnet_pgo library");
@@ -376,6 +377,7 @@ int cmd_run(int argc, char **argv) {
         if (mantra_session_start(&sid, &c) < 0) {
             const char *e = mantra_session_last_error();
             fprintf(stderr, "mantra run: %s\n", e[0] ? e : "cannot start the session");
+            free(args);
             free(values);
             mantra_interp_module_free(mod);
             mantra_shutdown();
@@ -392,12 +394,22 @@ int cmd_run(int argc, char **argv) {
 #endif
     mantra_interp_program *prog = NULL;
     if (image) {
-        if (open_image(program, NULL, &im) != 0)
+        if (open_image(program, NULL, &im) != 0) {
             status = TOOL_BAD_INPUT;
-        else
-            status = run_entry(mantra_image_program(im), program, entry, values, nargs, probes);
+        } else {
+            const char *pgo = getenv("MANTRA_InterpPgo");
+            if (pgo != NULL && pgo[0] != '\0' && strcmp(pgo, "0") != 0)
+                fprintf(stderr, "mantra run: %s: precompiled code has no probes (MANTRA_InterpPgo=%s not used)\n",
+                        program, pgo);
+            if (probes)
+                fprintf(stderr, "mantra run: %s: precompiled code has no probes (--probes prints none)\n", program);
+            status = entry_args(mantra_image_module(im), program, entry, args, nargs, 0, values);
+            if (status == TOOL_OK)
+                status = run_entry(mantra_image_program(im), program, entry, values, nargs, probes);
+        }
         if (status == TOOL_OK && reload != NULL) {
-            /* unload, load reload at the same address where it is free, run again */
+            /* unload, load reload at the same address where it is free, run again (its entry's
+             * arguments parsed again: its argument types may differ) */
             const void *base = mantra_image_base(im);
             mantra_image_close(im);
             im = NULL;
@@ -406,14 +418,9 @@ int cmd_run(int argc, char **argv) {
             } else {
                 fprintf(stderr, "mantra run: %s reloaded at %s address\n", reload,
                         mantra_image_base(im) == base ? "the same" : "another");
-                const mantra_interp_module *m2 = mantra_image_module(im);
-                int64_t k = mantra_interp_module_find(m2, entry);
-                if (k < 0 || (size_t)mantra_interp_module_arg_count(m2, (size_t)k) != nargs) {
-                    fprintf(stderr, "mantra run: %s: no method '%s' taking %zu arguments\n", reload, entry, nargs);
-                    status = TOOL_BAD_INPUT;
-                } else {
+                status = entry_args(mantra_image_module(im), reload, entry, args, nargs, 1, values);
+                if (status == TOOL_OK)
                     status = run_entry(mantra_image_program(im), reload, entry, values, nargs, probes);
-                }
             }
         }
     } else {
@@ -447,5 +454,6 @@ int cmd_run(int argc, char **argv) {
     mantra_interp_program_free(prog);
     mantra_interp_module_free(mod);
     free(values);
+    free(args);
     return status;
 }

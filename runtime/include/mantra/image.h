@@ -51,8 +51,8 @@ typedef struct mantra_image_layout {
 /* Builds the image of module m (assembled, not precompiled) with layout[i] for method i: *out
  * (malloc'd) and *size. A method whose entry block is cold but that has hot blocks keeps its
  * entry block hot (its hot part holds its entry); a method with no hot block is placed whole in
- * the cold section (flag MANTRA_IMAGE_PLACED_COLD, no split). 0, MANTRA_EINVAL, MANTRA_ENOMEM,
- * MANTRA_ERANGE (over 4 GiB). */
+ * the cold section (flag MANTRA_IMAGE_PLACED_COLD, no split). 0, MANTRA_EINVAL (also: m has no
+ * method; an image holds at least one), MANTRA_ENOMEM, MANTRA_ERANGE (over 4 GiB). */
 int mantra_image_build(const mantra_interp_module *m, const mantra_image_layout *layout, uint8_t **out, size_t *size);
 
 /* ---- checking and opening ------------------------------------------------------------------- */
@@ -120,9 +120,6 @@ typedef struct mantra_image_listener {
 } mantra_image_listener;
 /* Sets the process's one listener (copied; NULL removes it). Set it before images load. */
 void mantra_image_set_listener(const mantra_image_listener *l);
-
-/* Calls fn for every open image, under the registry's lock (fn must not open or close one). */
-int mantra_image_foreach(void (*fn)(void *ctx, const mantra_image *im), void *ctx);
 
 MANTRA_END_DECLS
 

@@ -354,7 +354,8 @@ int64_t mantra_image_block_insns(const mantra_interp_module *m, size_t method, u
 }
 
 int mantra_image_build(const mantra_interp_module *m, const mantra_image_layout *layout, uint8_t **out, size_t *size) {
-    if (m == NULL || m->precompiled || (layout == NULL && m->nmethods > 0) || out == NULL || size == NULL)
+    /* an image holds at least one method (the checks of opening refuse one without) */
+    if (m == NULL || m->precompiled || m->nmethods == 0 || layout == NULL || out == NULL || size == NULL)
         return MANTRA_EINVAL;
     *out = NULL;
     *size = 0;

@@ -1,7 +1,8 @@
 /* image_check.c - every check an image passes before it runs, in file order: header (size, magic,
- * version, header size, file size, checksum), section table (kinds, bounds, overlaps), strings,
- * literals, the method table (names, types, code ranges, IL maps) and, through image_verify.c, every
- * instruction. The first failure is reported with its file offset (docs/image-format.md). */
+ * version, header size, file size (at most 4 GiB), checksum), section table (kinds, bounds,
+ * overlaps), strings, literals, the method table (at least one method; names, types, code ranges,
+ * IL maps) and, through image_verify.c, every instruction. The first failure is reported with its
+ * file offset (docs/image-format.md). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,9 @@ static int check_header(const uint8_t *b, size_t size, unsigned flags, mantra_im
     if (fsize != size)
         return im_fail(err, IM_H_FILE_SIZE, "%s: the header says %llu bytes, the file has %zu",
                        fsize > size ? "truncated" : "trailing bytes", (unsigned long long)fsize, size);
+    if (fsize > UINT32_MAX) /* RVAs (and every offset of the tables) are 32-bit */
+        return im_fail(err, IM_H_FILE_SIZE, "file size %llu: over the 4 GiB an image can have (its RVAs are 32-bit)",
+                       (unsigned long long)fsize);
     if (!(flags & MANTRA_IMAGE_NO_CHECKSUM)) {
         static const uint8_t zero[4] = {0};
         uint32_t c = mantra_crc32(0, b, IM_H_CHECKSUM);
@@ -197,6 +201,8 @@ int im_check(const uint8_t *b, size_t size, unsigned flags, im_layout *l, mantra
         return rc;
     const im_section *ms = &l->sec[IM_SEC_METHODS], *ls = &l->sec[IM_SEC_LITERALS], *mp = &l->sec[IM_SEC_ILMAP];
     l->nmethods = mantra_load_u32(b + IM_H_METHODS);
+    if (l->nmethods == 0) /* the module's identity in events is its first method's */
+        return im_fail(err, IM_H_METHODS, "no method: an image holds at least one");
     if ((uint64_t)l->nmethods * IM_METHOD_SIZE != ms->size)
         return im_fail(err, IM_H_METHODS, "%u methods do not fill the %u-byte method table (%u bytes each)", l->nmethods,
                        ms->size, IM_METHOD_SIZE);

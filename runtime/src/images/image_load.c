@@ -1,5 +1,5 @@
 /* image_load.c - opening images (mapped read-only, or a host's bytes), their module and program,
- * unloading, the registry of open images and the listener (mantra/image.h). */
+ * unloading and the listener (mantra/image.h). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,47 +16,33 @@ struct mantra_image {
     mantra_interp_module *module;
     mantra_interp_program *program;
     ip_precompiled_method *pm;
-    _Atomic uint8_t *called;   /* per method: its first call happened */
-    struct mantra_image *next; /* g_lock */
 };
 
 static atomic_flag g_lock = ATOMIC_FLAG_INIT;
-static mantra_image *g_images;          /* g_lock */
 static mantra_image_listener g_listener; /* g_lock */
 
-static void reg_lock(void) {
+static void listener_lock(void) {
     while (atomic_flag_test_and_set_explicit(&g_lock, memory_order_acquire))
         ;
 }
-static void reg_unlock(void) {
+static void listener_unlock(void) {
     atomic_flag_clear_explicit(&g_lock, memory_order_release);
 }
 
 static mantra_image_listener listener(void) {
-    reg_lock();
+    listener_lock();
     mantra_image_listener l = g_listener;
-    reg_unlock();
+    listener_unlock();
     return l;
 }
 
 void mantra_image_set_listener(const mantra_image_listener *l) {
-    reg_lock();
+    listener_lock();
     if (l != NULL)
         g_listener = *l;
     else
         memset(&g_listener, 0, sizeof g_listener);
-    reg_unlock();
-}
-
-int mantra_image_foreach(void (*fn)(void *ctx, const mantra_image *im), void *ctx) {
-    if (fn == NULL)
-        return MANTRA_EINVAL;
-    int n = 0;
-    reg_lock();
-    for (mantra_image *im = g_images; im != NULL; im = im->next, n++)
-        fn(ctx, im);
-    reg_unlock();
-    return n;
+    listener_unlock();
 }
 
 /* The module of a checked image: identities, signatures, frame sizes and literals (no IL). */
@@ -118,8 +104,7 @@ static int make_module(const im_layout *l, mantra_interp_module **out) {
 
 static void on_first_call(void *ctx, const mantra_interp_program *p, size_t method) {
     (void)p;
-    mantra_image *im = ctx;
-    atomic_store_explicit(&im->called[method], 1, memory_order_release);
+    const mantra_image *im = ctx; /* ip_first_call cleared the method's IP_CALL_FIRST: called */
     im_perf_method(im, method);
     mantra_image_listener l = listener();
     if (l.first_call != NULL)
@@ -130,7 +115,6 @@ static void release(mantra_image *im) {
     mantra_interp_program_free(im->program);
     mantra_interp_module_free(im->module);
     free(im->pm);
-    free((void *)im->called);
     if (im->owned == 1)
         mantra_pal_unmap_file(im->bytes, im->size);
     else if (im->owned == 2)
@@ -139,7 +123,7 @@ static void release(mantra_image *im) {
     free(im);
 }
 
-/* Checks im's bytes, makes its module and program, registers it and tells the listener. */
+/* Checks im's bytes, makes its module and program and tells the listener. */
 static int finish_open(mantra_image *im, unsigned flags, mantra_image **out, mantra_image_error *err) {
     int rc = im_check(im->bytes, im->size, flags, &im->layout, err);
     if (rc == MANTRA_ENOMEM && err != NULL)
@@ -149,8 +133,7 @@ static int finish_open(mantra_image *im, unsigned flags, mantra_image **out, man
     const im_layout *l = &im->layout;
     if (rc == 0) {
         im->pm = calloc(l->nmethods ? l->nmethods : 1, sizeof *im->pm);
-        im->called = calloc(l->nmethods ? l->nmethods : 1, sizeof *im->called);
-        if (im->pm == NULL || im->called == NULL)
+        if (im->pm == NULL)
             rc = MANTRA_ENOMEM;
     }
     for (uint32_t i = 0; rc == 0 && i < l->nmethods; i++) {
@@ -173,10 +156,6 @@ static int finish_open(mantra_image *im, unsigned flags, mantra_image **out, man
         release(im);
         return rc;
     }
-    reg_lock();
-    im->next = g_images;
-    g_images = im;
-    reg_unlock();
     mantra_image_listener li = listener();
     if (li.loaded != NULL)
         li.loaded(li.ctx, im);
@@ -235,8 +214,15 @@ int mantra_image_open(const char *path, const void *address_hint, mantra_image *
         im->owned = 1;
     } else { /* no mapping (WASI, an empty file): read it */
         uint8_t *b = malloc(size ? size : 1);
+        if (b == NULL) {
+            (void)im_fail(err, 0, "out of memory (%zu bytes to read the file into)", size);
+            (void)mantra_pal_close(fd, NULL, 0);
+            free(im->path);
+            free(im);
+            return MANTRA_ENOMEM;
+        }
         size_t got = 0;
-        while (b != NULL && got < size) {
+        while (got < size) {
             int64_t n = mantra_pal_read(fd, b + got, size - got, err->message, sizeof err->message);
             if (n <= 0) {
                 if (n == 0)
@@ -267,13 +253,6 @@ void mantra_image_close(mantra_image *im) {
     mantra_image_listener li = listener();
     if (li.unloading != NULL)
         li.unloading(li.ctx, im);
-    reg_lock();
-    for (mantra_image **pp = &g_images; *pp != NULL; pp = &(*pp)->next)
-        if (*pp == im) {
-            *pp = im->next;
-            break;
-        }
-    reg_unlock();
     release(im);
 }
 
@@ -315,8 +294,10 @@ int mantra_image_method(const mantra_image *im, size_t i, mantra_image_method_in
     return 0;
 }
 
+/* ip_first_call clears the method's IP_CALL_FIRST (set at load: images always have the first-call
+ * hook) before the hook runs, and nothing sets it again. */
 int mantra_image_method_called(const mantra_image *im, size_t i) {
-    if (im == NULL || i >= im->layout.nmethods)
+    if (im == NULL || im->program == NULL || i >= im->layout.nmethods)
         return 0;
-    return atomic_load_explicit(&im->called[i], memory_order_acquire);
+    return (atomic_load_explicit(&im->program->methods[i].call_flags, memory_order_acquire) & IP_CALL_FIRST) == 0;
 }

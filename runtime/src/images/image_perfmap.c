@@ -42,12 +42,11 @@ static void unlock(void) {
 
 /* Opens the files the mode asks for (g_lock held). */
 static void open_files(void) {
-    const char *v = mantra_pal_getenv("MANTRA_PerfMapEnabled");
-    g_mode = v != NULL && v[0] >= '1' && v[0] <= '3' && v[1] == '\0' ? v[0] - '0' : 0;
+    g_mode = (int)mantra_pal_getenv_u32("MANTRA_PerfMapEnabled", 3, 0); /* unset, invalid or over 3: off */
     if (g_mode == 0)
         return;
-    const char *dir = mantra_pal_getenv("MANTRA_PerfMapJitDumpPath");
-    if (dir == NULL || dir[0] == '\0')
+    const char *dir = mantra_pal_getenv_set("MANTRA_PerfMapJitDumpPath");
+    if (dir == NULL)
         dir = "/tmp";
     char path[1024], err[128];
     uint32_t pid = mantra_pal_pid();
