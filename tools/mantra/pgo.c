@@ -3,6 +3,7 @@
  * (DOTNET_WritePGOData) or as JSON; --check reads a text profile back, --top prints the hottest
  * methods. The work is in pgo_collect.c, pgo_profile.c and pgo_write.c. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

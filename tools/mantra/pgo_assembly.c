@@ -93,7 +93,7 @@ int pgo_assembly_load(pgo_assemblies *s, const char *path, pgo_assembly **out) {
     }
     a->bytes = (uint8_t *)tool_read_file(path, &a->size);
     if (a->bytes == NULL) {
-        fprintf(stderr, "mantra pgo: %s: cannot read the assembly\n", path);
+        pgo_errf("%s: cannot read the assembly\n", path);
         assembly_free(a);
         return -1;
     }
@@ -103,11 +103,11 @@ int pgo_assembly_load(pgo_assemblies *s, const char *path, pgo_assembly **out) {
         rc = mantra_md_open_pe(&a->pe, &a->md, &err);
     if (rc != MANTRA_OK || mantra_md_row_count(a->md, MANTRA_MD_ASSEMBLY) != 1) {
         if (rc == MANTRA_ENOMEM)
-            fprintf(stderr, "mantra pgo: out of memory\n");
+            pgo_errf("out of memory\n");
         else if (rc != MANTRA_OK)
-            fprintf(stderr, "mantra pgo: %s: offset %llu: %s\n", path, (unsigned long long)err.offset, err.message);
+            pgo_errf("%s: offset %llu: %s\n", path, (unsigned long long)err.offset, err.message);
         else
-            fprintf(stderr, "mantra pgo: %s: not an assembly (no Assembly row)\n", path);
+            pgo_errf("%s: not an assembly (no Assembly row)\n", path);
         assembly_free(a);
         return rc == MANTRA_ENOMEM ? -2 : -1;
     }

@@ -87,10 +87,10 @@ static void warn(const trace_state *t, uint64_t offset, uint64_t index, const ch
 static void warn(const trace_state *t, uint64_t offset, uint64_t index, const char *fmt, ...) {
     if (++warnings > WARNINGS_SHOWN) {
         if (warnings == WARNINGS_SHOWN + 1)
-            fprintf(stderr, "mantra pgo: more warnings are only counted (see the summary)\n");
+            pgo_errf("more warnings are only counted (see the summary)\n");
         return;
     }
-    fprintf(stderr, "mantra pgo: %s: offset %" PRIu64 ": event #%" PRIu64 ": ", t->path, offset, index);
+    pgo_errf("%s: offset %" PRIu64 ": event #%" PRIu64 ": ", t->path, offset, index);
     va_list ap;
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -696,7 +696,7 @@ static int resolve(trace_state *t) {
     c->discard_after_final += st.discard_after_final;
     c->incomplete += st.incomplete;
     if (st.incomplete)
-        fprintf(stderr, "mantra pgo: %s: %" PRIu64 " method%s without a final chunk: not converted\n", t->path,
+        pgo_errf("%s: %" PRIu64 " method%s without a final chunk: not converted\n", t->path,
                 st.incomplete, st.incomplete == 1 ? "" : "s");
     for (size_t i = 0; i < n; i++) {
         uint64_t key;
@@ -788,7 +788,7 @@ int pgo_collect_trace(pgo_profile *p, const char *path) {
     }
     int rc = strcmp(path, "-") == 0 ? mantra_reader_open_fd(r, 0) : mantra_reader_open_file(r, path);
     if (rc < 0) {
-        fprintf(stderr, "mantra pgo: %s: cannot read the trace: %s\n", path, mantra_reader_last_error(r));
+        pgo_errf("%s: cannot read the trace: %s\n", path, mantra_reader_last_error(r));
         p->counts.unreadable_traces++;
         mantra_reader_free(r);
         trace_state_free(&t);
@@ -807,12 +807,12 @@ int pgo_collect_trace(pgo_profile *p, const char *path) {
     }
     if (status == 0 && rc < 0) {
         if (rc == MANTRA_ETRUNCATED) {
-            fprintf(stderr, "mantra pgo: %s: the trace is truncated (%s): converting what was complete\n", path,
+            pgo_errf("%s: the trace is truncated (%s): converting what was complete\n", path,
                     mantra_reader_last_error(r));
             p->counts.truncated_traces++;
             status = 1;
         } else {
-            fprintf(stderr, "mantra pgo: %s: unreadable from here on: %s (converting what came before)\n", path,
+            pgo_errf("%s: unreadable from here on: %s (converting what came before)\n", path,
                     mantra_reader_last_error(r));
             p->counts.unreadable_traces++;
             status = -1;

@@ -138,7 +138,7 @@ static int read_entry(void *ctx, const mantra_r2r_pgo_entry *e) {
     if (st == MANTRA_ENOMEM)
         return -2;
     if (st != MANTRA_OK) {
-        fprintf(stderr, "mantra pgo: %s: offset %" PRIu64 ": the embedded PGO data of MethodDef %u does not decode "
+        pgo_errf("%s: offset %" PRIu64 ": the embedded PGO data of MethodDef %u does not decode "
                 "(%s)\n", ir->path, (uint64_t)(e->data - ir->pe->data) + where, sig->rid, mantra_status_name(st));
         return -1;
     }
@@ -146,7 +146,7 @@ static int read_entry(void *ctx, const mantra_r2r_pgo_entry *e) {
     if (rc == 0)
         rc = pgo_name_handles(&m, &ir->p->counts, handle_name, ir);
     if (rc == -1) {
-        fprintf(stderr, "mantra pgo: %s: offset %" PRIu64 ": the embedded PGO data names MethodDef %u, which the "
+        pgo_errf("%s: offset %" PRIu64 ": the embedded PGO data names MethodDef %u, which the "
                 "image's metadata cannot name\n", ir->path, e->at, sig->rid);
         pgo_method_free(&m);
         return -1;
@@ -176,7 +176,7 @@ int pgo_read_image(pgo_profile *p, const char *path, const mantra_pe *pe, const 
     mantra_ecma_error err = {0, ""};
     int st = mantra_r2r_open(pe, &r2r, &err);
     if (st != MANTRA_OK) {
-        fprintf(stderr, "mantra pgo: %s: offset %" PRIu64 ": %s\n", path, err.offset, err.message);
+        pgo_errf("%s: offset %" PRIu64 ": %s\n", path, err.offset, err.message);
         return st == MANTRA_ENOMEM ? -2 : -1;
     }
     ir.r2r = &r2r;
@@ -184,7 +184,7 @@ int pgo_read_image(pgo_profile *p, const char *path, const mantra_pe *pe, const 
     uint32_t size;
     int rc = 0;
     if (mantra_r2r_section_bytes(pe, &r2r, MANTRA_R2R_PGO_INSTRUMENTATION_DATA, &sec, &size, &err) == 0) {
-        fprintf(stderr, "mantra pgo: %s: a ReadyToRun image without embedded PGO data (crossgen2 writes it with "
+        pgo_errf("%s: a ReadyToRun image without embedded PGO data (crossgen2 writes it with "
                 "--embed-pgo-data)\n", path);
         rc = -1;
     }
@@ -201,13 +201,13 @@ int pgo_read_image(pgo_profile *p, const char *path, const mantra_pe *pe, const 
     if (rc == 0) {
         st = mantra_r2r_pgo_each(pe, &r2r, read_entry, &ir, &err);
         if (st == MANTRA_EFORMAT)
-            fprintf(stderr, "mantra pgo: %s: offset %" PRIu64 ": %s\n", path, err.offset, err.message);
+            pgo_errf("%s: offset %" PRIu64 ": %s\n", path, err.offset, err.message);
         rc = st == MANTRA_OK ? 0 : st == -2 ? -2 : -1;
     }
     if (rc == 0) {
         p->counts.profiles++;
         if (ir.other_module)
-            fprintf(stderr, "mantra pgo: %s: %" PRIu64 " method%s of other modules skipped (not named from this image)\n",
+            pgo_errf("%s: %" PRIu64 " method%s of other modules skipped (not named from this image)\n",
                     path, ir.other_module, ir.other_module == 1 ? "" : "s");
     }
     free(ir.module);

@@ -658,7 +658,7 @@ static pgo_assembly *method_assembly(mibc *w, const pgo_method *m, int *mismatch
     if (m->pdb_guid[0] != '\0' && strcmp(m->pdb_guid, zero) != 0) {
         char *g = a->has_pdb_guid ? guid_text(&a->pdb_guid) : NULL;
         if (g == NULL || strcmp(g, m->pdb_guid) != 0) {
-            fprintf(stderr, "mantra pgo: %s: Dll mismatch: the trace's module %s has PDB signature %s, the file %s\n",
+            pgo_errf("%s: Dll mismatch: the trace's module %s has PDB signature %s, the file %s\n",
                     a->path, m->module, m->pdb_guid, g ? g : "has none");
             *mismatch = 1;
         }
@@ -831,11 +831,11 @@ int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, in
             if (generic) {
                 c->generic++;
             } else if (++c->unresolved <= 10) {
-                fprintf(stderr, "mantra pgo: .mibc: %s%s%s (%s, token 0x%08" PRIx32 "): not written: %s\n", m->name_space,
+                pgo_errf(".mibc: %s%s%s (%s, token 0x%08" PRIx32 "): not written: %s\n", m->name_space,
                         m->name_space[0] ? "." : "", m->name, a->path, m->token,
                         w.why ? w.why : "it does not resolve");
                 if (c->unresolved == 10)
-                    fprintf(stderr, "mantra pgo: .mibc: more unresolved methods are only counted\n");
+                    pgo_errf(".mibc: more unresolved methods are only counted\n");
             }
             continue;
         }
@@ -902,7 +902,7 @@ int pgo_write_mibc(const pgo_profile *p, pgo_assemblies *s, const char *name, in
         if (st == MANTRA_ENOMEM) {
             rc = -2;
         } else if (st != MANTRA_OK) {
-            fprintf(stderr, "mantra pgo: the .mibc cannot be written: %s\n", mantra_status_name(st));
+            pgo_errf("the .mibc cannot be written: %s\n", mantra_status_name(st));
             rc = -1;
         } else if (zip) {
             char *entry = pgo_strf("%s.dll", name);

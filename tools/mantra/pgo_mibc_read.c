@@ -42,9 +42,9 @@ static int fail(reader *r, uint64_t offset, const char *fmt, ...) {
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (offset == NO_OFFSET) /* a fault of the content rather than of one place */
-        fprintf(stderr, "mantra pgo: %s%s: %s\n", r->path, r->where, msg);
+        pgo_errf("%s%s: %s\n", r->path, r->where, msg);
     else
-        fprintf(stderr, "mantra pgo: %s%s: offset %" PRIu64 ": %s\n", r->path, r->where, offset, msg);
+        pgo_errf("%s%s: offset %" PRIu64 ": %s\n", r->path, r->where, offset, msg);
     return -1;
 }
 
@@ -438,7 +438,7 @@ static int read_group(reader *r, uint32_t row) {
                 else if (m.name == NULL) {
                     r->skipped++;
                     if (r->skipped <= 10)
-                        fprintf(stderr, "mantra pgo: %s%s: %s: ldtoken 0x%08x names no method this reader can name: "
+                        pgo_errf("%s%s: %s: ldtoken 0x%08x names no method this reader can name: "
                                 "skipped\n", r->path, r->where, where, in.token);
                 }
                 state = OPTIONAL;
@@ -577,7 +577,7 @@ int pgo_read_mibc_bytes(pgo_profile *p, pgo_assemblies *s, const char *path, con
         find_corelib(&r);
         rc = read_dictionary(&r);
         if (rc == 0 && r.skipped)
-            fprintf(stderr, "mantra pgo: %s: %" PRIu64 " method%s skipped (not named)\n", path, r.skipped,
+            pgo_errf("%s: %" PRIu64 " method%s skipped (not named)\n", path, r.skipped,
                     r.skipped == 1 ? "" : "s");
     }
     if (rc == 0)
@@ -593,7 +593,7 @@ int pgo_read_mibc(pgo_profile *p, pgo_assemblies *s, const char *path) {
     size_t n = 0;
     uint8_t *file = (uint8_t *)tool_read_file(path, &n);
     if (file == NULL) {
-        fprintf(stderr, "mantra pgo: %s: cannot read the profile\n", path);
+        pgo_errf("%s: cannot read the profile\n", path);
         return -1;
     }
     int rc = pgo_read_mibc_bytes(p, s, path, file, n);

@@ -22,10 +22,22 @@
  * record stays before its histogram, whose kind is greater; no data record follows a size-0 one),
  * and of two records that cannot be merged (another Count, or a kind such as GetLikelyClass) the
  * greater in a total order is kept, and the conflict counted (merge_conflicts). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgo_tool.h"
+
+const char *pgo_cmd_name = "pgo";
+
+void pgo_errf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "mantra %s: ", pgo_cmd_name);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
 
 typedef struct rec {
     mantra_pgo_schema s;

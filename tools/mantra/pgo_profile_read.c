@@ -28,14 +28,14 @@ int pgo_read_text(pgo_profile *p, const char *path) {
     size_t size = 0;
     char *text = tool_read_file(path, &size);
     if (text == NULL) {
-        fprintf(stderr, "mantra pgo: %s: cannot read the profile\n", path);
+        pgo_errf("%s: cannot read the profile\n", path);
         return -1;
     }
     mantra_pgo_text *t = NULL;
     int rc = mantra_pgo_text_parse(text, size, path, &t);
     free(text);
     if (rc < 0) {
-        fprintf(stderr, "mantra pgo: %s: %s\n", path, mantra_strerror(rc));
+        pgo_errf("%s: %s\n", path, mantra_strerror(rc));
         return rc == MANTRA_ENOMEM ? -2 : -1;
     }
     for (size_t i = 0; mantra_pgo_text_error(t, i); i++)
@@ -111,9 +111,9 @@ typedef struct jctx {
 
 static int jfail(const jctx *c, const char *what) {
     if (c->in_record)
-        fprintf(stderr, "mantra pgo: %s: methods[%zu].records[%zu]: %s\n", c->path, c->method, c->record, what);
+        pgo_errf("%s: methods[%zu].records[%zu]: %s\n", c->path, c->method, c->record, what);
     else
-        fprintf(stderr, "mantra pgo: %s: methods[%zu]: %s\n", c->path, c->method, what);
+        pgo_errf("%s: methods[%zu]: %s\n", c->path, c->method, what);
     return -1;
 }
 
@@ -276,20 +276,20 @@ int pgo_read_json(pgo_profile *p, const char *path) {
     size_t size = 0;
     char *text = tool_read_file(path, &size);
     if (text == NULL) {
-        fprintf(stderr, "mantra pgo: %s: cannot read the profile\n", path);
+        pgo_errf("%s: cannot read the profile\n", path);
         return -1;
     }
     char why[160];
     jr_value *doc = jr_parse(text, size, why, sizeof why);
     free(text);
     if (doc == NULL) {
-        fprintf(stderr, "mantra pgo: %s: not JSON: %s\n", path, why);
+        pgo_errf("%s: not JSON: %s\n", path, why);
         return -1;
     }
     const jr_value *methods = jr_get(doc, "methods");
     int rc = 0;
     if (methods == NULL || methods->type != JR_ARRAY) {
-        fprintf(stderr, "mantra pgo: %s: no \"methods\" array: not a profile of `mantra pgo --format json`\n", path);
+        pgo_errf("%s: no \"methods\" array: not a profile of `mantra pgo --format json`\n", path);
         rc = -1;
     }
     jctx c = {path, 0, 0, 0};

@@ -260,4 +260,13 @@ int pgo_write_json(FILE *out, const pgo_profile *p);
 /* The --top table of the n hottest methods. */
 void pgo_write_top(FILE *out, const pgo_profile *p, size_t n);
 
+/* Messages of the shared readers and writers of profiles, traces and assemblies (pgo_profile.c):
+ * "mantra CMD: " then fmt, on stderr. CMD is pgo_cmd_name: "pgo", or the command that reads
+ * profiles with them (mantra precompile sets "precompile"), so a message names the command run. */
+extern const char *pgo_cmd_name;
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 1, 2)))
+#endif
+void pgo_errf(const char *fmt, ...);
+
 #endif

@@ -48,25 +48,33 @@ static long activity(sym_logical *lg, const mantra_guid *id) {
         return -1;
     memset(&lg->acts[lg->nacts], 0, sizeof lg->acts[0]);
     lg->acts[lg->nacts].id = *id;
+    lg->acts[lg->nacts].parent = -1;
     return (long)lg->nacts++;
+}
+
+int sym_logical_wants(const mantra_trace_event *ev) {
+    return ev->metadata->event_id == EV_START && strcmp(ev->metadata->provider, PROVIDER) == 0;
 }
 
 int sym_logical_take(sym_logical *lg, const mantra_trace_event *ev, const uint32_t *names, size_t n) {
     uint32_t id = ev->metadata->event_id;
     if (strcmp(ev->metadata->provider, PROVIDER) != 0 || id < EV_START || id > EV_RESUME)
         return 0;
-    size_t order = lg->seen++;
     if (is_zero(&ev->activity_id))
         return 1;
     long a = activity(lg, &ev->activity_id);
     if (a < 0)
         return -2;
     if (id == EV_START && n > 0) {
+        /* the awaiting caller's entry, added when not yet seen (its Start may come later or never) */
+        long parent = is_zero(&ev->related_activity_id) ? -1 : activity(lg, &ev->related_activity_id);
+        if (!is_zero(&ev->related_activity_id) && parent < 0)
+            return -2;
         if (tool_grow((void **)&lg->frames, &lg->cap_frames, lg->nframes + n, sizeof *lg->frames, 1024) < 0)
             return -2;
-        sym_activity *x = &lg->acts[a];
+        sym_activity *x = &lg->acts[a]; /* (after activity(): it may move acts) */
         x->started = 1;
-        x->parent = ev->related_activity_id;
+        x->parent = parent;
         x->self = names[0];
         x->first = (uint32_t)lg->nframes;
         x->count = (uint32_t)(n - 1);
@@ -75,8 +83,9 @@ int sym_logical_take(sym_logical *lg, const mantra_trace_event *ev, const uint32
     }
     if (tool_grow((void **)&lg->evs, &lg->cap_evs, lg->nevs + 1, sizeof *lg->evs, 256) < 0)
         return -2;
-    lg->evs[lg->nevs++] = (sym_act_event){ev->thread_id, ev->timestamp, order, (uint32_t)a,
-                                          id == EV_START || id == EV_RESUME};
+    lg->evs[lg->nevs] = (sym_act_event){ev->thread_id, ev->timestamp, lg->nevs, (uint32_t)a,
+                                        id == EV_START || id == EV_RESUME};
+    lg->nevs++;
     return 1;
 }
 
@@ -113,18 +122,13 @@ static int below(sym_logical *lg, size_t x) {
         return 0;
     /* the parent's first (recursion depth: the chain of awaiting callers; a cycle, impossible in a
      * well-formed trace, ends it) */
-    long p = -1;
-    if (a->state == 0 && !is_zero(&a->parent)) {
-        char key[33];
-        guid_key(&a->parent, key);
-        size_t i = pgo_strmap_get(&lg->index, key);
-        if (i != (size_t)-1 && lg->acts[i].started) {
-            a->state = 1;
-            if (below(lg, i) < 0)
-                return -2;
-            a = &lg->acts[x];
-            p = lg->acts[i].state == 2 ? (long)i : -1;
-        }
+    long p = -1, i = a->parent;
+    if (a->state == 0 && i >= 0 && lg->acts[i].started) {
+        a->state = 1;
+        if (below(lg, (size_t)i) < 0)
+            return -2;
+        a = &lg->acts[x];
+        p = lg->acts[i].state == 2 ? i : -1;
     }
     /* copy: lg->frames may not move, lg->below may (push_below grows it) */
     const uint32_t *cf = lg->frames + a->first;
@@ -156,8 +160,6 @@ int sym_logical_apply(sym_logical *lg, sym_samples *ss) {
     for (size_t i = 0; i < lg->nacts; i++)
         if (lg->acts[i].started && below(lg, i) < 0)
             return -2;
-    uint32_t *out = NULL;
-    size_t nout = 0, cap = 0;
     uint32_t *run = NULL; /* the thread's running calls */
     size_t nrun = 0, caprun = 0;
     size_t e = 0;
@@ -182,36 +184,28 @@ int sym_logical_apply(sym_logical *lg, sym_samples *ss) {
                     nrun = j - 1;
             }
         }
-        const uint32_t *f = ss->frames + s->first;
-        size_t n = s->count, cut = n;
         const sym_activity *a = nrun > 0 ? &lg->acts[run[nrun - 1]] : NULL;
-        if (a != NULL && a->started)
-            cut = innermost(f, n, a->self);
-        if (tool_grow((void **)&out, &cap, nout + n + (cut < n ? a->below_count : 0), sizeof *out, 4096) < 0)
+        if (a == NULL || !a->started)
+            continue;
+        size_t n = s->count, cut = innermost(ss->frames + s->first, n, a->self);
+        if (cut == n) /* keeps its physical stack */
+            continue;
+        /* the logical stack, appended: frames up to the call's own, then its logical callers */
+        size_t first = ss->nframes;
+        if (tool_grow((void **)&ss->frames, &ss->cap_frames, first + cut + 1 + a->below_count, sizeof *ss->frames,
+                      4096) < 0)
             goto oom;
-        uint32_t first = (uint32_t)nout;
-        if (cut < n) {
-            memcpy(out + nout, f, (cut + 1) * sizeof *f);
-            nout += cut + 1;
-            memcpy(out + nout, lg->below + a->below_first, a->below_count * sizeof *out);
-            nout += a->below_count;
-            lg->attributed++;
-        } else {
-            memcpy(out + nout, f, n * sizeof *f);
-            nout += n;
-        }
-        s->first = first;
-        s->count = (uint32_t)(nout - first);
+        memcpy(ss->frames + first, ss->frames + s->first, (cut + 1) * sizeof *ss->frames); /* (after growing) */
+        memcpy(ss->frames + first + cut + 1, lg->below + a->below_first, a->below_count * sizeof *ss->frames);
+        ss->nframes = first + cut + 1 + a->below_count;
+        s->first = (uint32_t)first;
+        s->count = (uint32_t)(cut + 1 + a->below_count);
+        lg->attributed++;
     }
     free(run);
-    free(ss->frames);
-    ss->frames = out;
-    ss->nframes = nout;
-    ss->cap_frames = cap;
     return 0;
 oom:
     free(run);
-    free(out);
     return -2;
 }
 

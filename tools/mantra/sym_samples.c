@@ -82,7 +82,8 @@ static int on_event(void *ctx, const mantra_trace_event *ev, const mantra_sym_re
     }
     if (frames == NULL || !sym_is_sample(ev)) { /* not a sample */
         if (rd->logical != NULL) {
-            size_t n = frames != NULL ? ev->stack_count : 0;
+            /* only the events whose stacks sym_logical needs are named (their names interned) */
+            size_t n = frames != NULL && sym_logical_wants(ev) ? ev->stack_count : 0;
             if ((n > 0 && (tool_grow((void **)&rd->names, &rd->cap_names, n, sizeof *rd->names, 64) < 0 ||
                            name_frames(rd, ev, frames, rd->names) < 0)) ||
                 sym_logical_take(rd->logical, ev, rd->names, n) < 0)
@@ -109,7 +110,7 @@ int sym_samples_read(sym_samples *ss, const sym_trace *st, int unresolved_as_add
     ss->freq = st->freq;
     reading rd = {ss, unresolved_as_address, 1, other, ctx, {0}, {0}, logical, NULL, 0};
     /* logical stacks need the AsyncMethodStart events' stacks resolved too */
-    int rc = sym_trace_walk(st, logical != NULL, on_event, &rd);
+    int rc = sym_trace_walk(st, logical != NULL ? sym_logical_wants : NULL, on_event, &rd);
     pgo_u64map_free(&rd.known);
     pgo_u64map_free(&rd.addresses);
     free(rd.names);

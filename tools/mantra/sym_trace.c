@@ -249,7 +249,7 @@ void sym_trace_free(sym_trace *st) {
     st->nmods = st->ncodes = 0;
 }
 
-int sym_trace_walk(const sym_trace *st, int all_stacks, sym_walk_fn fn, void *ctx) {
+int sym_trace_walk(const sym_trace *st, sym_resolve_fn resolve, sym_walk_fn fn, void *ctx) {
     mantra_reader *r = mantra_reader_new(NULL);
     if (r == NULL)
         return -2;
@@ -263,14 +263,14 @@ int sym_trace_walk(const sym_trace *st, int all_stacks, sym_walk_fn fn, void *ct
     const mantra_trace_event *ev;
     int rc = 0;
     while (rc == 0 && mantra_reader_next(r, &ev) > 0) {
-        int resolve = ev->stack_count > 0 && (all_stacks || sym_is_sample(ev));
-        if (resolve && tool_grow((void **)&frames, &cap, ev->stack_count, sizeof *frames, 64) < 0) {
+        int resolved = ev->stack_count > 0 && (sym_is_sample(ev) || (resolve != NULL && resolve(ev)));
+        if (resolved && tool_grow((void **)&frames, &cap, ev->stack_count, sizeof *frames, 64) < 0) {
             rc = -2;
             break;
         }
-        for (size_t i = 0; resolve && i < ev->stack_count; i++)
+        for (size_t i = 0; resolved && i < ev->stack_count; i++)
             mantra_symbols_resolve(st->map, mantra_trace_event_ip(ev, i), ev->timestamp, i > 0, &frames[i]);
-        rc = fn(ctx, ev, resolve ? frames : NULL);
+        rc = fn(ctx, ev, resolved ? frames : NULL);
     }
     free(frames);
     mantra_reader_free(r);
@@ -303,4 +303,8 @@ void sym_frame_text(const mantra_sym_result *r, uint64_t address, int cold_mark,
 
 int sym_is_sample(const mantra_trace_event *ev) {
     return ev->stack_count > 0 && strcmp(ev->metadata->provider, SYM_SAMPLE_PROVIDER) == 0;
+}
+
+int sym_has_stack(const mantra_trace_event *ev) {
+    return ev->stack_count > 0;
 }

@@ -57,10 +57,12 @@ int sym_images_place(sym_trace *st, const char *const *images, size_t nimages);
 
 /* Reads the trace st was built from once more: fn(ctx, ev, frames) for every event, frames[i] its
  * stack's frame i resolved (frames after the first as return addresses) when it has a stack and is
- * a sample, or any event with all_stacks; NULL otherwise. 0, -1 (cannot be read: printed), -2 (out of
- * memory), or fn's non-zero result. */
+ * a sample, or an event resolve says to resolve (resolve NULL: samples only; sym_has_stack: every
+ * event with a stack); NULL otherwise. 0, -1 (cannot be read: printed), -2 (out of memory), or fn's
+ * non-zero result. */
 typedef int (*sym_walk_fn)(void *ctx, const mantra_trace_event *ev, const mantra_sym_result *frames);
-int sym_trace_walk(const sym_trace *st, int all_stacks, sym_walk_fn fn, void *ctx);
+typedef int (*sym_resolve_fn)(const mantra_trace_event *ev);
+int sym_trace_walk(const sym_trace *st, sym_resolve_fn resolve, sym_walk_fn fn, void *ctx);
 
 /* A frame as TraceLog names it: "Module!Namespace.Name(parameters)" (Module: the module file's name
  * without its extension; parameters: the signature text from its '('), a cold part with "[cold]"
@@ -69,5 +71,7 @@ void sym_frame_text(const mantra_sym_result *r, uint64_t address, int cold_mark,
 
 /* Is ev a sample with a stack (SampleProfiler's ThreadSample, or mantra's interpreter's)? */
 int sym_is_sample(const mantra_trace_event *ev);
+/* Has ev a stack (any event)? A sym_resolve_fn resolving every stack. */
+int sym_has_stack(const mantra_trace_event *ev);
 
 #endif

@@ -211,7 +211,7 @@ int cmd_symbolize(int argc, char **argv) {
         }
     } else {
         walk_state w = {stacks, 0, 0, 0, 0, 0};
-        rc = sym_trace_walk(&st, stacks, on_stack, &w);
+        rc = sym_trace_walk(&st, stacks ? sym_has_stack : NULL, on_stack, &w);
         w.unresolved = w.frames - w.resolved;
         if (rc < 0)
             status = TOOL_BAD_INPUT;
