@@ -1,4 +1,4 @@
--- async_yield.lua - bench/async_yield.masm in Lua 5.4 (bench/async_figures.sh): a coroutine that
+-- async_yield.lua - bench/async_yield.masm in Lua 5.4 (bench/prof_cost.sh): a coroutine that
 -- yields n times, resumed by the main loop until it is done, summing 0 .. n-1 inside it.
 local n = tonumber(arg[1] or "1000000")
 local gen = coroutine.create(function(k)

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench_file.h"
+#include "bench_program.h"
 #include "bench_time.h"
 #include "dotnet_registry.h"
 #include "dotnet_stacks.h"
@@ -33,22 +33,12 @@
 #include "mantra/pump.h"
 #include "mantra/session.h"
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
     return v[n / 2];
 }
 
-static void drop(void *ctx, const char *data, size_t size) {
-    (void)ctx;
-    (void)data;
-    (void)size;
-}
-
+/* Assembles generated text (the load step's and the rundown's modules). */
 static mantra_interp_module *assemble(const char *text, size_t size, const char *name) {
     mantra_interp_module *m = NULL;
     mantra_interp_diag d;
@@ -63,7 +53,7 @@ static mantra_interp_module *assemble(const char *text, size_t size, const char 
 static double run_main(const mantra_interp_program *p) {
     mantra_interp_thread_options o;
     mantra_interp_thread_options_init(&o);
-    o.write = drop;
+    o.write = bench_discard;
     mantra_interp_thread *t = NULL;
     if (mantra_interp_thread_create(p, &o, &t) != 0)
         exit(1);
@@ -78,14 +68,9 @@ static double run_main(const mantra_interp_program *p) {
 }
 
 static int execution(const char *path, int reps) {
-    size_t size = 0;
-    char *text = bench_read_file(path, &size);
-    if (text == NULL) {
-        fprintf(stderr, "image_exec: cannot read %s\n", path);
+    mantra_interp_module *m = bench_assemble("image_exec", path);
+    if (m == NULL)
         return 1;
-    }
-    mantra_interp_module *m = assemble(text, size, path);
-    free(text);
     size_t n = mantra_interp_module_method_count(m);
     /* the profile run: block probes, private counters */
     mantra_interp_load_options lo;
@@ -102,15 +87,12 @@ static int execution(const char *path, int reps) {
         return 1;
     mantra_image_layout *lay = calloc(n, sizeof *lay);
     uint8_t **hot = calloc(n, sizeof *hot);
-    uint32_t **starts = calloc(n, sizeof *starts);
     uint32_t **counts = calloc(n, sizeof *counts);
     int64_t *nb = calloc(n, sizeof *nb);
     for (size_t i = 0; i < n; i++) {
         nb[i] = mantra_image_blocks(m, i, NULL, 0);
-        starts[i] = malloc((size_t)nb[i] * sizeof **starts);
         counts[i] = malloc((size_t)nb[i] * sizeof **counts);
         hot[i] = malloc((size_t)nb[i]);
-        mantra_image_blocks(m, i, starts[i], (size_t)nb[i]);
         mantra_interp_program_counts(probed, i, counts[i]); /* the probes are the blocks, in order */
         for (int64_t b = 0; b < nb[i]; b++) {
             hot[i][b] = counts[i][b] > 0;
@@ -172,11 +154,9 @@ static int execution(const char *path, int reps) {
     free(img);
     for (size_t i = 0; i < n; i++) {
         free(hot[i]);
-        free(starts[i]);
         free(counts[i]);
     }
     free(hot);
-    free(starts);
     free(counts);
     free(nb);
     free(lay);

@@ -50,7 +50,6 @@ ir() { # total Ir of `prof_hooks ARGS` under callgrind
   callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }'
   rm -f "$out"
 }
-calls() { "$@" | sed -n 's/.* \([0-9]*\) calls, .*/\1/p'; }
 
 if ! command -v valgrind > /dev/null; then
   echo "prof_cost: valgrind not found: instruction counts skipped (Debian: apt-get install valgrind)"

@@ -7,7 +7,6 @@
  *
  * Usage: prof_hooks [-f PROGRAM] [-e ENTRY] [-n ARG] [-r ROUNDS] [--only none|profiler|tracer] */
 #define _POSIX_C_SOURCE 200809L
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

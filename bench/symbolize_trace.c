@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "bench_file.h"
+#include "bench_time.h"
 #include "dotnet_registry.h"
 #include "dotnet_writers.h"
 #include "mantra/ecma.h"
@@ -57,11 +58,6 @@ static void stack_of(uint32_t methods, uint64_t *ips) {
     }
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Part 3. */
 static int index_image(const char *path) {
     size_t n = 0;
@@ -91,7 +87,7 @@ static int index_image(const char *path) {
         mantra_md_close(md);
         mantra_pe_free(&pe);
     }
-    qsort(t, 5, sizeof t[0], cmp_d);
+    qsort(t, 5, sizeof t[0], bench_cmp_double);
     printf("ReadyToRun reader: %s (%.1f MB): %zu methods indexed in %.2f ms (median of 5); the index holds %.2f MB "
            "beside the file's bytes (and the metadata reader's tables)\n",
            path, (double)n / 1e6, methods, t[2] * 1000, (double)held / 1e6);
@@ -151,8 +147,8 @@ int main(int argc, char **argv) {
         resolve_s[run] = now() - t0;
         mantra_symbols_free(s);
     }
-    qsort(resolve_s, 5, sizeof resolve_s[0], cmp_d);
-    qsort(finish_s, 5, sizeof finish_s[0], cmp_d);
+    qsort(resolve_s, 5, sizeof resolve_s[0], bench_cmp_double);
+    qsort(finish_s, 5, sizeof finish_s[0], bench_cmp_double);
     printf("symbol map: %u methods (+%u reusing unloaded ranges), finish %.2f ms; %u samples x %d frames resolved "
            "in %.3f s (median of 5): %.2f M frames/s, %.0f samples/s; %" PRIu64 " frames resolved\n",
            methods, methods / 10, finish_s[2] * 1000, samples, DEPTH, resolve_s[2],

@@ -204,7 +204,7 @@ static void AppendCounts(StringBuilder sb, string key, SortedDictionary<string, 
 // MethodLoadVerbose/MethodDCEndVerbose ranges of jitted code), what dotnet-stack report prints.
 int Stacks(string trace)
 {
-    if (WithTraceLog(trace, "stacks", log =>
+    return WithTraceLog(trace, "stacks", log =>
     {
         var sb = new StringBuilder();
         var ils = new List<int>();
@@ -242,9 +242,7 @@ int Stacks(string trace)
             sb.Append("]}\n");
             stdout.Write(sb);
         }
-    }) != 0)
-        return 1;
-    return 0;
+    });
 }
 
 // Runs body over a TraceLog of trace (an .etlx beside the build's other files, deleted after):
@@ -276,7 +274,7 @@ int WithTraceLog(string trace, string what, Action<TraceLog> body)
 #pragma warning disable CS0618 // StartStopActivity is marked [Obsolete] as "experimental"
 int StartStop(string trace)
 {
-    if (WithTraceLog(trace, "startstop", log =>
+    return WithTraceLog(trace, "startstop", log =>
     {
         var source = log.Events.GetSource();
         var tasks = new ActivityComputer(source, null!);
@@ -298,9 +296,7 @@ int StartStop(string trace)
             sb.Append("}\n");
             stdout.Write(sb);
         }
-    }) != 0)
-        return 1;
-    return 0;
+    });
 }
 #pragma warning restore CS0618
 
@@ -309,7 +305,7 @@ int StartStop(string trace)
 // sample printed leaf first, up to that frame.
 int Report(string trace)
 {
-    if (WithTraceLog(trace, "report", log =>
+    return WithTraceLog(trace, "report", log =>
     {
         var source = new Microsoft.Diagnostics.Tracing.Stacks.MutableTraceEventStackSource(log) { OnlyManagedCodeStacks = true };
         var computer = new SampleProfilerThreadTimeComputer(log, new Microsoft.Diagnostics.Symbols.SymbolReader(TextWriter.Null));
@@ -339,9 +335,7 @@ int Report(string trace)
                 stdout.WriteLine("  " + name);
             }
         }
-    }) != 0)
-        return 1;
-    return 0;
+    });
 }
 
 // perfview's EventPipeParsing.Basic test: TraceLog over the file, AllEvents of its source, records
