@@ -288,6 +288,19 @@ def reload():
     check(out[1]["method"] == want and out[2]["method"] == "Other.check", f"{a:#x}, {b:#x} after the reload: {out[1:]}")
     print(f"reload: {len(early)} samples before the unload in the first image, {len(late)} after it in the second, "
           "at the same address")
+    # the reloaded image's entry takes a double where the first's took an int64: ARGS are read by
+    # the reloaded entry's own types (3 as 3.0, not the int64's bits)
+    progs = {"int": "int64", "dbl": "double"}
+    imgs = {}
+    for k, ty in progs.items():
+        src = path(f"ty_{k}.masm")
+        with open(src, "w") as f:
+            f.write(f".module Ty{k} 11111111-2222-4333-8444-55555555555{len(k)}\n.method T.show void({ty})\n"
+                    f"        ldarg 0\n        print.{'i' if ty == 'int64' else 'r'}\n        newline\n"
+                    "        ret\n.end\n")
+        imgs[k] = precompile(src, entry="show", args=("3",))
+    r = mantra("run", imgs["int"], "--entry", "show", "3", "--reload", imgs["dbl"])
+    check(r.stdout == "3\n3\n", f"reload across argument types printed {r.stdout!r}")
 
 
 def refuse():
@@ -309,6 +322,13 @@ def refuse():
             check(want in r.stderr, f"{name}: run said {r.stderr!r}, want {want!r}")
             r = mantra("image", "--json", p, ok=False)
             check(r.returncode == 1 and want in r.stderr, f"{name}: image said {r.stderr!r}")
+    # a program without a method: refused (its assembly says so; an image holds at least one)
+    empty = path("empty.masm")
+    with open(empty, "w") as f:
+        f.write(".module Empty 11111111-2222-4333-8444-555555555555\n")
+    r = mantra("precompile", empty, "--profile", empty, "-o", path("empty.img"), ok=False)
+    check(r.returncode == 1 and "error: no methods in the module" in r.stderr and not os.path.exists(path("empty.img")),
+          f"empty program: precompile exited {r.returncode}: {r.stderr!r}")
     print(f"refuse: {len(cases)} damaged or foreign files refused with the check and offset, nothing run")
 
 

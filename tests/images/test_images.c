@@ -382,6 +382,11 @@ START_TEST(test_each_check_its_message) {
         expect(c, size, table + 16 * k, "a second literals section");
     }
     ck_assert_int_eq(hot_sections, 1); /* the checks above ran */
+    /* no method at all (the method count made 0): refused, an image holds at least one */
+    memcpy(c, img, size);
+    store_u32(c + 36, 0);
+    reseal(c, size);
+    expect(c, size, 36, "no method: an image holds at least one");
     /* crafted code with a good checksum: a branch out of the method, a bad call, a stack underflow */
     mantra_image *im = NULL;
     ck_assert_int_eq(mantra_image_open_memory(img, size, "ok", 0, &im, NULL), 0);
