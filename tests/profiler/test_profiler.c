@@ -454,7 +454,9 @@ static void tracer_starts_profiler(void *ctx, const mantra_prof_trace_event *e) 
 }
 
 START_TEST(profiler_started_during_a_run_sees_the_next_runs) {
-    it_prog p = it_load(it_read_file("examples/programs/async_elt.masm"), 0, NULL);
+    char *src = it_read_file("examples/programs/async_elt.masm");
+    it_prog p = it_load(src, 0, NULL);
+    free(src);
     g_pdepth = g_pbad = g_penters = g_pstarted = 0;
     ck_assert_int_eq(mantra_prof_trace_start(tracer_starts_profiler, NULL), MANTRA_OK);
     it_out out;
